@@ -1,0 +1,29 @@
+// Parsers for the Authorization request header (RFC 7235, RFC 7617, RFC 6750).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "authd/error.hpp"
+
+namespace authd {
+
+struct BasicCredentials {
+  std::string username;
+  std::string password;
+};
+
+// "Basic <base64(user:pass)>"; the scheme is case-insensitive. The user-id
+// may not be empty nor contain ':' (RFC 7617); the password may contain ':'.
+// nullopt for anything malformed (other scheme, bad base64, no colon,
+// control characters, extra parameters).
+std::optional<BasicCredentials> parse_basic_authorization(std::string_view header);
+
+// "Bearer <b64token>" (RFC 6750 §2.1). Returns a view into `header`.
+// Errors: missing_token when the header is empty or names another scheme;
+// invalid_request when it says Bearer but is malformed (no token, several
+// tokens, characters outside the b64token syntax).
+Result<std::string_view> parse_bearer_authorization(std::string_view header);
+
+}  // namespace authd

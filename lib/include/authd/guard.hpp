@@ -1,0 +1,42 @@
+// The guard of a protected route: bearer token check, then re-authentication
+// (the user is loaded, so a role change or deletion takes effect on the next
+// call), then an optional capability check. Plain C++: link it into any server.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "authd/error.hpp"
+#include "authd/roles.hpp"
+#include "authd/store.hpp"
+#include "authd/token.hpp"
+#include "authd/user.hpp"
+
+namespace authd {
+
+struct Principal {
+  User user;
+  TokenClaims claims;
+};
+
+class Guard {
+ public:
+  Guard(const TokenService& tokens, const UserStore& users) : tokens_(tokens), users_(users) {}
+
+  // `authorization` is the raw Authorization header value ("" when absent).
+  // Errors: missing_token (no bearer credentials), invalid_request (malformed
+  // header), invalid_token (bad/expired token, or its user is gone or was
+  // re-created), forbidden (role lacks `required`), internal.
+  Result<Principal> check(std::string_view authorization, std::optional<Capability> required,
+                          std::int64_t now) const;
+
+  // The capability step alone. Error: forbidden.
+  static Result<void> authorize(const Principal& principal, Capability required);
+
+ private:
+  const TokenService& tokens_;
+  const UserStore& users_;
+};
+
+}  // namespace authd

@@ -1,0 +1,42 @@
+// Password hashing: argon2id (libargon2), PHC string format
+// ("$argon2id$v=19$m=19456,t=2,p=1$<salt>$<hash>").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "authd/error.hpp"
+
+namespace authd {
+
+// OWASP Password Storage Cheat Sheet: argon2id, m=19 MiB, t=2, p=1.
+struct Argon2Params {
+  std::uint32_t iterations = 2;
+  std::uint32_t memory_kib = 19456;
+  std::uint32_t parallelism = 1;
+};
+
+class PasswordHasher {
+ public:
+  explicit PasswordHasher(Argon2Params params);
+
+  // A fresh 16-byte random salt per call. Error: internal (argon2 failure).
+  Result<std::string> hash(std::string_view password) const;
+
+  // True when `password` matches `phc`. False for a mismatch and for a
+  // malformed or non-argon2id hash. Constant time in the comparison.
+  bool verify(std::string_view phc, std::string_view password) const;
+
+  // Spends the same work as verify() against a real hash, and returns false.
+  // Used for unknown users so that timing does not reveal which names exist.
+  bool verify_dummy(std::string_view password) const;
+
+  const Argon2Params& params() const noexcept { return params_; }
+
+ private:
+  Argon2Params params_;
+  std::string dummy_hash_;
+};
+
+}  // namespace authd

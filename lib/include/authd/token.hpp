@@ -1,0 +1,69 @@
+// Compact JWS tokens (RFC 7515/7519), HS256 only, verified strictly
+// (RFC 8725): the algorithm is pinned to the key and checked before any MAC
+// is computed; `typ` separates token kinds so that, say, an OAuth state
+// cookie can never pass as an access token.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "authd/error.hpp"
+#include "authd/signing_key.hpp"
+
+namespace authd {
+
+// Token kinds (the JOSE `typ` header).
+inline constexpr std::string_view kAccessTokenType = "at+jwt";      // RFC 9068
+inline constexpr std::string_view kOAuthStateTokenType = "authd-state+jwt";
+
+struct TokenPolicy {
+  std::string issuer = "authd";
+  std::string audience = "authd";
+  std::chrono::seconds ttl{3600};
+  std::chrono::seconds leeway{0};  // tolerated clock skew on exp/nbf/iat
+};
+
+struct TokenClaims {
+  std::string subject;    // sub: the user's _id
+  std::string username;   // name
+  std::int64_t issued_at = 0;   // iat
+  std::int64_t expires_at = 0;  // exp
+  std::string token_id;   // jti: random, so every token is fresh
+  std::map<std::string, std::string, std::less<>> extra;  // further string claims
+};
+
+class TokenService {
+ public:
+  // Error: config if the key is shorter than kMinSigningKeyBytes.
+  static Result<TokenService> create(SigningKey key, TokenPolicy policy);
+
+  // Signs a token of kind `type` for `subject`/`username`, valid from `now`
+  // for policy.ttl (or `ttl_override` when positive). `extra` string claims
+  // are added as is (they may not shadow a registered claim).
+  std::string issue(std::string_view type, std::string_view subject, std::string_view username,
+                    std::int64_t now,
+                    const std::map<std::string, std::string, std::less<>>& extra = {},
+                    std::chrono::seconds ttl_override = std::chrono::seconds{0}) const;
+
+  // Verifies everything: exactly three unpadded base64url parts; header and
+  // payload JSON objects without duplicate members; alg exactly "HS256";
+  // typ exactly `type`; no `crit`; MAC (constant time); iss, aud; exp
+  // required and in the future; nbf and iat honoured; sub required.
+  // jku/x5u/jwk/kid headers are never dereferenced.
+  // Error: invalid_token, message says why (for logs, never for clients).
+  Result<TokenClaims> verify(std::string_view token, std::string_view type,
+                             std::int64_t now) const;
+
+  const TokenPolicy& policy() const noexcept { return policy_; }
+
+ private:
+  TokenService(SigningKey key, TokenPolicy policy)
+      : key_(std::move(key)), policy_(std::move(policy)) {}
+  SigningKey key_;
+  TokenPolicy policy_;
+};
+
+}  // namespace authd
