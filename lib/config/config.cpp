@@ -1,0 +1,197 @@
+#include "authd/config.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace authd {
+namespace {
+
+using Setter = Result<void> (*)(Config&, std::string_view);
+
+template <class Int>
+Result<Int> parse_number(std::string_view text, Int min, Int max) {
+  Int value{};
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < min || value > max) {
+    return fail(Errc::config, "expected a whole number from " + std::to_string(min) + " to " + std::to_string(max));
+  }
+  return value;
+}
+
+Result<bool> parse_bool(std::string_view text) {
+  if (text == "true" || text == "yes" || text == "on" || text == "1") return true;
+  if (text == "false" || text == "no" || text == "off" || text == "0") return false;
+  return fail(Errc::config, "expected true or false");
+}
+
+// Assigns a parsed number to `field`, or passes the parse error on.
+#define AUTHD_NUMBER(field, type, min, max)                                  \
+  [](Config& c, std::string_view v) -> Result<void> {                        \
+    auto n = parse_number<type>(v, min, max);                                \
+    if (!n) return std::unexpected(n.error());                               \
+    c.field = *n;                                                            \
+    return {};                                                               \
+  }
+#define AUTHD_SECONDS(field, min, max)                                       \
+  [](Config& c, std::string_view v) -> Result<void> {                        \
+    auto n = parse_number<long long>(v, min, max);                           \
+    if (!n) return std::unexpected(n.error());                               \
+    c.field = std::chrono::seconds{*n};                                      \
+    return {};                                                               \
+  }
+#define AUTHD_STRING(field)                                                  \
+  [](Config& c, std::string_view v) -> Result<void> {                        \
+    c.field = std::string(v);                                                \
+    return {};                                                               \
+  }
+
+const std::map<std::string, Setter, std::less<>>& settings() {
+  static const std::map<std::string, Setter, std::less<>> table{
+      {"state_dir", AUTHD_STRING(state_dir)},
+      {"signing_key_file", AUTHD_STRING(signing_key_file)},
+      {"signing_key", AUTHD_STRING(signing_key_hex)},
+      {"map_size_mb", AUTHD_NUMBER(map_size_mb, std::size_t, 1, 1u << 20)},
+      {"sync_writes",
+       [](Config& c, std::string_view v) -> Result<void> {
+         auto b = parse_bool(v);
+         if (!b) return std::unexpected(b.error());
+         c.sync_writes = *b;
+         return {};
+       }},
+      {"workers", AUTHD_NUMBER(workers, unsigned, 0, 256)},
+      {"max_body_bytes", AUTHD_NUMBER(max_body_bytes, std::size_t, 1024, 16u << 20)},
+      {"max_json_depth", AUTHD_NUMBER(max_json_depth, std::size_t, 2, 256)},
+      {"token_ttl", AUTHD_SECONDS(token.ttl, 1, 366LL * 24 * 3600)},
+      {"token_leeway", AUTHD_SECONDS(token.leeway, 0, 300)},
+      {"token_issuer", AUTHD_STRING(token.issuer)},
+      {"token_audience", AUTHD_STRING(token.audience)},
+      {"cookie_secure",
+       [](Config& c, std::string_view v) -> Result<void> {
+         if (v == "auto") c.cookie_secure = CookieSecure::automatic;
+         else if (v == "always") c.cookie_secure = CookieSecure::always;
+         else if (v == "never") c.cookie_secure = CookieSecure::never;
+         else return fail(Errc::config, "expected auto, always or never");
+         return {};
+       }},
+      {"argon2_iterations", AUTHD_NUMBER(argon2.iterations, std::uint32_t, 1, 64)},
+      {"argon2_memory_kib", AUTHD_NUMBER(argon2.memory_kib, std::uint32_t, 8, 4u << 20)},
+      {"argon2_parallelism", AUTHD_NUMBER(argon2.parallelism, std::uint32_t, 1, 16)},
+      {"username_max_length", AUTHD_NUMBER(credentials.username_max_length, std::size_t, 1, 256)},
+      {"password_min_length", AUTHD_NUMBER(credentials.password_min_length, std::size_t, 1, 1024)},
+      {"password_max_length", AUTHD_NUMBER(credentials.password_max_length, std::size_t, 8, 4096)},
+      {"fullname_max_length", AUTHD_NUMBER(credentials.fullname_max_length, std::size_t, 1, 4096)},
+      {"email_max_length", AUTHD_NUMBER(credentials.email_max_length, std::size_t, 3, 1024)},
+      {"log_level",
+       [](Config& c, std::string_view v) -> Result<void> {
+         if (v != "error" && v != "warn" && v != "info" && v != "debug") {
+           return fail(Errc::config, "expected error, warn, info or debug");
+         }
+         c.log_level = std::string(v);
+         return {};
+       }},
+  };
+  return table;
+}
+
+#undef AUTHD_NUMBER
+#undef AUTHD_SECONDS
+#undef AUTHD_STRING
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  return text;
+}
+
+std::string_view unquote(std::string_view value) {
+  if (value.size() >= 2 && value.front() == '"' && value.back() == '"') return value.substr(1, value.size() - 2);
+  return value;
+}
+
+Result<void> apply(Config& config, std::string_view name, std::string_view value, const std::string& where) {
+  const auto& table = settings();
+  const auto setting = table.find(name);
+  if (setting == table.end()) return fail(Errc::config, where + ": unknown setting '" + std::string(name) + "'");
+  if (auto ok = setting->second(config, value); !ok) {
+    return fail(Errc::config, where + ": " + std::string(name) + ": " + ok.error().message);
+  }
+  return {};
+}
+
+Result<void> apply_file(Config& config, const std::filesystem::path& file, bool optional_file) {
+  std::ifstream in(file);
+  if (!in) {
+    std::error_code ec;
+    if (optional_file && !std::filesystem::exists(file, ec)) return {};
+    return fail(Errc::config, "cannot read config file " + file.string());
+  }
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    const auto where = file.string() + ":" + std::to_string(number);
+    auto text = trim(std::string_view(line).substr(0, line.find('#')));
+    if (text.empty()) continue;
+    const auto eq = text.find('=');
+    if (eq == std::string_view::npos) return fail(Errc::config, where + ": expected 'name = value'");
+    if (auto ok = apply(config, trim(text.substr(0, eq)), unquote(trim(text.substr(eq + 1))), where); !ok) {
+      return ok;
+    }
+  }
+  return {};
+}
+
+Result<void> apply_environment(Config& config, const EnvLookup& env) {
+  for (const auto& [name, setter] : settings()) {
+    std::string variable = "AUTHD_" + name;
+    std::transform(variable.begin(), variable.end(), variable.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    if (const char* value = env(variable.c_str())) {
+      if (auto ok = apply(config, name, trim(value), "environment " + variable); !ok) return ok;
+    }
+  }
+  return {};
+}
+
+Result<void> validate(const Config& config) {
+  if (config.state_dir.empty()) return fail(Errc::config, "state_dir must not be empty");
+  if (config.argon2.memory_kib < 8 * config.argon2.parallelism) {
+    return fail(Errc::config, "argon2_memory_kib must be at least 8 x argon2_parallelism");
+  }
+  if (config.credentials.password_min_length > config.credentials.password_max_length) {
+    return fail(Errc::config, "password_min_length exceeds password_max_length");
+  }
+  if (config.token.issuer.empty() || config.token.audience.empty()) {
+    return fail(Errc::config, "token_issuer and token_audience must not be empty");
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<Config> load_config(const std::filesystem::path& file, const EnvLookup& env, bool optional_file) {
+  Config config;
+  if (!file.empty()) {
+    if (auto ok = apply_file(config, file, optional_file); !ok) return std::unexpected(ok.error());
+  }
+  if (auto ok = apply_environment(config, env); !ok) return std::unexpected(ok.error());
+  if (auto ok = validate(config); !ok) return std::unexpected(ok.error());
+  return config;
+}
+
+ConfigSource config_source(const EnvLookup& env, const std::filesystem::path& compiled_default) {
+  if (const char* explicit_file = env("AUTHD_CONFIG"); explicit_file && *explicit_file) {
+    return {explicit_file, false};
+  }
+  return {compiled_default, true};
+}
+
+std::vector<std::string> config_setting_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, setter] : settings()) names.push_back(name);
+  return names;
+}
+
+}  // namespace authd

@@ -1,0 +1,119 @@
+#include "authd/signing_key.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <system_error>
+
+#include "authd/crypto.hpp"
+
+namespace authd {
+namespace {
+
+constexpr std::size_t kMaxKeyFileBytes = 4096;
+
+std::string errno_text() { return std::strerror(errno); }
+
+// A file descriptor closed on every path.
+class Fd {
+ public:
+  explicit Fd(int fd) noexcept : fd_(fd) {}
+  ~Fd() { if (fd_ >= 0) ::close(fd_); }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const noexcept { return fd_; }
+  explicit operator bool() const noexcept { return fd_ >= 0; }
+
+ private:
+  int fd_;
+};
+
+Result<SigningKey> read_key(const std::filesystem::path& file) {
+  Fd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (!fd) return fail(Errc::io, "cannot read signing key " + file.string() + ": " + errno_text());
+  struct stat info{};
+  if (::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
+    return fail(Errc::io, "signing key " + file.string() + " is not a regular file");
+  }
+  if (info.st_size < static_cast<off_t>(kMinSigningKeyBytes) || info.st_size > static_cast<off_t>(kMaxKeyFileBytes)) {
+    return fail(Errc::config, "signing key " + file.string() + " has " + std::to_string(info.st_size) +
+                                  " bytes; it must hold at least " + std::to_string(kMinSigningKeyBytes));
+  }
+  std::string bytes(static_cast<std::size_t>(info.st_size), '\0');
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::read(fd.get(), bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return fail(Errc::io, "cannot read signing key " + file.string());
+    done += static_cast<std::size_t>(n);
+  }
+  return SigningKey(std::move(bytes));
+}
+
+Result<void> write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return fail(Errc::io, "write failed: " + errno_text());
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return {};
+}
+
+// Writes a new random key to a private temporary file, then link()s it into
+// place: link fails with EEXIST if another process won the race, and then
+// everybody reads the winner's key. No reader ever sees a half-written file.
+Result<void> create_key(const std::filesystem::path& file) {
+  std::string key(kMinSigningKeyBytes, '\0');
+  if (auto ok = crypto::random_bytes({reinterpret_cast<unsigned char*>(key.data()), key.size()}); !ok) {
+    return std::unexpected(ok.error());
+  }
+  const auto temp = file.string() + ".tmp." + std::to_string(::getpid());
+  Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!fd) return fail(Errc::io, "cannot create signing key " + temp + ": " + errno_text());
+  auto written = write_all(fd.get(), key);
+  crypto::wipe(key.data(), key.size());
+  if (written && ::fsync(fd.get()) != 0) written = fail(Errc::io, "fsync failed: " + errno_text());
+  if (written && ::link(temp.c_str(), file.c_str()) != 0 && errno != EEXIST) {
+    written = fail(Errc::io, "cannot create signing key " + file.string() + ": " + errno_text());
+  }
+  ::unlink(temp.c_str());
+  return written;
+}
+
+}  // namespace
+
+SigningKey::~SigningKey() { crypto::wipe(bytes_.data(), bytes_.size()); }
+
+Result<SigningKey> load_or_create_signing_key(const std::filesystem::path& file) {
+  const auto parent = file.parent_path();
+  if (!parent.empty()) {
+    std::error_code ec;
+    if (std::filesystem::create_directories(parent, ec)) {
+      std::filesystem::permissions(parent, std::filesystem::perms::owner_all,
+                                   std::filesystem::perm_options::replace, ec);
+    }
+    if (ec) return fail(Errc::io, "cannot create directory " + parent.string() + ": " + ec.message());
+  }
+  struct stat info{};
+  if (::lstat(file.c_str(), &info) != 0) {
+    if (errno != ENOENT) return fail(Errc::io, "cannot stat signing key " + file.string() + ": " + errno_text());
+    if (auto created = create_key(file); !created) return std::unexpected(created.error());
+  }
+  return read_key(file);
+}
+
+Result<SigningKey> signing_key_from_hex(std::string_view hex) {
+  auto bytes = crypto::from_hex(hex);
+  if (!bytes) return fail(Errc::config, "signing_key must be hexadecimal");
+  if (bytes->size() < kMinSigningKeyBytes) {
+    return fail(Errc::config, "signing_key must hold at least " + std::to_string(kMinSigningKeyBytes) +
+                                  " bytes (" + std::to_string(2 * kMinSigningKeyBytes) + " hex digits)");
+  }
+  return SigningKey(std::move(*bytes));
+}
+
+}  // namespace authd

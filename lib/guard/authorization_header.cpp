@@ -1,0 +1,75 @@
+#include <cctype>
+
+#include "authd/authorization.hpp"
+#include "authd/crypto.hpp"
+
+namespace authd {
+namespace {
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  }
+  return true;
+}
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  return text;
+}
+
+// Splits "Scheme  rest" into scheme and rest (rest with leading spaces removed).
+std::pair<std::string_view, std::string_view> split_scheme(std::string_view header) {
+  header = trim(header);
+  const auto space = header.find_first_of(" \t");
+  if (space == std::string_view::npos) return {header, {}};
+  return {header.substr(0, space), trim(header.substr(space))};
+}
+
+bool has_control(std::string_view text) {
+  for (unsigned char c : text) {
+    if (c < 0x20 || c == 0x7f) return true;
+  }
+  return false;
+}
+
+// RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
+bool is_b64token(std::string_view token) {
+  std::size_t i = 0;
+  for (; i < token.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(token[i]);
+    if (!(std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/')) break;
+  }
+  if (i == 0) return false;
+  for (; i < token.size(); ++i) {
+    if (token[i] != '=') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<BasicCredentials> parse_basic_authorization(std::string_view header) {
+  const auto [scheme, rest] = split_scheme(header);
+  if (!iequals(scheme, "Basic") || rest.empty()) return std::nullopt;
+  auto decoded = crypto::base64_decode(rest);
+  if (!decoded) return std::nullopt;
+  const auto colon = decoded->find(':');
+  if (colon == std::string::npos || colon == 0) return std::nullopt;
+  BasicCredentials credentials{decoded->substr(0, colon), decoded->substr(colon + 1)};
+  crypto::wipe(decoded->data(), decoded->size());
+  if (has_control(credentials.username) || has_control(credentials.password)) return std::nullopt;
+  return credentials;
+}
+
+Result<std::string_view> parse_bearer_authorization(std::string_view header) {
+  const auto [scheme, token] = split_scheme(header);
+  if (scheme.empty() || !iequals(scheme, "Bearer")) return fail(Errc::missing_token, "no bearer credentials");
+  if (token.empty()) return fail(Errc::invalid_request, "Bearer without a token");
+  if (!is_b64token(token)) return fail(Errc::invalid_request, "malformed bearer token");
+  return token;
+}
+
+}  // namespace authd

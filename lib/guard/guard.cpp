@@ -1,0 +1,38 @@
+#include "authd/guard.hpp"
+
+#include "authd/authorization.hpp"
+
+namespace authd {
+
+Result<Principal> Guard::check(std::string_view authorization, std::optional<Capability> required,
+                               std::int64_t now) const {
+  auto token = parse_bearer_authorization(authorization);
+  if (!token) return std::unexpected(token.error());
+  auto claims = tokens_.verify(*token, kAccessTokenType, now);
+  if (!claims) return std::unexpected(claims.error());
+
+  // Re-authenticate: the account must still exist and be the one the token
+  // was issued to (a deleted and re-created name has a new _id).
+  auto user = users_.find(claims->username);
+  if (!user) {
+    if (user.error().code == Errc::not_found) return fail(Errc::invalid_token, "the token's user no longer exists");
+    return std::unexpected(user.error());
+  }
+  if (user->id != claims->subject) return fail(Errc::invalid_token, "the token's user was replaced");
+
+  Principal principal{std::move(*user), std::move(*claims)};
+  if (required) {
+    if (auto allowed = authorize(principal, *required); !allowed) return std::unexpected(allowed.error());
+  }
+  return principal;
+}
+
+Result<void> Guard::authorize(const Principal& principal, Capability required) {
+  if (!role_has(principal.user.role, required)) {
+    return fail(Errc::forbidden, std::string("role ") + std::string(to_string(principal.user.role)) +
+                                     " lacks capability " + std::string(to_string(required)));
+  }
+  return {};
+}
+
+}  // namespace authd

@@ -1,0 +1,74 @@
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <system_error>
+
+#include "store/lmdb_txn.hpp"
+
+namespace authd {
+namespace {
+
+Result<void> prepare_directory(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (!std::filesystem::exists(dir, ec)) {
+    if (!std::filesystem::create_directories(dir, ec) || ec) {
+      return fail(Errc::io, "cannot create state directory " + dir.string() + ": " + ec.message());
+    }
+    std::filesystem::permissions(dir, std::filesystem::perms::owner_all, std::filesystem::perm_options::replace, ec);
+  }
+  if (!std::filesystem::is_directory(dir, ec)) {
+    return fail(Errc::io, "state directory " + dir.string() + " is not a directory");
+  }
+  if (::access(dir.c_str(), R_OK | W_OK | X_OK) != 0) {
+    return fail(Errc::io, "state directory " + dir.string() + " is not writable: " + std::strerror(errno));
+  }
+  return {};
+}
+
+}  // namespace
+
+Database::Database(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Database::~Database() = default;
+
+Result<std::unique_ptr<Database>> Database::open(const StoreOptions& options) {
+  if (auto ok = prepare_directory(options.directory); !ok) return std::unexpected(ok.error());
+  auto impl = std::make_unique<Impl>();
+  auto check = [&](int rc, const char* what) -> Result<void> {
+    if (rc == 0) return {};
+    return fail(rc == MDB_MAP_FULL ? Errc::storage_full : Errc::io,
+                std::string("cannot open the database in ") + options.directory.string() + " (" + what +
+                    "): " + mdb_strerror(rc));
+  };
+  if (auto ok = check(mdb_env_create(&impl->env), "create"); !ok) return std::unexpected(ok.error());
+  if (auto ok = check(mdb_env_set_maxdbs(impl->env, 4), "maxdbs"); !ok) return std::unexpected(ok.error());
+  if (auto ok = check(mdb_env_set_mapsize(impl->env, options.map_size_bytes), "mapsize"); !ok) {
+    return std::unexpected(ok.error());
+  }
+  if (auto ok = check(mdb_env_set_maxreaders(impl->env, options.max_readers), "maxreaders"); !ok) {
+    return std::unexpected(ok.error());
+  }
+  // MDB_NOTLS: read transactions belong to the Txn object, not the thread, so
+  // worker threads can each keep their own. Sync stays on unless configured off.
+  unsigned flags = MDB_NOTLS;
+  if (!options.sync) flags |= MDB_NOSYNC;
+  if (auto ok = check(mdb_env_open(impl->env, options.directory.c_str(), flags, 0600), "open"); !ok) {
+    return std::unexpected(ok.error());
+  }
+  int stale = 0;
+  mdb_reader_check(impl->env, &stale);  // clear slots of readers that died (e.g. SIGKILL)
+
+  auto txn = Txn::begin(impl->env, true);
+  if (!txn) return std::unexpected(txn.error());
+  if (auto ok = check(mdb_dbi_open(txn->get(), "users", MDB_CREATE, &impl->users), "users table"); !ok) {
+    return std::unexpected(ok.error());
+  }
+  if (auto ok = check(mdb_dbi_open(txn->get(), "records", MDB_CREATE, &impl->records), "records table"); !ok) {
+    return std::unexpected(ok.error());
+  }
+  if (auto ok = txn->commit(); !ok) return std::unexpected(ok.error());
+  return std::unique_ptr<Database>(new Database(std::move(impl)));
+}
+
+}  // namespace authd

@@ -1,0 +1,112 @@
+// Internal to lib/store/: the only header that includes <lmdb.h>.
+#pragma once
+
+#include <lmdb.h>
+
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "authd/error.hpp"
+#include "authd/store.hpp"
+
+namespace authd {
+
+struct Database::Impl {
+  MDB_env* env = nullptr;
+  MDB_dbi users = 0;
+  MDB_dbi records = 0;
+  ~Impl() {
+    if (env) mdb_env_close(env);
+  }
+};
+
+// LMDB's status codes as our errors.
+inline Error lmdb_error(int rc, std::string_view what) {
+  switch (rc) {
+    case MDB_NOTFOUND: return Error{Errc::not_found, std::string(what) + ": not found"};
+    case MDB_KEYEXIST: return Error{Errc::conflict, std::string(what) + ": already exists"};
+    case MDB_MAP_FULL: return Error{Errc::storage_full, std::string(what) + ": the database is full"};
+    default: return Error{Errc::internal, std::string(what) + ": " + mdb_strerror(rc)};
+  }
+}
+
+inline MDB_val as_val(std::string_view bytes) {
+  return MDB_val{bytes.size(), const_cast<char*>(bytes.data())};
+}
+inline std::string_view as_view(const MDB_val& val) {
+  return {static_cast<const char*>(val.mv_data), val.mv_size};
+}
+
+// A transaction that aborts in its destructor unless committed.
+class Txn {
+ public:
+  static Result<Txn> begin(MDB_env* env, bool write) {
+    MDB_txn* txn = nullptr;
+    int rc = mdb_txn_begin(env, nullptr, write ? 0 : MDB_RDONLY, &txn);
+    if (rc == MDB_MAP_RESIZED) {  // another process grew the map: adopt its size
+      mdb_env_set_mapsize(env, 0);
+      rc = mdb_txn_begin(env, nullptr, write ? 0 : MDB_RDONLY, &txn);
+    }
+    if (rc != 0) return std::unexpected(lmdb_error(rc, "begin transaction"));
+    return Txn(txn);
+  }
+  ~Txn() {
+    if (txn_) mdb_txn_abort(txn_);
+  }
+  Txn(Txn&& other) noexcept : txn_(std::exchange(other.txn_, nullptr)) {}
+  Txn& operator=(Txn&&) = delete;
+  Txn(const Txn&) = delete;
+
+  MDB_txn* get() const noexcept { return txn_; }
+
+  Result<void> commit() {
+    const int rc = mdb_txn_commit(std::exchange(txn_, nullptr));  // frees the txn even on failure
+    if (rc != 0) return std::unexpected(lmdb_error(rc, "commit"));
+    return {};
+  }
+
+  // Value of `key` in `dbi`; the view is valid until the transaction ends.
+  Result<std::string_view> get(MDB_dbi dbi, std::string_view key) const {
+    MDB_val k = as_val(key), v{};
+    const int rc = mdb_get(txn_, dbi, &k, &v);
+    if (rc != 0) return std::unexpected(lmdb_error(rc, "read"));
+    return as_view(v);
+  }
+
+  Result<void> put(MDB_dbi dbi, std::string_view key, std::string_view value, unsigned flags = 0) {
+    MDB_val k = as_val(key), v = as_val(value);
+    const int rc = mdb_put(txn_, dbi, &k, &v, flags);
+    if (rc != 0) return std::unexpected(lmdb_error(rc, "write"));
+    return {};
+  }
+
+  Result<void> del(MDB_dbi dbi, std::string_view key) {
+    MDB_val k = as_val(key);
+    const int rc = mdb_del(txn_, dbi, &k, nullptr);
+    if (rc != 0) return std::unexpected(lmdb_error(rc, "delete"));
+    return {};
+  }
+
+  // Calls fn(key, value) for every entry in key order.
+  template <class Fn>
+  Result<void> for_each(MDB_dbi dbi, Fn&& fn) const {
+    MDB_cursor* cursor = nullptr;
+    if (int rc = mdb_cursor_open(txn_, dbi, &cursor); rc != 0) return std::unexpected(lmdb_error(rc, "cursor"));
+    MDB_val k{}, v{};
+    int rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST);
+    while (rc == 0) {
+      fn(as_view(k), as_view(v));
+      rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT);
+    }
+    mdb_cursor_close(cursor);
+    if (rc != MDB_NOTFOUND) return std::unexpected(lmdb_error(rc, "scan"));
+    return {};
+  }
+
+ private:
+  explicit Txn(MDB_txn* txn) noexcept : txn_(txn) {}
+  MDB_txn* txn_;
+};
+
+}  // namespace authd

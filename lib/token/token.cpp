@@ -1,0 +1,151 @@
+#include "authd/token.hpp"
+
+#include <array>
+#include <optional>
+#include <string>
+
+#include "authd/crypto.hpp"
+#include "authd/json.hpp"
+
+namespace authd {
+namespace {
+
+constexpr std::string_view kAlgorithm = "HS256";
+constexpr std::size_t kMaxTokenBytes = 8192;
+constexpr std::size_t kMaxJoseDepth = 4;
+constexpr std::array<std::string_view, 8> kRegistered{"iss", "aud", "sub", "name",
+                                                      "iat", "nbf", "exp", "jti"};
+
+bool is_registered(std::string_view claim) {
+  for (auto name : kRegistered) {
+    if (name == claim) return true;
+  }
+  return false;
+}
+
+std::unexpected<Error> refuse(std::string why) { return fail(Errc::invalid_token, std::move(why)); }
+
+std::span<const unsigned char> bytes_of(std::string_view text) {
+  return {reinterpret_cast<const unsigned char*>(text.data()), text.size()};
+}
+
+// Decodes one base64url segment into a JSON object.
+Result<Json> decode_segment(std::string_view segment, std::string_view what) {
+  auto raw = crypto::base64url_decode(segment);
+  if (!raw) return refuse(std::string(what) + " is not base64url");
+  auto json = Json::parse(*raw, kMaxJoseDepth);
+  if (!json) return refuse(std::string(what) + ": " + json.error().message);
+  if (!json->is_object()) return refuse(std::string(what) + " is not a JSON object");
+  return json;
+}
+
+bool audience_matches(const Json& aud, std::string_view expected) {
+  if (auto single = aud.as_string()) return *single == expected;
+  if (!aud.is_array()) return false;
+  for (std::size_t i = 0; i < aud.size(); ++i) {
+    if (aud.at(i).as_string() == expected) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<TokenService> TokenService::create(SigningKey key, TokenPolicy policy) {
+  if (key.bytes().size() < kMinSigningKeyBytes) {
+    return fail(Errc::config, "the signing key must hold at least " + std::to_string(kMinSigningKeyBytes) + " bytes");
+  }
+  if (policy.ttl.count() <= 0) return fail(Errc::config, "token_ttl must be positive");
+  if (policy.leeway.count() < 0) return fail(Errc::config, "token_leeway must not be negative");
+  return TokenService(std::move(key), std::move(policy));
+}
+
+std::string TokenService::issue(std::string_view type, std::string_view subject, std::string_view username,
+                                std::int64_t now,
+                                const std::map<std::string, std::string, std::less<>>& extra,
+                                std::chrono::seconds ttl_override) const {
+  const auto ttl = ttl_override.count() > 0 ? ttl_override : policy_.ttl;
+  Json header = Json::object();
+  header.set("alg", Json::string(kAlgorithm)).set("typ", Json::string(type));
+  Json payload = Json::object();
+  payload.set("iss", Json::string(policy_.issuer))
+      .set("aud", Json::string(policy_.audience))
+      .set("sub", Json::string(subject))
+      .set("name", Json::string(username))
+      .set("iat", Json::integer(now))
+      .set("exp", Json::integer(now + ttl.count()))
+      .set("jti", Json::string(crypto::random_token(16)));
+  for (const auto& [claim, value] : extra) {
+    if (!is_registered(claim)) payload.set(claim, Json::string(value));
+  }
+  std::string token = crypto::base64url_encode(header.dump());
+  token += '.';
+  token += crypto::base64url_encode(payload.dump());
+  const auto mac = crypto::hmac_sha256(bytes_of(key_.bytes()), token);
+  token += '.';
+  token += crypto::base64url_encode(mac);
+  return token;
+}
+
+Result<TokenClaims> TokenService::verify(std::string_view token, std::string_view type,
+                                         std::int64_t now) const {
+  if (token.size() > kMaxTokenBytes) return refuse("token too long");
+  const auto first = token.find('.');
+  const auto second = first == std::string_view::npos ? first : token.find('.', first + 1);
+  if (second == std::string_view::npos || token.find('.', second + 1) != std::string_view::npos) {
+    return refuse("a JWS compact token has exactly three parts");
+  }
+  const auto signing_input = token.substr(0, second);
+  const auto header_b64 = token.substr(0, first);
+  const auto payload_b64 = token.substr(first + 1, second - first - 1);
+  const auto signature_b64 = token.substr(second + 1);
+
+  // Header first, and the algorithm before any cryptography: the algorithm is
+  // pinned to our key (RFC 8725 §3.1), so "none", "HS512" or "hs256" never
+  // reach the MAC.
+  auto header = decode_segment(header_b64, "header");
+  if (!header) return std::unexpected(header.error());
+  if (header->get_string("alg") != kAlgorithm) return refuse("algorithm not allowed");
+  if (header->get_string("typ") != type) return refuse("wrong token type");
+  // We implement no JWS extensions, so any `crit` must be refused (RFC 7515 §4.1.11).
+  if (header->has("crit")) return refuse("unsupported critical header");
+
+  auto signature = crypto::base64url_decode(signature_b64);
+  if (!signature) return refuse("signature is not base64url");
+  const auto expected = crypto::hmac_sha256(bytes_of(key_.bytes()), signing_input);
+  if (!crypto::equal_constant_time(bytes_of(*signature), expected)) return refuse("bad signature");
+
+  auto payload = decode_segment(payload_b64, "payload");
+  if (!payload) return std::unexpected(payload.error());
+  if (payload->get_string("iss") != policy_.issuer) return refuse("wrong issuer");
+  if (!audience_matches(payload->get("aud"), policy_.audience)) return refuse("wrong audience");
+  const auto leeway = policy_.leeway.count();
+  const auto exp = payload->get_integer("exp");
+  if (!exp) return refuse("exp missing or not an integer");
+  if (now >= *exp + leeway) return refuse("token expired");
+  if (payload->has("nbf")) {
+    const auto nbf = payload->get_integer("nbf");
+    if (!nbf || now + leeway < *nbf) return refuse("token not yet valid");
+  }
+  std::int64_t iat = 0;
+  if (payload->has("iat")) {
+    const auto value = payload->get_integer("iat");
+    if (!value || *value > now + leeway) return refuse("iat invalid or in the future");
+    iat = *value;
+  }
+  const auto sub = payload->get_string("sub");
+  if (!sub || sub->empty()) return refuse("sub missing");
+
+  TokenClaims claims;
+  claims.subject = std::string(*sub);
+  claims.username = std::string(payload->get_string("name").value_or(""));
+  claims.issued_at = iat;
+  claims.expires_at = *exp;
+  claims.token_id = std::string(payload->get_string("jti").value_or(""));
+  for (const auto& key : payload->keys()) {
+    if (is_registered(key)) continue;
+    if (auto value = payload->get_string(key)) claims.extra.emplace(key, std::string(*value));
+  }
+  return claims;
+}
+
+}  // namespace authd
