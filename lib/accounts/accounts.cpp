@@ -46,22 +46,31 @@ Result<SignupRequest> signup_request_from_json(const Json& body) {
   return SignupRequest{std::move(values[0]), std::move(values[1]), std::move(values[2]), std::move(values[3])};
 }
 
-Result<void> validate_signup(const SignupRequest& request, const CredentialPolicy& policy) {
-  const auto& name = request.username;
+Result<void> validate_username(std::string_view name, const CredentialPolicy& policy) {
   bool name_ok = !name.empty() && name.size() <= policy.username_max_length;
   for (unsigned char c : name) name_ok = name_ok && username_char(c);
   if (!name_ok) {
     return fail(Errc::bad_request, "username must be 1 to " + std::to_string(policy.username_max_length) +
                                        " characters of A-Z a-z 0-9 . _ @ + -");
   }
-  if (request.password.size() < policy.password_min_length) {
+  return {};
+}
+
+Result<void> validate_password(std::string_view password, const CredentialPolicy& policy) {
+  if (password.size() < policy.password_min_length) {
     return fail(Errc::bad_request,
                 "password must be at least " + std::to_string(policy.password_min_length) + " bytes");
   }
-  if (request.password.size() > policy.password_max_length) {
+  if (password.size() > policy.password_max_length) {
     return fail(Errc::bad_request,
                 "password must be at most " + std::to_string(policy.password_max_length) + " bytes");
   }
+  return {};
+}
+
+Result<void> validate_signup(const SignupRequest& request, const CredentialPolicy& policy) {
+  if (auto ok = validate_username(request.username, policy); !ok) return ok;
+  if (auto ok = validate_password(request.password, policy); !ok) return ok;
   if (request.fullname.size() > policy.fullname_max_length || has_control(request.fullname)) {
     return fail(Errc::bad_request, "fullname must be at most " + std::to_string(policy.fullname_max_length) +
                                        " bytes without control characters");

@@ -11,6 +11,7 @@ std::string_view to_string(Errc code) noexcept {
     case Errc::invalid_request: return "invalid_request";
     case Errc::forbidden: return "forbidden";
     case Errc::not_found: return "not_found";
+    case Errc::method_not_allowed: return "method_not_allowed";
     case Errc::conflict: return "conflict";
     case Errc::payload_too_large: return "payload_too_large";
     case Errc::storage_full: return "storage_full";

@@ -36,6 +36,8 @@ Result<SignupRequest> signup_request_from_json(const Json& body);
 // Checks lengths and formats without hashing anything. Error: bad_request
 // naming the field.
 Result<void> validate_signup(const SignupRequest& request, const CredentialPolicy& policy);
+Result<void> validate_username(std::string_view username, const CredentialPolicy& policy);
+Result<void> validate_password(std::string_view password, const CredentialPolicy& policy);
 
 class Accounts {
  public:

@@ -16,6 +16,7 @@ enum class Errc {
   invalid_request,    // malformed Authorization header, or two credentials at once
   forbidden,          // authenticated, but the role lacks the capability
   not_found,          // the addressed record or user does not exist
+  method_not_allowed, // the path exists, the method does not; message = the allowed methods
   conflict,           // unique key already taken (e.g. username at sign-up)
   payload_too_large,  // request body over the configured limit
   storage_full,       // the LMDB map is full: writes refused, reads still work

@@ -1,0 +1,33 @@
+// Everything a request needs, built once at start from the validated Config.
+#pragma once
+
+#include <memory>
+
+#include "authd/accounts.hpp"
+#include "authd/config.hpp"
+#include "authd/guard.hpp"
+#include "authd/password.hpp"
+#include "authd/store.hpp"
+#include "authd/token.hpp"
+
+namespace authd {
+
+struct App {
+  Config config;
+  std::unique_ptr<Database> database;
+  std::unique_ptr<UserStore> users;
+  std::unique_ptr<RecordStore> records;
+  std::unique_ptr<PasswordHasher> hasher;
+  std::unique_ptr<TokenService> tokens;
+  std::unique_ptr<Guard> guard;
+  std::unique_ptr<Accounts> accounts;
+
+  // Opens the store, loads (or creates) the signing key. Errors: io, config —
+  // the caller prints the one-line reason and refuses to start.
+  static Result<std::unique_ptr<App>> create(Config config);
+};
+
+// The database alone, for tools (authctl) that need no key.
+Result<std::unique_ptr<Database>> open_database(const Config& config);
+
+}  // namespace authd

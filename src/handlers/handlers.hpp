@@ -1,0 +1,40 @@
+// One function per route; each returns a Response or an Error that the
+// dispatcher maps to HTTP (http/errors.cpp).
+#pragma once
+
+#include <string_view>
+
+#include "app.hpp"
+#include "authd/guard.hpp"
+#include "http/request.hpp"
+#include "http/response.hpp"
+
+namespace authd::handlers {
+
+// What the router found: the {id} path segment (if any) and, on guarded
+// routes, the authenticated principal.
+struct RouteContext {
+  std::string_view id;
+  const Principal* principal = nullptr;
+};
+
+using HandlerResult = Result<http::Response>;
+
+HandlerResult signup(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult signin(App& app, const http::Request& request, const RouteContext& context);
+
+HandlerResult list_records(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult get_record(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult create_record(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult update_record(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult delete_record(App& app, const http::Request& request, const RouteContext& context);
+
+// The answer of every successful sign-in (password or third party): the
+// token as cookie `auth`, header `token` and body field `token`.
+http::Response token_response(const App& app, const http::Request& request, int status, const User& user,
+                              Json user_body);
+
+// The request body as a JSON value, within the configured depth.
+Result<Json> parse_json_body(const App& app, const http::Request& request);
+
+}  // namespace authd::handlers

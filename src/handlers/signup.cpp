@@ -1,0 +1,25 @@
+// POST /signup {username, password, fullname, email} -> 201 {token, user}
+#include "handlers/handlers.hpp"
+
+namespace authd::handlers {
+
+HandlerResult signup(App& app, const http::Request& request, const RouteContext&) {
+  auto body = parse_json_body(app, request);
+  if (!body) return std::unexpected(body.error());
+  auto fields = signup_request_from_json(*body);
+  if (!fields) return std::unexpected(fields.error());
+  auto user = app.accounts->sign_up(*fields);
+  if (!user) return std::unexpected(user.error());
+
+  // The spec's shape: __v, _id, acl, password (the stored hash), role, username.
+  Json shown = Json::object();
+  shown.set("__v", Json::integer(user->version))
+      .set("_id", Json::string(user->id))
+      .set("acl", Json::array())
+      .set("password", Json::string(user->password_hash))
+      .set("role", Json::string(to_string(user->role)))
+      .set("username", Json::string(user->username));
+  return token_response(app, request, 201, *user, std::move(shown));
+}
+
+}  // namespace authd::handlers

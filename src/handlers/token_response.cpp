@@ -1,0 +1,31 @@
+#include "authd/clock.hpp"
+#include "handlers/handlers.hpp"
+
+namespace authd::handlers {
+
+http::Response token_response(const App& app, const http::Request& request, int status, const User& user,
+                              Json user_body) {
+  const auto& config = app.config;
+  const std::string token = app.tokens->issue(kAccessTokenType, user.id, user.username, unix_now());
+
+  const bool secure = config.cookie_secure == CookieSecure::always ||
+                      (config.cookie_secure == CookieSecure::automatic && request.https);
+  std::string cookie = "auth=" + token + "; Path=/; Max-Age=" + std::to_string(config.token.ttl.count()) +
+                       "; HttpOnly; SameSite=Lax";
+  if (secure) cookie += "; Secure";
+
+  Json body = Json::object();
+  body.set("token", Json::string(token)).set("user", std::move(user_body));
+  auto response = http::Response::json(status, body);
+  response.header("Set-Cookie", std::move(cookie))
+      .header("token", token)
+      .header("Cache-Control", "no-store");  // RFC 6749 §5.1: never cache a token
+  return response;
+}
+
+Result<Json> parse_json_body(const App& app, const http::Request& request) {
+  if (request.body.empty()) return fail(Errc::bad_request, "request body must be a JSON object");
+  return Json::parse(request.body, app.config.max_json_depth);
+}
+
+}  // namespace authd::handlers

@@ -1,0 +1,51 @@
+#include "http/fcgi_io.hpp"
+
+#include <charconv>
+#include <string>
+
+namespace authd::http {
+namespace {
+
+std::string_view param_of(FCGX_ParamArray env, const char* name) {
+  const char* value = FCGX_GetParam(name, env);
+  return value ? std::string_view(value) : std::string_view();
+}
+
+}  // namespace
+
+Result<Request> read_request(FCGX_Request& fcgi, std::size_t max_body) {
+  FCGX_ParamArray env = fcgi.envp;
+  Request request;
+  request.param = [env](const char* name) { return param_of(env, name); };
+  request.method = std::string(param_of(env, "REQUEST_METHOD"));
+  request.path = route_path(param_of(env, "SCRIPT_NAME"), param_of(env, "PATH_INFO"));
+  request.query = std::string(param_of(env, "QUERY_STRING"));
+  request.https = param_of(env, "HTTPS") == "on";
+  request.remote_addr = std::string(param_of(env, "REMOTE_ADDR"));
+
+  const auto length_text = param_of(env, "CONTENT_LENGTH");
+  std::size_t length = 0;
+  if (!length_text.empty()) {
+    const auto [end, ec] = std::from_chars(length_text.data(), length_text.data() + length_text.size(), length);
+    if (ec != std::errc() || end != length_text.data() + length_text.size()) {
+      return fail(Errc::bad_request, "invalid Content-Length");
+    }
+  }
+  if (length > max_body) return fail(Errc::payload_too_large, "body of " + std::to_string(length) + " bytes");
+  request.body.resize(length);
+  std::size_t done = 0;
+  while (done < length) {
+    const int n = FCGX_GetStr(request.body.data() + done, static_cast<int>(length - done), fcgi.in);
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  if (done != length) return fail(Errc::bad_request, "request body shorter than Content-Length");
+  return request;
+}
+
+void write_response(FCGX_Request& fcgi, const Response& response) {
+  const std::string wire = serialize(response);
+  FCGX_PutStr(wire.data(), static_cast<int>(wire.size()), fcgi.out);
+}
+
+}  // namespace authd::http

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "authd/json.hpp"
+
+namespace authd::http {
+
+struct Response {
+  int status = 200;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+
+  Response& header(std::string name, std::string value) {
+    headers.emplace_back(std::move(name), std::move(value));
+    return *this;
+  }
+
+  // application/json response with `body` dumped compactly.
+  static Response json(int status, const Json& body);
+  // {"error": message}
+  static Response error(int status, std::string_view message);
+};
+
+std::string_view reason_phrase(int status) noexcept;
+
+// The wire form for a FastCGI responder: "Status: ..." CGI header block + body.
+std::string serialize(const Response& response);
+
+}  // namespace authd::http

@@ -1,0 +1,90 @@
+#include "routes.hpp"
+
+#include <array>
+#include <string>
+
+#include "authd/clock.hpp"
+#include "http/errors.hpp"
+#include "log.hpp"
+
+namespace authd {
+namespace {
+
+using namespace handlers;
+using enum Capability;
+
+constexpr std::array kRoutes{
+    Route{"POST", "/signup", signup, Access::open, std::nullopt},
+    Route{"POST", "/signin", signin, Access::open, std::nullopt},
+    Route{"GET", "/records", list_records, Access::bearer, std::nullopt},
+    Route{"POST", "/records", create_record, Access::bearer, create},
+    Route{"GET", "/records/{id}", get_record, Access::bearer, read},
+    Route{"PUT", "/records/{id}", update_record, Access::bearer, update},
+    Route{"DELETE", "/records/{id}", delete_record, Access::bearer, delete_},
+};
+
+// Matches `path` against `pattern` segment by segment; on success `id`
+// receives the {id} segment (if the pattern has one).
+bool match(std::string_view pattern, std::string_view path, std::string_view& id) {
+  while (!pattern.empty() && !path.empty()) {
+    if (pattern.front() != '/' || path.front() != '/') return false;
+    pattern.remove_prefix(1);
+    path.remove_prefix(1);
+    const auto pattern_end = std::min(pattern.find('/'), pattern.size());
+    const auto path_end = std::min(path.find('/'), path.size());
+    const auto expected = pattern.substr(0, pattern_end);
+    const auto actual = path.substr(0, path_end);
+    if (expected == "{id}") {
+      if (actual.empty()) return false;
+      id = actual;
+    } else if (expected != actual) {
+      return false;
+    }
+    pattern.remove_prefix(pattern_end);
+    path.remove_prefix(path_end);
+  }
+  return pattern.empty() && path.empty();
+}
+
+handlers::HandlerResult run(App& app, const http::Request& request) {
+  std::string allowed;
+  for (const auto& route : kRoutes) {
+    std::string_view id;
+    if (!match(route.pattern, request.path, id)) continue;
+    if (route.method != request.method) {
+      if (!allowed.empty()) allowed += ", ";
+      allowed += route.method;
+      continue;
+    }
+    RouteContext context{id, nullptr};
+    if (route.access == Access::open) return route.handler(app, request, context);
+    auto principal = app.guard->check(request.authorization(), route.capability, unix_now());
+    if (!principal) return std::unexpected(principal.error());
+    context.principal = &*principal;
+    return route.handler(app, request, context);
+  }
+  if (!allowed.empty()) return fail(Errc::method_not_allowed, allowed);
+  return fail(Errc::not_found, "no route for " + request.path);
+}
+
+}  // namespace
+
+std::span<const Route> route_table() { return kRoutes; }
+
+http::Response dispatch(App& app, const http::Request& request) {
+  try {
+    auto response = run(app, request);
+    if (response) return std::move(*response);
+    if (log::enabled(log::Level::debug)) {
+      log::debug(request.method + " " + request.path + ": " + std::string(to_string(response.error().code)) +
+                 ": " + response.error().message);
+    }
+    return http::error_response(response.error());
+  } catch (const std::exception& e) {
+    return http::error_response(Error{Errc::internal, std::string("exception: ") + e.what()});
+  } catch (...) {
+    return http::error_response(Error{Errc::internal, "unknown exception"});
+  }
+}
+
+}  // namespace authd

@@ -1,0 +1,35 @@
+// The one route table, and the dispatcher that applies the guard.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "app.hpp"
+#include "authd/roles.hpp"
+#include "handlers/handlers.hpp"
+#include "http/request.hpp"
+#include "http/response.hpp"
+
+namespace authd {
+
+enum class Access {
+  open,    // no credentials (signup, signin, oauth)
+  bearer,  // Authorization: Bearer, re-authenticated; plus `capability` if set
+};
+
+struct Route {
+  std::string_view method;
+  std::string_view pattern;  // literal segments and "{id}" (one non-empty segment)
+  handlers::HandlerResult (*handler)(App&, const http::Request&, const handlers::RouteContext&);
+  Access access;
+  std::optional<Capability> capability;
+};
+
+std::span<const Route> route_table();
+
+// Finds the route, runs the guard and the handler, and maps any Error to a
+// response. Never throws.
+http::Response dispatch(App& app, const http::Request& request);
+
+}  // namespace authd
