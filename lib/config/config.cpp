@@ -123,10 +123,10 @@ Result<void> apply(Config& config, std::string_view name, std::string_view value
 }
 
 Result<void> apply_file(Config& config, const std::filesystem::path& file, bool optional_file) {
+  std::error_code ec;
+  if (optional_file && !std::filesystem::exists(file, ec)) return {};
   std::ifstream in(file);
-  if (!in) {
-    std::error_code ec;
-    if (optional_file && !std::filesystem::exists(file, ec)) return {};
+  if (!in || !std::filesystem::is_regular_file(file, ec)) {
     return fail(Errc::config, "cannot read config file " + file.string());
   }
   std::string line;
@@ -140,6 +140,7 @@ Result<void> apply_file(Config& config, const std::filesystem::path& file, bool 
       return ok;
     }
   }
+  if (in.bad()) return fail(Errc::config, "cannot read config file " + file.string());
   return {};
 }
 

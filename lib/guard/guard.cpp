@@ -11,6 +11,7 @@ Result<Principal> Guard::check(std::string_view authorization, std::optional<Cap
   auto claims = tokens_.verify(*token, kAccessTokenType, now);
   if (!claims) return std::unexpected(claims.error());
 
+  if (claims->username.empty()) return fail(Errc::invalid_token, "the token names no user");
   // Re-authenticate: the account must still exist and be the one the token
   // was issued to (a deleted and re-created name has a new _id).
   auto user = users_.find(claims->username);

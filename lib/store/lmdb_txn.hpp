@@ -68,6 +68,7 @@ class Txn {
 
   // Value of `key` in `dbi`; the view is valid until the transaction ends.
   Result<std::string_view> get(MDB_dbi dbi, std::string_view key) const {
+    if (!storable_key(key)) return std::unexpected(lmdb_error(MDB_NOTFOUND, "read"));
     MDB_val k = as_val(key), v{};
     const int rc = mdb_get(txn_, dbi, &k, &v);
     if (rc != 0) return std::unexpected(lmdb_error(rc, "read"));
@@ -75,6 +76,7 @@ class Txn {
   }
 
   Result<void> put(MDB_dbi dbi, std::string_view key, std::string_view value, unsigned flags = 0) {
+    if (!storable_key(key)) return fail(Errc::bad_request, "key is empty or too long");
     MDB_val k = as_val(key), v = as_val(value);
     const int rc = mdb_put(txn_, dbi, &k, &v, flags);
     if (rc != 0) return std::unexpected(lmdb_error(rc, "write"));
@@ -82,6 +84,7 @@ class Txn {
   }
 
   Result<void> del(MDB_dbi dbi, std::string_view key) {
+    if (!storable_key(key)) return std::unexpected(lmdb_error(MDB_NOTFOUND, "delete"));
     MDB_val k = as_val(key);
     const int rc = mdb_del(txn_, dbi, &k, nullptr);
     if (rc != 0) return std::unexpected(lmdb_error(rc, "delete"));
@@ -106,6 +109,11 @@ class Txn {
 
  private:
   explicit Txn(MDB_txn* txn) noexcept : txn_(txn) {}
+  // LMDB refuses empty keys and keys over its compile-time limit (511 bytes)
+  // with MDB_BAD_VALSIZE; no such key can exist, so lookups say not found.
+  bool storable_key(std::string_view key) const noexcept {
+    return !key.empty() && key.size() <= static_cast<std::size_t>(mdb_env_get_maxkeysize(mdb_txn_env(txn_)));
+  }
   MDB_txn* txn_;
 };
 

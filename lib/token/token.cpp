@@ -121,7 +121,7 @@ Result<TokenClaims> TokenService::verify(std::string_view token, std::string_vie
   const auto leeway = policy_.leeway.count();
   const auto exp = payload->get_integer("exp");
   if (!exp) return refuse("exp missing or not an integer");
-  if (now >= *exp + leeway) return refuse("token expired");
+  if (now - leeway >= *exp) return refuse("token expired");  // (no overflow for a huge exp)
   if (payload->has("nbf")) {
     const auto nbf = payload->get_integer("nbf");
     if (!nbf || now + leeway < *nbf) return refuse("token not yet valid");

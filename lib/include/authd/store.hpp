@@ -58,7 +58,8 @@ class UserStore {
   // Errors: not_found, conflict (if the stored __v differs from
   // user.version, i.e. someone else updated it first), storage_full.
   Result<User> update(const User& user);
-  // Errors: not_found, internal.
+  // Errors: not_found, storage_full (LMDB needs free pages even to delete),
+  // internal.
   Result<void> remove(std::string_view username);
   Result<std::vector<User>> list() const;
 
@@ -78,7 +79,7 @@ class RecordStore {
   Result<std::vector<Json>> list() const;
   // Replaces the client fields, keeps _id/owner, bumps __v. not_found.
   Result<Json> replace(std::string_view id, const Json& fields);
-  Result<void> remove(std::string_view id);                // not_found
+  Result<void> remove(std::string_view id);                // not_found, storage_full
 
  private:
   Database& db_;

@@ -1,0 +1,231 @@
+#include "authd/guard.hpp"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "test_support.hpp"
+
+namespace authd {
+namespace {
+
+constexpr std::int64_t kNow = 1'700'000'000;
+
+class GuardTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    StoreOptions options;
+    options.directory = dir_.path() / "db";
+    options.map_size_bytes = std::size_t{16} << 20;
+    options.sync = false;
+    auto db = Database::open(options);
+    ASSERT_TRUE(db.has_value()) << db.error().message;
+    db_ = std::move(*db);
+    users_.emplace(*db_);
+    auto tokens = TokenService::create(SigningKey(std::string(32, 'g')), TokenPolicy{});
+    ASSERT_TRUE(tokens.has_value()) << tokens.error().message;
+    tokens_.emplace(std::move(*tokens));
+    guard_.emplace(*tokens_, *users_);
+  }
+
+  User make_user(const std::string& name, Role role = Role::user) {
+    NewUser u;
+    u.username = name;
+    u.password_hash = "$argon2id$v=19$m=256,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2g";
+    u.fullname = name;
+    u.email = name + "@example.org";
+    u.role = role;
+    auto created = users_->create(u);
+    if (!created) throw std::runtime_error("create: " + created.error().message);
+    return *created;
+  }
+
+  std::string bearer_for(const User& user, std::int64_t now = kNow) const {
+    return "Bearer " + tokens_->issue(kAccessTokenType, user.id, user.username, now);
+  }
+
+  Result<Principal> check(std::string_view header, std::optional<Capability> cap = std::nullopt,
+                          std::int64_t now = kNow) const {
+    return guard_->check(header, cap, now);
+  }
+
+  test::TempDir dir_;
+  std::unique_ptr<Database> db_;
+  std::optional<UserStore> users_;
+  std::optional<TokenService> tokens_;
+  std::optional<Guard> guard_;
+};
+
+void expect_error(const Result<Principal>& result, Errc code) {
+  ASSERT_FALSE(result.has_value()) << "unexpectedly accepted user " << result->user.username;
+  EXPECT_EQ(result.error().code, code)
+      << "got " << to_string(result.error().code) << ": " << result.error().message;
+}
+
+TEST_F(GuardTest, ValidTokenOfAnExistingUserGivesAPrincipal) {
+  User alice = make_user("alice");
+  auto principal = check(bearer_for(alice));
+  ASSERT_TRUE(principal.has_value()) << principal.error().message;
+  EXPECT_EQ(principal->user.id, alice.id);
+  EXPECT_EQ(principal->user.username, "alice");
+  EXPECT_EQ(principal->user.role, Role::user);
+  EXPECT_EQ(principal->claims.subject, alice.id);
+  EXPECT_EQ(principal->claims.username, "alice");
+  EXPECT_EQ(principal->claims.issued_at, kNow);
+}
+
+TEST_F(GuardTest, CapabilityMatrix) {
+  struct Row {
+    Role role;
+    bool read, create, update, del;
+  };
+  const Row table[] = {
+      {Role::admin, true, true, true, true},
+      {Role::editor, true, true, true, false},
+      {Role::writer, true, true, false, false},
+      {Role::user, true, false, false, false},
+  };
+  for (const Row& row : table) {
+    User u = make_user(std::string("u-") + std::string(to_string(row.role)), row.role);
+    const std::string header = bearer_for(u);
+    const std::pair<Capability, bool> expectations[] = {{Capability::read, row.read},
+                                                        {Capability::create, row.create},
+                                                        {Capability::update, row.update},
+                                                        {Capability::delete_, row.del}};
+    for (auto [cap, allowed] : expectations) {
+      SCOPED_TRACE(std::string(to_string(row.role)) + " " + std::string(to_string(cap)));
+      auto result = check(header, cap);
+      if (allowed) {
+        EXPECT_TRUE(result.has_value()) << result.error().message;
+      } else {
+        expect_error(result, Errc::forbidden);
+      }
+    }
+    // No capability required: any authenticated role passes.
+    EXPECT_TRUE(check(header).has_value());
+  }
+}
+
+TEST_F(GuardTest, AuthorizeAlone) {
+  Principal p;
+  p.user.role = Role::writer;
+  EXPECT_TRUE(Guard::authorize(p, Capability::read).has_value());
+  EXPECT_TRUE(Guard::authorize(p, Capability::create).has_value());
+  auto update = Guard::authorize(p, Capability::update);
+  ASSERT_FALSE(update.has_value());
+  EXPECT_EQ(update.error().code, Errc::forbidden);
+  p.user.role = Role::admin;
+  EXPECT_TRUE(Guard::authorize(p, Capability::delete_).has_value());
+  p.user.role = Role::user;
+  auto del = Guard::authorize(p, Capability::delete_);
+  ASSERT_FALSE(del.has_value());
+  EXPECT_EQ(del.error().code, Errc::forbidden);
+}
+
+TEST_F(GuardTest, TokenOfADeletedUserIsInvalid) {
+  User alice = make_user("alice");
+  const std::string header = bearer_for(alice);
+  ASSERT_TRUE(check(header).has_value());
+  ASSERT_TRUE(users_->remove("alice").has_value());
+  expect_error(check(header), Errc::invalid_token);
+  expect_error(check(header, Capability::read), Errc::invalid_token);
+}
+
+TEST_F(GuardTest, TokenOfARecreatedUserIsInvalid) {
+  User first = make_user("alice", Role::admin);
+  const std::string old_header = bearer_for(first);
+  ASSERT_TRUE(users_->remove("alice").has_value());
+  User second = make_user("alice", Role::admin);
+  ASSERT_NE(first.id, second.id);
+  expect_error(check(old_header, Capability::read), Errc::invalid_token);
+  auto fresh = check(bearer_for(second), Capability::delete_);
+  ASSERT_TRUE(fresh.has_value()) << fresh.error().message;
+  EXPECT_EQ(fresh->user.id, second.id);
+}
+
+TEST_F(GuardTest, RoleChangeTakesEffectWithoutANewToken) {
+  User alice = make_user("alice");
+  const std::string header = bearer_for(alice);
+  expect_error(check(header, Capability::delete_), Errc::forbidden);
+
+  ASSERT_TRUE(users_->set_role("alice", Role::admin).has_value());
+  auto promoted = check(header, Capability::delete_);
+  ASSERT_TRUE(promoted.has_value()) << promoted.error().message;
+  EXPECT_EQ(promoted->user.role, Role::admin);
+  EXPECT_EQ(promoted->user.version, 1);
+
+  ASSERT_TRUE(users_->set_role("alice", Role::writer).has_value());
+  expect_error(check(header, Capability::update), Errc::forbidden);
+  EXPECT_TRUE(check(header, Capability::create).has_value());
+}
+
+TEST_F(GuardTest, ExpiredTokenIsInvalid) {
+  User alice = make_user("alice", Role::admin);
+  const std::string header = bearer_for(alice, kNow);
+  EXPECT_TRUE(check(header, Capability::read, kNow + 3599).has_value());
+  expect_error(check(header, Capability::read, kNow + 3600), Errc::invalid_token);
+  expect_error(check(header, std::nullopt, kNow + 7200), Errc::invalid_token);
+}
+
+TEST_F(GuardTest, AuthenticationFailsBeforeAuthorization) {
+  make_user("alice");
+  expect_error(check("Bearer not.a.token", Capability::delete_), Errc::invalid_token);
+  User bob = make_user("bob");
+  expect_error(check(bearer_for(bob, kNow - 7200), Capability::delete_), Errc::invalid_token);
+}
+
+TEST_F(GuardTest, MissingHeaderIsMissingToken) {
+  expect_error(check(""), Errc::missing_token);
+  expect_error(check("", Capability::read), Errc::missing_token);
+  expect_error(check("Basic YWxpY2U6c2VjcmV0", Capability::read), Errc::missing_token);
+}
+
+TEST_F(GuardTest, MalformedHeaderIsInvalidRequest) {
+  User alice = make_user("alice");
+  expect_error(check("Bearer"), Errc::invalid_request);
+  expect_error(check("Bearer a b"), Errc::invalid_request);
+  expect_error(check(bearer_for(alice) + " extra"), Errc::invalid_request);
+}
+
+TEST_F(GuardTest, GarbageOrForeignTokensAreInvalid) {
+  User alice = make_user("alice");
+  expect_error(check("Bearer abc"), Errc::invalid_token);
+  expect_error(check("Bearer a.b.c"), Errc::invalid_token);
+
+  // An OAuth state token is not an access token.
+  const std::string state =
+      "Bearer " + tokens_->issue(kOAuthStateTokenType, alice.id, alice.username, kNow);
+  expect_error(check(state), Errc::invalid_token);
+
+  // A token signed with another key.
+  auto other = TokenService::create(SigningKey(std::string(32, 'o')), TokenPolicy{});
+  ASSERT_TRUE(other.has_value());
+  expect_error(check("Bearer " + other->issue(kAccessTokenType, alice.id, "alice", kNow)),
+               Errc::invalid_token);
+}
+
+TEST_F(GuardTest, TokenForAnUnknownSubjectIsInvalid) {
+  User alice = make_user("alice");
+  // Right username, wrong _id.
+  expect_error(check("Bearer " + tokens_->issue(kAccessTokenType, new_object_id(), "alice", kNow)),
+               Errc::invalid_token);
+  // A user that never existed.
+  expect_error(
+      check("Bearer " + tokens_->issue(kAccessTokenType, new_object_id(), "nobody", kNow)),
+      Errc::invalid_token);
+}
+
+TEST_F(GuardTest, TokenWithoutAUsernameIsInvalid) {
+  User alice = make_user("alice");
+  // A correctly signed token whose `name` claim is empty: not a valid
+  // credential (401), not an internal error (500).
+  expect_error(check("Bearer " + tokens_->issue(kAccessTokenType, alice.id, "", kNow)),
+               Errc::invalid_token);
+}
+
+}  // namespace
+}  // namespace authd

@@ -1,0 +1,68 @@
+// Helpers shared by the unit tests.
+#pragma once
+
+#include <filesystem>
+#include <ostream>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+
+#include "authd/error.hpp"
+#include "authd/password.hpp"
+#include "authd/roles.hpp"
+
+namespace authd {
+
+// Readable GoogleTest output for our enums (found by ADL). Every test file
+// includes this header so that all translation units print alike.
+inline void PrintTo(Errc code, std::ostream* os) { *os << "Errc::" << to_string(code); }
+inline void PrintTo(Role role, std::ostream* os) { *os << "Role::" << to_string(role); }
+inline void PrintTo(Capability cap, std::ostream* os) { *os << "Capability::" << to_string(cap); }
+
+// "ok", or the error code's name: lets a test compare the outcome of a call
+// without touching .error() of a success.
+template <class T>
+std::string outcome(const Result<T>& result) {
+  return result ? std::string("ok") : std::string(to_string(result.error().code));
+}
+
+}  // namespace authd
+
+namespace authd::test {
+
+// A fresh, empty directory under the system temp dir, removed on destruction.
+class TempDir {
+ public:
+  TempDir() {
+    std::random_device rd;
+    std::mt19937_64 gen(rd());
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      auto candidate = std::filesystem::temp_directory_path() /
+                       ("authd-unit-" + std::to_string(gen()));
+      std::error_code ec;
+      if (std::filesystem::create_directory(candidate, ec) && !ec) {
+        path_ = candidate;
+        return;
+      }
+    }
+    throw std::runtime_error("cannot create a temporary directory");
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::filesystem::path& path() const noexcept { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Cheap argon2 parameters so that tests run fast (libargon2 needs
+// memory_kib >= 8 * parallelism).
+inline constexpr Argon2Params kFastArgon2{1, 256, 1};
+
+}  // namespace authd::test
