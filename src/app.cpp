@@ -30,6 +30,10 @@ Result<std::unique_ptr<App>> App::create(Config config) {
   app->hasher = std::make_unique<PasswordHasher>(config.argon2);
   app->guard = std::make_unique<Guard>(*app->tokens, *app->users);
   app->accounts = std::make_unique<Accounts>(*app->users, *app->hasher, config.credentials);
+  for (const auto& provider : config.oauth.providers) {
+    app->oauth_clients.emplace(provider.name, std::make_unique<OAuthClient>(
+        provider, HttpTimeouts{config.oauth.connect_timeout, config.oauth.total_timeout}));
+  }
   app->config = std::move(config);
   return app;
 }

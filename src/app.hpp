@@ -1,11 +1,14 @@
 // Everything a request needs, built once at start from the validated Config.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <string>
 
 #include "authd/accounts.hpp"
 #include "authd/config.hpp"
 #include "authd/guard.hpp"
+#include "authd/oauth.hpp"
 #include "authd/password.hpp"
 #include "authd/store.hpp"
 #include "authd/token.hpp"
@@ -21,6 +24,7 @@ struct App {
   std::unique_ptr<TokenService> tokens;
   std::unique_ptr<Guard> guard;
   std::unique_ptr<Accounts> accounts;
+  std::map<std::string, std::unique_ptr<OAuthClient>, std::less<>> oauth_clients;  // by provider name
 
   // Opens the store, loads (or creates) the signing key. Errors: io, config —
   // the caller prints the one-line reason and refuses to start.

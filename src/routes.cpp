@@ -16,6 +16,7 @@ using enum Capability;
 constexpr std::array kRoutes{
     Route{"POST", "/signup", signup, Access::open, std::nullopt},
     Route{"POST", "/signin", signin, Access::open, std::nullopt},
+    Route{"GET", "/oauth", oauth, Access::open, std::nullopt},
     Route{"GET", "/records", list_records, Access::bearer, std::nullopt},
     Route{"POST", "/records", create_record, Access::bearer, create},
     Route{"GET", "/records/{id}", get_record, Access::bearer, read},

@@ -1,5 +1,7 @@
 #include "authd/config.hpp"
 
+#include "config/oauth_settings.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -85,6 +87,28 @@ const std::map<std::string, Setter, std::less<>>& settings() {
       {"password_max_length", AUTHD_NUMBER(credentials.password_max_length, std::size_t, 8, 4096)},
       {"fullname_max_length", AUTHD_NUMBER(credentials.fullname_max_length, std::size_t, 1, 4096)},
       {"email_max_length", AUTHD_NUMBER(credentials.email_max_length, std::size_t, 3, 1024)},
+      {"oauth_keep_role",
+       [](Config& c, std::string_view v) -> Result<void> {
+         auto b = parse_bool(v);
+         if (!b) return std::unexpected(b.error());
+         c.oauth.keep_role = *b;
+         return {};
+       }},
+      {"oauth_connect_timeout_ms",
+       [](Config& c, std::string_view v) -> Result<void> {
+         auto n = parse_number<long long>(v, 100, 60000);
+         if (!n) return std::unexpected(n.error());
+         c.oauth.connect_timeout = std::chrono::milliseconds{*n};
+         return {};
+       }},
+      {"oauth_timeout_ms",
+       [](Config& c, std::string_view v) -> Result<void> {
+         auto n = parse_number<long long>(v, 100, 120000);
+         if (!n) return std::unexpected(n.error());
+         c.oauth.total_timeout = std::chrono::milliseconds{*n};
+         return {};
+       }},
+      {"oauth_state_ttl", AUTHD_SECONDS(oauth.state_ttl, 30, 3600)},
       {"log_level",
        [](Config& c, std::string_view v) -> Result<void> {
          if (v != "error" && v != "warn" && v != "info" && v != "debug") {
@@ -112,7 +136,13 @@ std::string_view unquote(std::string_view value) {
   return value;
 }
 
-Result<void> apply(Config& config, std::string_view name, std::string_view value, const std::string& where) {
+using config_detail::OAuthCollector;
+
+Result<void> apply(Config& config, OAuthCollector& oauth, std::string_view name, std::string_view value,
+                   const std::string& where) {
+  auto provider_setting = oauth.apply(name, value);
+  if (!provider_setting) return fail(Errc::config, where + ": " + std::string(name) + ": " + provider_setting.error().message);
+  if (*provider_setting) return {};
   const auto& table = settings();
   const auto setting = table.find(name);
   if (setting == table.end()) return fail(Errc::config, where + ": unknown setting '" + std::string(name) + "'");
@@ -122,7 +152,8 @@ Result<void> apply(Config& config, std::string_view name, std::string_view value
   return {};
 }
 
-Result<void> apply_file(Config& config, const std::filesystem::path& file, bool optional_file) {
+Result<void> apply_file(Config& config, OAuthCollector& oauth, const std::filesystem::path& file,
+                        bool optional_file) {
   std::error_code ec;
   if (optional_file && !std::filesystem::exists(file, ec)) return {};
   std::ifstream in(file);
@@ -136,7 +167,7 @@ Result<void> apply_file(Config& config, const std::filesystem::path& file, bool 
     if (text.empty()) continue;
     const auto eq = text.find('=');
     if (eq == std::string_view::npos) return fail(Errc::config, where + ": expected 'name = value'");
-    if (auto ok = apply(config, trim(text.substr(0, eq)), unquote(trim(text.substr(eq + 1))), where); !ok) {
+    if (auto ok = apply(config, oauth, trim(text.substr(0, eq)), unquote(trim(text.substr(eq + 1))), where); !ok) {
       return ok;
     }
   }
@@ -144,16 +175,16 @@ Result<void> apply_file(Config& config, const std::filesystem::path& file, bool 
   return {};
 }
 
-Result<void> apply_environment(Config& config, const EnvLookup& env) {
+Result<void> apply_environment(Config& config, OAuthCollector& oauth, const EnvLookup& env) {
   for (const auto& [name, setter] : settings()) {
     std::string variable = "AUTHD_" + name;
     std::transform(variable.begin(), variable.end(), variable.begin(),
                    [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
     if (const char* value = env(variable.c_str())) {
-      if (auto ok = apply(config, name, trim(value), "environment " + variable); !ok) return ok;
+      if (auto ok = apply(config, oauth, name, trim(value), "environment " + variable); !ok) return ok;
     }
   }
-  return {};
+  return oauth.apply_environment(env);
 }
 
 Result<void> validate(const Config& config) {
@@ -174,10 +205,12 @@ Result<void> validate(const Config& config) {
 
 Result<Config> load_config(const std::filesystem::path& file, const EnvLookup& env, bool optional_file) {
   Config config;
+  OAuthCollector oauth;
   if (!file.empty()) {
-    if (auto ok = apply_file(config, file, optional_file); !ok) return std::unexpected(ok.error());
+    if (auto ok = apply_file(config, oauth, file, optional_file); !ok) return std::unexpected(ok.error());
   }
-  if (auto ok = apply_environment(config, env); !ok) return std::unexpected(ok.error());
+  if (auto ok = apply_environment(config, oauth, env); !ok) return std::unexpected(ok.error());
+  if (auto ok = oauth.finish(config.oauth); !ok) return std::unexpected(ok.error());
   if (auto ok = validate(config); !ok) return std::unexpected(ok.error());
   return config;
 }
@@ -192,6 +225,8 @@ ConfigSource config_source(const EnvLookup& env, const std::filesystem::path& co
 std::vector<std::string> config_setting_names() {
   std::vector<std::string> names;
   for (const auto& [name, setter] : settings()) names.push_back(name);
+  names.emplace_back("oauth_providers");
+  for (const auto& setting : OAuthCollector::setting_names()) names.push_back("oauth_" + setting);
   return names;
 }
 

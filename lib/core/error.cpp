@@ -15,6 +15,10 @@ std::string_view to_string(Errc code) noexcept {
     case Errc::conflict: return "conflict";
     case Errc::payload_too_large: return "payload_too_large";
     case Errc::storage_full: return "storage_full";
+    case Errc::access_denied: return "access_denied";
+    case Errc::not_configured: return "not_configured";
+    case Errc::bad_gateway: return "bad_gateway";
+    case Errc::gateway_timeout: return "gateway_timeout";
     case Errc::config: return "config";
     case Errc::io: return "io";
     case Errc::internal: return "internal";

@@ -122,6 +122,12 @@ std::string base64url_encode(std::string_view data) { return encode_unpadded(byt
 
 std::optional<std::string> base64url_decode(std::string_view text) { return decode_unpadded(text, kUrl); }
 
+std::string base64_encode(std::string_view data) {
+  std::string out = encode_unpadded(bytes_of(data), kStd);
+  while (out.size() % 4 != 0) out.push_back('=');
+  return out;
+}
+
 std::optional<std::string> base64_decode(std::string_view text) {
   if (text.size() % 4 != 0) return std::nullopt;
   std::size_t padding = 0;

@@ -67,6 +67,9 @@ Result<std::unique_ptr<Database>> Database::open(const StoreOptions& options) {
   if (auto ok = check(mdb_dbi_open(txn->get(), "records", MDB_CREATE, &impl->records), "records table"); !ok) {
     return std::unexpected(ok.error());
   }
+  if (auto ok = check(mdb_dbi_open(txn->get(), "links", MDB_CREATE, &impl->links), "links table"); !ok) {
+    return std::unexpected(ok.error());
+  }
   if (auto ok = txn->commit(); !ok) return std::unexpected(ok.error());
   return std::unique_ptr<Database>(new Database(std::move(impl)));
 }

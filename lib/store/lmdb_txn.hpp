@@ -16,6 +16,7 @@ struct Database::Impl {
   MDB_env* env = nullptr;
   MDB_dbi users = 0;
   MDB_dbi records = 0;
+  MDB_dbi links = 0;  // "provider:subject" -> username
   ~Impl() {
     if (env) mdb_env_close(env);
   }

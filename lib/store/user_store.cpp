@@ -1,3 +1,6 @@
+#include <algorithm>
+#include <cctype>
+
 #include "authd/clock.hpp"
 #include "store/lmdb_txn.hpp"
 
@@ -15,6 +18,11 @@ std::string serialize(const User& user) {
       .set("__v", Json::integer(user.version))
       .set("created_at", Json::integer(user.created_at))
       .set("updated_at", Json::integer(user.updated_at));
+  if (!user.links.empty()) {
+    Json links = Json::array();
+    for (const auto& link : user.links) links.append(Json::string(link));
+    doc.set("links", std::move(links));
+  }
   return doc.dump();
 }
 
@@ -35,6 +43,10 @@ Result<User> deserialize(std::string_view bytes) {
   user.version = doc->get_integer("__v").value_or(0);
   user.created_at = doc->get_integer("created_at").value_or(0);
   user.updated_at = doc->get_integer("updated_at").value_or(0);
+  const Json links = doc->get("links");
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    if (auto link = links.at(i).as_string()) user.links.emplace_back(*link);
+  }
   return user;
 }
 
@@ -117,11 +129,87 @@ Result<User> UserStore::update(const User& changed) {
 Result<void> UserStore::remove(std::string_view username) {
   auto txn = Txn::begin(db_.impl().env, true);
   if (!txn) return std::unexpected(txn.error());
-  if (auto ok = txn->del(db_.impl().users, username); !ok) {
-    if (ok.error().code == Errc::not_found) return fail(Errc::not_found, "no such user");
-    return ok;
+  auto user = find_in(*txn, db_.impl().users, username);
+  if (!user) return std::unexpected(user.error());
+  for (const auto& link : user->links) {
+    if (auto ok = txn->del(db_.impl().links, link); !ok && ok.error().code != Errc::not_found) return ok;
   }
+  if (auto ok = txn->del(db_.impl().users, username); !ok) return ok;
   return txn->commit();
+}
+
+namespace {
+
+constexpr std::size_t kHintMaxLength = 40;
+
+// The hint reduced to the characters a username may hold.
+std::string username_base(const ExternalIdentity& identity) {
+  std::string base;
+  for (unsigned char c : identity.username_hint) {
+    if (std::isalnum(c) || c == '.' || c == '_' || c == '@' || c == '+' || c == '-') base.push_back(static_cast<char>(c));
+    if (base.size() == kHintMaxLength) break;
+  }
+  return base.empty() ? identity.provider + "_user" : base;
+}
+
+// The first candidate username that no account holds.
+Result<std::string> free_username(const Txn& txn, MDB_dbi users, const ExternalIdentity& identity) {
+  const std::string base = username_base(identity);
+  for (int n = 1; n <= 1000; ++n) {
+    std::string candidate = base;
+    if (n >= 2) candidate += "." + identity.provider;
+    if (n >= 3) candidate += "." + std::to_string(n - 1);
+    auto taken = txn.get(users, candidate);
+    if (!taken && taken.error().code == Errc::not_found) return candidate;
+    if (!taken) return std::unexpected(taken.error());
+  }
+  return fail(Errc::internal, "no free username for " + base);
+}
+
+}  // namespace
+
+Result<ExternalSignIn> UserStore::sign_in_external(const ExternalIdentity& identity, bool keep_role) {
+  const std::string link = identity.provider + ":" + identity.subject;
+  auto txn = Txn::begin(db_.impl().env, true);
+  if (!txn) return std::unexpected(txn.error());
+  const auto& tables = db_.impl();
+  const auto now = unix_now();
+
+  // An existing link counts only if its account still lists it (a stale link
+  // must never hand someone else's account over).
+  if (auto linked_name = txn->get(tables.links, link)) {
+    auto user = find_in(*txn, tables.users, *linked_name);
+    if (user && std::find(user->links.begin(), user->links.end(), link) != user->links.end()) {
+      if (!identity.fullname.empty()) user->fullname = identity.fullname;
+      if (!identity.email.empty()) user->email = identity.email;
+      if (!keep_role) user->role = Role::user;
+      user->version += 1;
+      user->updated_at = now;
+      if (auto ok = txn->put(tables.users, user->username, serialize(*user)); !ok) return std::unexpected(ok.error());
+      if (auto ok = txn->commit(); !ok) return std::unexpected(ok.error());
+      return ExternalSignIn{std::move(*user), false};
+    }
+    if (!user && user.error().code != Errc::not_found) return std::unexpected(user.error());
+  } else if (linked_name.error().code != Errc::not_found) {
+    return std::unexpected(linked_name.error());
+  }
+
+  auto username = free_username(*txn, tables.users, identity);
+  if (!username) return std::unexpected(username.error());
+  User user;
+  user.id = new_object_id();
+  user.username = std::move(*username);
+  user.fullname = identity.fullname;
+  user.email = identity.email;
+  user.role = Role::user;
+  user.created_at = user.updated_at = now;
+  user.links.push_back(link);
+  if (auto ok = txn->put(tables.users, user.username, serialize(user), MDB_NOOVERWRITE); !ok) {
+    return std::unexpected(ok.error());
+  }
+  if (auto ok = txn->put(tables.links, link, user.username); !ok) return std::unexpected(ok.error());
+  if (auto ok = txn->commit(); !ok) return std::unexpected(ok.error());
+  return ExternalSignIn{std::move(user), true};
 }
 
 Result<std::vector<User>> UserStore::list() const {

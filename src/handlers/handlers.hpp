@@ -22,6 +22,7 @@ using HandlerResult = Result<http::Response>;
 
 HandlerResult signup(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult signin(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult oauth(App& app, const http::Request& request, const RouteContext& context);
 
 HandlerResult list_records(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult get_record(App& app, const http::Request& request, const RouteContext& context);
@@ -33,6 +34,9 @@ HandlerResult delete_record(App& app, const http::Request& request, const RouteC
 // token as cookie `auth`, header `token` and body field `token`.
 http::Response token_response(const App& app, const http::Request& request, int status, const User& user,
                               Json user_body);
+
+// Whether cookies get the Secure attribute (cookie_secure, or HTTPS when auto).
+bool secure_cookies(const App& app, const http::Request& request);
 
 // The request body as a JSON value, within the configured depth.
 Result<Json> parse_json_body(const App& app, const http::Request& request);

@@ -8,11 +8,9 @@ http::Response token_response(const App& app, const http::Request& request, int 
   const auto& config = app.config;
   const std::string token = app.tokens->issue(kAccessTokenType, user.id, user.username, unix_now());
 
-  const bool secure = config.cookie_secure == CookieSecure::always ||
-                      (config.cookie_secure == CookieSecure::automatic && request.https);
   std::string cookie = "auth=" + token + "; Path=/; Max-Age=" + std::to_string(config.token.ttl.count()) +
                        "; HttpOnly; SameSite=Lax";
-  if (secure) cookie += "; Secure";
+  if (secure_cookies(app, request)) cookie += "; Secure";
 
   Json body = Json::object();
   body.set("token", Json::string(token)).set("user", std::move(user_body));
@@ -21,6 +19,11 @@ http::Response token_response(const App& app, const http::Request& request, int 
       .header("token", token)
       .header("Cache-Control", "no-store");  // RFC 6749 §5.1: never cache a token
   return response;
+}
+
+bool secure_cookies(const App& app, const http::Request& request) {
+  return app.config.cookie_secure == CookieSecure::always ||
+         (app.config.cookie_secure == CookieSecure::automatic && request.https);
 }
 
 Result<Json> parse_json_body(const App& app, const http::Request& request) {

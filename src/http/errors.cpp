@@ -12,6 +12,15 @@ Response access_denied(int status, std::string_view challenge) {
   return Response::error(status, kAccessDenied).header("WWW-Authenticate", std::string(challenge));
 }
 
+// {"error": title, "detail": why} for errors whose title is fixed but whose
+// cause helps the caller (never a secret: messages of these kinds are written
+// to be shown).
+Response with_detail(int status, std::string_view title, std::string_view detail) {
+  Json body = Json::object();
+  body.set("error", Json::string(title)).set("detail", Json::string(detail));
+  return Response::json(status, body);
+}
+
 }  // namespace
 
 Response error_response(const Error& error) {
@@ -30,6 +39,14 @@ Response error_response(const Error& error) {
     case Errc::storage_full:
       log::error("storage full: " + error.message);
       return Response::error(507, "Insufficient Storage");
+    case Errc::access_denied: return with_detail(403, kAccessDenied, error.message);
+    case Errc::not_configured: return Response::error(501, error.message);
+    case Errc::bad_gateway:
+      log::warn("identity provider: " + error.message);
+      return with_detail(502, "Bad Gateway", error.message);
+    case Errc::gateway_timeout:
+      log::warn("identity provider: " + error.message);
+      return with_detail(504, "Gateway Timeout", error.message);
     case Errc::config:
     case Errc::io:
     case Errc::internal:

@@ -14,6 +14,7 @@
 
 #include "authd/accounts.hpp"
 #include "authd/error.hpp"
+#include "authd/oauth_config.hpp"
 #include "authd/password.hpp"
 #include "authd/token.hpp"
 
@@ -35,6 +36,7 @@ struct Config {
   Argon2Params argon2;                                 // argon2_iterations, argon2_memory_kib, argon2_parallelism
   CredentialPolicy credentials;                        // username_max_length, password_min_length, ...
   std::string log_level = "info";                      // error, warn, info, debug
+  OAuthSettings oauth;                                 // oauth_*, oauth.<name>.*
 
   std::filesystem::path key_file() const {
     return signing_key_file.empty() ? state_dir / "signing.key" : signing_key_file;

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -35,6 +36,8 @@ std::string base64url_encode(std::string_view data);
 // Strict: only the base64url alphabet, no padding, no whitespace, and no
 // non-zero trailing bits. nullopt on anything else.
 std::optional<std::string> base64url_decode(std::string_view text);
+// RFC 4648 §4 base64 with padding (as in HTTP Basic).
+std::string base64_encode(std::string_view data);
 // Strict RFC 4648 §4 base64 with mandatory padding (as in HTTP Basic).
 std::optional<std::string> base64_decode(std::string_view text);
 
@@ -43,5 +46,28 @@ std::optional<std::string> from_hex(std::string_view hex);
 
 // Overwrites memory in a way the compiler may not elide.
 void wipe(void* data, std::size_t size) noexcept;
+
+// A public key from a JWK, for verifying an identity provider's signatures.
+class PublicKey {
+ public:
+  // RSA key from base64url `n` and `e` (RFC 7518 §6.3.1); at least 2048 bits.
+  static Result<PublicKey> rsa(std::string_view n_b64url, std::string_view e_b64url);
+  // EC P-256 key from base64url `x` and `y` (RFC 7518 §6.2.1).
+  static Result<PublicKey> ec_p256(std::string_view x_b64url, std::string_view y_b64url);
+
+  // The one JWS algorithm this key may be used with: "RS256" or "ES256".
+  std::string_view algorithm() const noexcept { return algorithm_; }
+
+  // Verifies a JWS signature over `signing_input` (for ES256, `signature` is
+  // the raw 64-byte r||s). False on any mismatch.
+  bool verify(std::string_view signing_input, std::string_view signature) const;
+
+  struct Handle;
+
+ private:
+  PublicKey(std::shared_ptr<Handle> key, std::string_view algorithm) : key_(std::move(key)), algorithm_(algorithm) {}
+  std::shared_ptr<Handle> key_;
+  std::string_view algorithm_;
+};
 
 }  // namespace authd::crypto

@@ -20,6 +20,10 @@ enum class Errc {
   conflict,           // unique key already taken (e.g. username at sign-up)
   payload_too_large,  // request body over the configured limit
   storage_full,       // the LMDB map is full: writes refused, reads still work
+  access_denied,      // third-party sign-in refused (state mismatch, provider said no); message safe to show
+  not_configured,     // the feature (e.g. third-party sign-in) is not set up
+  bad_gateway,        // the identity provider failed or answered wrongly; message safe to show
+  gateway_timeout,    // the identity provider did not answer in time
   config,             // configuration is invalid (start-up only)
   io,                 // file-system failure (start-up, key file)
   internal,           // anything else: logged, answered with a generic 500

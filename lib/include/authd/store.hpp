@@ -63,6 +63,15 @@ class UserStore {
   Result<void> remove(std::string_view username);
   Result<std::vector<User>> list() const;
 
+  // Third-party sign-in, in one write transaction. Accounts are linked by
+  // provider + subject, never by a bare username. The linked account is
+  // updated (fullname/email refreshed when given, role reset to user unless
+  // keep_role, __v + 1); without one, a new account (no password, role user)
+  // is created and linked under the first free username of: the hint, then
+  // "<hint>.<provider>", then "<hint>.<provider>.<n>" (n = 2, 3, ...), so an
+  // existing account is never taken over. Errors: storage_full, internal.
+  Result<ExternalSignIn> sign_in_external(const ExternalIdentity& identity, bool keep_role);
+
  private:
   Database& db_;
 };

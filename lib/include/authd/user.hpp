@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "authd/roles.hpp"
 
@@ -19,6 +20,7 @@ struct User {
   std::int64_t version = 0;   // __v: 0 when created, +1 on every update
   std::int64_t created_at = 0;
   std::int64_t updated_at = 0;
+  std::vector<std::string> links;  // third-party identities ("provider:subject") linked to it
 };
 
 // What sign-up (or authctl add) supplies; the store assigns id and version.
@@ -28,6 +30,21 @@ struct NewUser {
   std::string fullname;
   std::string email;
   Role role = Role::user;
+};
+
+// Who a third-party identity provider says the user is.
+struct ExternalIdentity {
+  std::string provider;
+  std::string subject;        // stable id at the provider (sub, or GitHub's numeric id)
+  std::string username_hint;  // preferred_username / login / email
+  std::string fullname;
+  std::string email;
+};
+
+// The outcome of a third-party sign-in at the store.
+struct ExternalSignIn {
+  User user;
+  bool created = false;
 };
 
 }  // namespace authd

@@ -1,0 +1,102 @@
+// GET /oauth: third-party sign-in.
+//   without `code`: start (302 to the provider, state + PKCE verifier in a
+//                   signed HttpOnly cookie);
+//   with `code`:    complete (state checked against the cookie, code exchanged,
+//                   identity verified, local account created or updated) and
+//                   answer exactly like POST /signin;
+//   with `error`:   the provider refused; nothing is created.
+#include "authd/clock.hpp"
+#include "authd/crypto.hpp"
+#include "authd/oauth.hpp"
+#include "handlers/handlers.hpp"
+#include "http/query.hpp"
+
+namespace authd::handlers {
+namespace {
+
+constexpr std::string_view kStateCookie = "authd_oauth";
+
+std::string state_cookie(const App& app, const http::Request& request, std::string_view value,
+                         std::int64_t max_age) {
+  std::string cookie = std::string(kStateCookie) + "=" + std::string(value) + "; Path=/oauth; Max-Age=" +
+                       std::to_string(max_age) + "; HttpOnly; SameSite=Lax";
+  if (secure_cookies(app, request)) cookie += "; Secure";
+  return cookie;
+}
+
+Result<OAuthClient*> choose_provider(App& app, const std::map<std::string, std::string, std::less<>>& query) {
+  const auto named = query.find("provider");
+  if (named == query.end()) {
+    if (app.oauth_clients.size() == 1) return app.oauth_clients.begin()->second.get();
+    std::string names;
+    for (const auto& [name, client] : app.oauth_clients) names += (names.empty() ? "" : ", ") + name;
+    return fail(Errc::bad_request, "several identity providers are configured; choose one with ?provider= (" + names + ")");
+  }
+  const auto found = app.oauth_clients.find(named->second);
+  if (found == app.oauth_clients.end()) return fail(Errc::bad_request, "unknown provider '" + named->second + "'");
+  return found->second.get();
+}
+
+HandlerResult start(App& app, const http::Request& request,
+                    const std::map<std::string, std::string, std::less<>>& query) {
+  auto client = choose_provider(app, query);
+  if (!client) return std::unexpected(client.error());
+  const auto pkce = Pkce::generate();
+  const OAuthState state{(*client)->provider().name, crypto::random_token(16), pkce.verifier,
+                         crypto::random_token(16)};
+  auto location = (*client)->authorization_url(state, pkce.challenge);
+  if (!location) return std::unexpected(location.error());
+
+  const auto ttl = app.config.oauth.state_ttl;
+  const auto sealed = seal_oauth_state(*app.tokens, state, unix_now(), ttl);
+  Json body = Json::object();
+  body.set("location", Json::string(*location));
+  auto response = http::Response::json(302, body);
+  response.header("Location", *location)
+      .header("Set-Cookie", state_cookie(app, request, sealed, ttl.count()))
+      .header("Cache-Control", "no-store");
+  return response;
+}
+
+HandlerResult complete(App& app, const http::Request& request,
+                       const std::map<std::string, std::string, std::less<>>& query) {
+  const auto now = unix_now();
+  auto state = open_oauth_state(*app.tokens, http::cookie_value(request.param("HTTP_COOKIE"), kStateCookie), now);
+  if (!state) return std::unexpected(state.error());
+  const auto returned = query.find("state");
+  if (returned == query.end() || !crypto::equal_constant_time(returned->second, state->state)) {
+    return fail(Errc::access_denied, "the state returned by the provider does not match this sign-in");
+  }
+  const auto client = app.oauth_clients.find(state->provider);
+  if (client == app.oauth_clients.end()) return fail(Errc::access_denied, "the sign-in's provider is no longer configured");
+
+  auto identity = client->second->complete(query.find("code")->second, *state, now);
+  if (!identity) return std::unexpected(identity.error());
+  auto account = app.users->sign_in_external(*identity, app.config.oauth.keep_role);
+  if (!account) return std::unexpected(account.error());
+
+  Json shown = Json::object();
+  shown.set("acl", Json::array()).set("username", Json::string(account->user.username));
+  auto response = token_response(app, request, 200, account->user, std::move(shown));
+  response.header("Set-Cookie", state_cookie(app, request, "", 0));  // the state is spent
+  return response;
+}
+
+}  // namespace
+
+HandlerResult oauth(App& app, const http::Request& request, const RouteContext&) {
+  if (app.oauth_clients.empty()) return fail(Errc::not_configured, "third-party sign-in is not configured");
+  const auto query = http::parse_query(request.query);
+  if (const auto error = query.find("error"); error != query.end()) {
+    // RFC 6749 §4.1.2.1: the provider (or the user) refused.
+    const auto description = query.find("error_description");
+    std::string detail = "the identity provider answered " + error->second;
+    if (description != query.end()) detail += ": " + description->second;
+    if (error->second == "access_denied") return fail(Errc::access_denied, detail);
+    return fail(Errc::bad_request, detail);
+  }
+  if (query.contains("code")) return complete(app, request, query);
+  return start(app, request, query);
+}
+
+}  // namespace authd::handlers
