@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# scripts/deps.sh [build|run|test]
+#
+# Makes sure the Debian packages authd needs are installed. Each level
+# includes the previous one:
+#   build  compiler, CMake and the libraries authd links against
+#   run    + lighttpd and spawn-fcgi (what `make run` serves with)
+#   test   + GoogleTest, curl, jq, lmdb-utils, procps (what `make test` needs)
+#
+# When everything is present it prints nothing and exits 0 without touching
+# apt. When something is missing:
+#   - as root: installs it with apt-get (running `apt-get update` first only
+#     when the package lists are empty, or again when the install fails);
+#     the lighttpd service that Debian's package would start on port 80 is
+#     kept from starting (policy-rc.d) and, if it runs anyway, stopped;
+#   - otherwise: names the missing packages and the command to run, exit 1.
+set -euo pipefail
+
+level=${1:-build}
+
+build_pkgs=(g++ cmake make pkg-config libfcgi-dev libcgicc-dev libjansson-dev
+            libssl-dev liblmdb-dev libcurl4-openssl-dev libargon2-dev)
+run_pkgs=(lighttpd spawn-fcgi)
+test_pkgs=(libgtest-dev curl jq lmdb-utils procps)
+
+case $level in
+  build) wanted=("${build_pkgs[@]}") ;;
+  run)   wanted=("${build_pkgs[@]}" "${run_pkgs[@]}") ;;
+  test)  wanted=("${build_pkgs[@]}" "${run_pkgs[@]}" "${test_pkgs[@]}") ;;
+  -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "usage: $0 [build|run|test]" >&2; exit 2 ;;
+esac
+
+say() { printf 'deps: %s\n' "$*" >&2; }
+
+# Prints the wanted packages that are not installed (one dpkg-query call).
+missing_packages() {
+  local installed
+  if ! command -v dpkg-query >/dev/null 2>&1; then
+    say "dpkg-query not found: this script knows how to install on Debian only."
+    printf '%s\n' "${wanted[@]}"
+    return
+  fi
+  installed=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${wanted[@]}" 2>/dev/null \
+              | awk '$2 == "installed" { print $1 }' | sort -u) || true
+  local p
+  for p in "${wanted[@]}"; do
+    grep -qxF -- "$p" <<<"$installed" || printf '%s\n' "$p"
+  done
+}
+
+mapfile -t missing < <(missing_packages)
+((${#missing[@]} == 0)) && exit 0
+
+install_cmd="apt-get install -y --no-install-recommends ${missing[*]}"
+
+if [[ $(id -u) -ne 0 ]]; then
+  say "missing Debian packages (level '$level'): ${missing[*]}"
+  say "install them as root with:"
+  say "  sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive $install_cmd"
+  exit 1
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  say "missing packages: ${missing[*]}, and apt-get is not available to install them"
+  exit 1
+fi
+
+say "installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+
+# Keep package maintainer scripts from starting services (lighttpd would
+# grab port 80). Only when no policy-rc.d exists already; removed on exit.
+policy=/usr/sbin/policy-rc.d
+our_policy=0
+cleanup() { if ((our_policy)); then rm -f "$policy"; fi; }
+trap cleanup EXIT
+if [[ ! -e $policy ]]; then
+  printf '#!/bin/sh\n# installed temporarily by authd scripts/deps.sh\nexit 101\n' >"$policy"
+  chmod 0755 "$policy"
+  our_policy=1
+fi
+
+lists_empty() {
+  ! compgen -G '/var/lib/apt/lists/*_Packages*' >/dev/null
+}
+
+apt_install() {
+  apt-get install -y --no-install-recommends -o Dpkg::Use-Pty=0 "${missing[@]}"
+}
+
+if lists_empty; then
+  say "apt package lists are empty: running apt-get update"
+  apt-get update
+fi
+if ! apt_install; then
+  say "install failed: refreshing package lists and retrying"
+  apt-get update
+  apt_install
+fi
+
+# If the lighttpd package was just installed and its service runs anyway
+# (e.g. an existing policy-rc.d allowed it), stop it: port 80 is not ours.
+if printf '%s\n' "${missing[@]}" | grep -qx lighttpd; then
+  if command -v systemctl >/dev/null 2>&1 && [[ -d /run/systemd/system ]]; then
+    systemctl disable --now lighttpd >/dev/null 2>&1 || true
+  fi
+  if [[ -x /etc/init.d/lighttpd ]] && [[ -s /run/lighttpd.pid ]]; then
+    /etc/init.d/lighttpd stop >/dev/null 2>&1 || true
+  fi
+fi
+
+mapfile -t still < <(missing_packages)
+if ((${#still[@]})); then
+  say "still missing after install: ${still[*]}"
+  exit 1
+fi
+say "done"
