@@ -1,6 +1,8 @@
 #include "app.hpp"
 
+#include "authd/clock.hpp"
 #include "authd/signing_key.hpp"
+#include "log.hpp"
 
 namespace authd {
 
@@ -30,6 +32,10 @@ Result<std::unique_ptr<App>> App::create(Config config) {
   app->hasher = std::make_unique<PasswordHasher>(config.argon2);
   app->guard = std::make_unique<Guard>(*app->tokens, *app->users);
   app->accounts = std::make_unique<Accounts>(*app->users, *app->hasher, config.credentials);
+  app->throttle = std::make_unique<SigninThrottle>(*app->database, config.throttle);
+  if (auto purged = app->throttle->purge(unix_now()); !purged) {
+    log::warn("cannot purge old sign-in counters: " + purged.error().message);
+  }
   for (const auto& provider : config.oauth.providers) {
     app->oauth_clients.emplace(provider.name, std::make_unique<OAuthClient>(
         provider, HttpTimeouts{config.oauth.connect_timeout, config.oauth.total_timeout}));

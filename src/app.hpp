@@ -11,6 +11,7 @@
 #include "authd/oauth.hpp"
 #include "authd/password.hpp"
 #include "authd/store.hpp"
+#include "authd/throttle.hpp"
 #include "authd/token.hpp"
 
 namespace authd {
@@ -24,6 +25,7 @@ struct App {
   std::unique_ptr<TokenService> tokens;
   std::unique_ptr<Guard> guard;
   std::unique_ptr<Accounts> accounts;
+  std::unique_ptr<SigninThrottle> throttle;
   std::map<std::string, std::unique_ptr<OAuthClient>, std::less<>> oauth_clients;  // by provider name
 
   // Opens the store, loads (or creates) the signing key. Errors: io, config —

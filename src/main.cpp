@@ -2,37 +2,27 @@
 // spawn-fcgi hands over as fd 0 (or --listen PATH|:PORT), serves requests on
 // a pool of threads, and on SIGTERM/SIGINT lets in-flight requests finish.
 #include <fcgiapp.h>
-#include <poll.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include <atomic>
+#include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <string>
 #include <thread>
-#include <vector>
 
 #include "app.hpp"
 #include "authd/config.hpp"
-#include "http/errors.hpp"
-#include "http/fcgi_io.hpp"
 #include "log.hpp"
-#include "routes.hpp"
+#include "server.hpp"
 
 namespace {
 
 using namespace authd;
 
-std::atomic<bool> stopping{false};
 constexpr auto kShutdownGrace = std::chrono::seconds(10);
-constexpr int kPollMillis = 200;
 
 struct Options {
   std::string listen;  // empty: fd 0 from the web server / spawn-fcgi
@@ -57,35 +47,6 @@ bool parse_options(int argc, char** argv, Options& options) {
     else return false;
   }
   return true;
-}
-
-// Waits (with a short poll so that shutdown is noticed) until the listening
-// socket has a connection, then accepts it. Only one thread waits at a time.
-bool accept_next(int listen_fd, std::mutex& accept_mutex, FCGX_Request& request) {
-  std::lock_guard lock(accept_mutex);
-  while (!stopping.load()) {
-    pollfd ready{listen_fd, POLLIN, 0};
-    const int n = ::poll(&ready, 1, kPollMillis);
-    if (n < 0 && errno != EINTR) return false;
-    if (n <= 0) continue;
-    const int rc = FCGX_Accept_r(&request);
-    if (rc == 0) return true;
-    if (!stopping.load()) log::warn("accept failed: " + std::string(std::strerror(-rc)));
-  }
-  return false;
-}
-
-void serve(App& app, int listen_fd, std::mutex& accept_mutex) {
-  FCGX_Request request;
-  FCGX_InitRequest(&request, listen_fd, FCGI_FAIL_ACCEPT_ON_INTR);
-  while (accept_next(listen_fd, accept_mutex, request)) {
-    auto incoming = http::read_request(request, app.config.max_body_bytes);
-    const http::Response response =
-        incoming ? dispatch(app, *incoming) : http::error_response(incoming.error());
-    http::write_response(request, response);
-    FCGX_Finish_r(&request);
-  }
-  FCGX_Free(&request, 1);
 }
 
 int listening_socket(const Options& options) {
@@ -145,36 +106,27 @@ int main(int argc, char** argv) {
   }
 
   App& shared = **app;
-  const unsigned workers = shared.config.workers ? shared.config.workers
-                                                 : 2 * std::max(1u, std::thread::hardware_concurrency());
-  std::mutex accept_mutex;
-  std::mutex done_mutex;
-  std::condition_variable done_cv;
-  unsigned finished = 0;
-  std::vector<std::thread> pool;
-  for (unsigned i = 0; i < workers; ++i) {
-    pool.emplace_back([&] {
-      serve(shared, listen_fd, accept_mutex);
-      std::lock_guard lock(done_mutex);
-      ++finished;
-      done_cv.notify_all();
-    });
-  }
-  log::info("serving with " + std::to_string(workers) + " threads, state in " + shared.config.state_dir.string());
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  ServerOptions server_options{
+      .accept_workers = shared.config.workers ? shared.config.workers : 2 * cores,
+      .hash_workers = shared.config.hash_workers ? shared.config.hash_workers : cores,
+      .upstream_workers = shared.config.upstream_workers,
+      .queue_limit = shared.config.queue_limit,
+  };
+  Server server(shared, listen_fd, server_options);
+  server.start();
+  log::info("serving with " + std::to_string(server_options.accept_workers) + " threads (+" +
+            std::to_string(server_options.hash_workers) + " hashing, +" +
+            std::to_string(server_options.upstream_workers) + " for identity providers), state in " +
+            shared.config.state_dir.string());
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
   log::info(std::string("received ") + strsignal(signal_number) + ", finishing in-flight requests");
-  stopping = true;
-  FCGX_ShutdownPending();
-
-  std::unique_lock lock(done_mutex);
-  if (!done_cv.wait_for(lock, kShutdownGrace, [&] { return finished == workers; })) {
+  if (!server.stop(kShutdownGrace)) {
     log::warn("requests still running after the grace period; exiting anyway");
     std::_Exit(0);  // LMDB stays consistent: an unfinished write transaction is simply not committed
   }
-  lock.unlock();
-  for (auto& thread : pool) thread.join();
   log::info("stopped");
   return 0;
 }

@@ -14,9 +14,9 @@ using namespace handlers;
 using enum Capability;
 
 constexpr std::array kRoutes{
-    Route{"POST", "/signup", signup, Access::open, std::nullopt},
-    Route{"POST", "/signin", signin, Access::open, std::nullopt},
-    Route{"GET", "/oauth", oauth, Access::open, std::nullopt},
+    Route{"POST", "/signup", signup, Access::open, std::nullopt, Lane::password},
+    Route{"POST", "/signin", signin, Access::open, std::nullopt, Lane::password},
+    Route{"GET", "/oauth", oauth, Access::open, std::nullopt, Lane::upstream},
     Route{"GET", "/records", list_records, Access::bearer, std::nullopt},
     Route{"POST", "/records", create_record, Access::bearer, create},
     Route{"GET", "/records/{id}", get_record, Access::bearer, read},
@@ -71,6 +71,14 @@ handlers::HandlerResult run(App& app, const http::Request& request) {
 }  // namespace
 
 std::span<const Route> route_table() { return kRoutes; }
+
+Lane lane_for(const http::Request& request) {
+  for (const auto& route : kRoutes) {
+    std::string_view id;
+    if (route.method == request.method && match(route.pattern, request.path, id)) return route.lane;
+  }
+  return Lane::direct;
+}
 
 http::Response dispatch(App& app, const http::Request& request) {
   try {

@@ -65,6 +65,21 @@ const std::map<std::string, Setter, std::less<>>& settings() {
          return {};
        }},
       {"workers", AUTHD_NUMBER(workers, unsigned, 0, 256)},
+      {"hash_workers", AUTHD_NUMBER(hash_workers, unsigned, 0, 64)},
+      {"upstream_workers", AUTHD_NUMBER(upstream_workers, unsigned, 1, 64)},
+      {"queue_limit", AUTHD_NUMBER(queue_limit, std::size_t, 1, 100000)},
+      {"signin_throttle",
+       [](Config& c, std::string_view v) -> Result<void> {
+         auto b = parse_bool(v);
+         if (!b) return std::unexpected(b.error());
+         c.throttle.enabled = *b;
+         return {};
+       }},
+      {"signin_user_threshold", AUTHD_NUMBER(throttle.user_threshold, unsigned, 1, 100000)},
+      {"signin_address_threshold", AUTHD_NUMBER(throttle.address_threshold, unsigned, 1, 1000000)},
+      {"signin_window", AUTHD_SECONDS(throttle.window, 1, 7LL * 24 * 3600)},
+      {"signin_user_max_delay", AUTHD_SECONDS(throttle.user_max_delay, 1, 24LL * 3600)},
+      {"signin_address_max_delay", AUTHD_SECONDS(throttle.address_max_delay, 1, 24LL * 3600)},
       {"max_body_bytes", AUTHD_NUMBER(max_body_bytes, std::size_t, 1024, 16u << 20)},
       {"max_json_depth", AUTHD_NUMBER(max_json_depth, std::size_t, 2, 256)},
       {"token_ttl", AUTHD_SECONDS(token.ttl, 1, 366LL * 24 * 3600)},

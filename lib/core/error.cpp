@@ -15,6 +15,8 @@ std::string_view to_string(Errc code) noexcept {
     case Errc::conflict: return "conflict";
     case Errc::payload_too_large: return "payload_too_large";
     case Errc::storage_full: return "storage_full";
+    case Errc::too_many_requests: return "too_many_requests";
+    case Errc::unavailable: return "unavailable";
     case Errc::access_denied: return "access_denied";
     case Errc::not_configured: return "not_configured";
     case Errc::bad_gateway: return "bad_gateway";

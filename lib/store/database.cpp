@@ -42,7 +42,7 @@ Result<std::unique_ptr<Database>> Database::open(const StoreOptions& options) {
                     "): " + mdb_strerror(rc));
   };
   if (auto ok = check(mdb_env_create(&impl->env), "create"); !ok) return std::unexpected(ok.error());
-  if (auto ok = check(mdb_env_set_maxdbs(impl->env, 4), "maxdbs"); !ok) return std::unexpected(ok.error());
+  if (auto ok = check(mdb_env_set_maxdbs(impl->env, 8), "maxdbs"); !ok) return std::unexpected(ok.error());
   if (auto ok = check(mdb_env_set_mapsize(impl->env, options.map_size_bytes), "mapsize"); !ok) {
     return std::unexpected(ok.error());
   }
@@ -68,6 +68,9 @@ Result<std::unique_ptr<Database>> Database::open(const StoreOptions& options) {
     return std::unexpected(ok.error());
   }
   if (auto ok = check(mdb_dbi_open(txn->get(), "links", MDB_CREATE, &impl->links), "links table"); !ok) {
+    return std::unexpected(ok.error());
+  }
+  if (auto ok = check(mdb_dbi_open(txn->get(), "throttle", MDB_CREATE, &impl->throttle), "throttle table"); !ok) {
     return std::unexpected(ok.error());
   }
   if (auto ok = txn->commit(); !ok) return std::unexpected(ok.error());

@@ -16,7 +16,8 @@ struct Database::Impl {
   MDB_env* env = nullptr;
   MDB_dbi users = 0;
   MDB_dbi records = 0;
-  MDB_dbi links = 0;  // "provider:subject" -> username
+  MDB_dbi links = 0;     // "provider:subject" -> username
+  MDB_dbi throttle = 0;  // "u:<username>" / "a:<address>" -> failed sign-in counters
   ~Impl() {
     if (env) mdb_env_close(env);
   }

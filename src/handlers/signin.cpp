@@ -1,15 +1,33 @@
 // POST /signin with Authorization: Basic -> 200 {token, user:{acl, username}}
-// Every failure is the same 500 {"error":"Invalid Login"}.
+// Every failure is the same 500 {"error":"Invalid Login"}; repeated failures
+// for a username or from an address are throttled (429, lib/store/throttle.cpp).
 #include "authd/authorization.hpp"
+#include "authd/clock.hpp"
 #include "handlers/handlers.hpp"
+#include "log.hpp"
 
 namespace authd::handlers {
 
 HandlerResult signin(App& app, const http::Request& request, const RouteContext&) {
   auto credentials = parse_basic_authorization(request.authorization());
-  if (!credentials) return fail(Errc::invalid_login, "malformed Basic credentials");
+  if (!credentials) return fail(Errc::invalid_login, "malformed Basic credentials");  // no hash, nothing to guess
+
+  const auto now = unix_now();
+  if (auto allowed = app.throttle->check(credentials->username, request.remote_addr, now); !allowed) {
+    return std::unexpected(allowed.error());
+  }
   auto user = app.accounts->sign_in(*credentials);
-  if (!user) return std::unexpected(user.error());
+  if (!user) {
+    if (user.error().code == Errc::invalid_login) {
+      if (auto counted = app.throttle->record_failure(credentials->username, request.remote_addr, now); !counted) {
+        log::warn("cannot count a failed sign-in: " + counted.error().message);
+      }
+    }
+    return std::unexpected(user.error());
+  }
+  if (auto noted = app.throttle->record_success(user->username, request.remote_addr, now); !noted) {
+    log::warn("cannot record a sign-in: " + noted.error().message);
+  }
 
   Json shown = Json::object();
   shown.set("acl", Json::array()).set("username", Json::string(user->username));

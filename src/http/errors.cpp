@@ -39,6 +39,11 @@ Response error_response(const Error& error) {
     case Errc::storage_full:
       log::error("storage full: " + error.message);
       return Response::error(507, "Insufficient Storage");
+    case Errc::too_many_requests:
+      return with_detail(429, "Too Many Requests", "too many failed sign-ins; retry in " + error.message + " s")
+          .header("Retry-After", error.message);
+    case Errc::unavailable:
+      return with_detail(503, "Service Unavailable", error.message).header("Retry-After", "1");
     case Errc::access_denied: return with_detail(403, kAccessDenied, error.message);
     case Errc::not_configured: return Response::error(501, error.message);
     case Errc::bad_gateway:

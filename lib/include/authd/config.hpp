@@ -16,6 +16,7 @@
 #include "authd/error.hpp"
 #include "authd/oauth_config.hpp"
 #include "authd/password.hpp"
+#include "authd/throttle.hpp"
 #include "authd/token.hpp"
 
 namespace authd {
@@ -29,12 +30,16 @@ struct Config {
   std::size_t map_size_mb = 1024;                      // LMDB map size
   bool sync_writes = true;                             // fsync every commit
   unsigned workers = 0;                                // request threads; 0 = 2 x cores
+  unsigned hash_workers = 0;                           // concurrent password hashes; 0 = cores
+  unsigned upstream_workers = 4;                       // concurrent calls to identity providers
+  std::size_t queue_limit = 128;                       // requests waiting for either; beyond: 503
   std::size_t max_body_bytes = 65536;
   std::size_t max_json_depth = 16;
   TokenPolicy token;                                   // token_ttl, token_leeway, token_issuer, token_audience
   CookieSecure cookie_secure = CookieSecure::automatic;
   Argon2Params argon2;                                 // argon2_iterations, argon2_memory_kib, argon2_parallelism
   CredentialPolicy credentials;                        // username_max_length, password_min_length, ...
+  ThrottlePolicy throttle;                             // signin_throttle, signin_user_threshold, ...
   std::string log_level = "info";                      // error, warn, info, debug
   OAuthSettings oauth;                                 // oauth_*, oauth.<name>.*
 

@@ -20,6 +20,8 @@ enum class Errc {
   conflict,           // unique key already taken (e.g. username at sign-up)
   payload_too_large,  // request body over the configured limit
   storage_full,       // the LMDB map is full: writes refused, reads still work
+  too_many_requests,  // sign-in throttled; message = seconds until the next attempt is accepted
+  unavailable,        // overloaded right now (a work queue is full); try again shortly
   access_denied,      // third-party sign-in refused (state mismatch, provider said no); message safe to show
   not_configured,     // the feature (e.g. third-party sign-in) is not set up
   bad_gateway,        // the identity provider failed or answered wrongly; message safe to show

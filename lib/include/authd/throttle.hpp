@@ -1,0 +1,56 @@
+// Brute-force throttling of password sign-in, shared by every process on one
+// LMDB environment.
+//
+// Policy (defaults in ThrottlePolicy, all configurable):
+//  - Failed sign-ins are counted per username and per client address; a count
+//    starts afresh once its first failure is older than `window`.
+//  - Past `user_threshold` failures for a username, or `address_threshold` for
+//    an address, each further failure imposes a delay: 1 s, 2 s, 4 s, ...
+//    capped at user_max_delay / address_max_delay. During a delay, attempts
+//    are refused with 429 and Retry-After, without any password check.
+//  - Unknown usernames are counted like real ones (no enumeration).
+//  - A username's delay never applies to an address that signed in
+//    successfully as that user within `known_address_ttl`: an attacker
+//    elsewhere cannot lock a real user out. The address delay still applies.
+//  - A successful sign-in clears the username's count (not the address's).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string_view>
+
+#include "authd/error.hpp"
+#include "authd/store.hpp"
+
+namespace authd {
+
+struct ThrottlePolicy {
+  bool enabled = true;
+  unsigned user_threshold = 10;
+  unsigned address_threshold = 100;
+  std::chrono::seconds window{900};
+  std::chrono::seconds user_max_delay{60};
+  std::chrono::seconds address_max_delay{900};
+  std::chrono::seconds known_address_ttl{30 * 24 * 3600};
+};
+
+class SigninThrottle {
+ public:
+  SigninThrottle(Database& db, ThrottlePolicy policy) : db_(db), policy_(policy) {}
+
+  // Error too_many_requests (message: whole seconds to wait, at least 1) when
+  // the username or the address is in a delay; internal on storage failure.
+  Result<void> check(std::string_view username, std::string_view address, std::int64_t now) const;
+  Result<void> record_failure(std::string_view username, std::string_view address, std::int64_t now);
+  Result<void> record_success(std::string_view username, std::string_view address, std::int64_t now);
+  // Deletes entries whose window and delay are over. Returns how many.
+  Result<std::size_t> purge(std::int64_t now);
+
+  const ThrottlePolicy& policy() const noexcept { return policy_; }
+
+ private:
+  Database& db_;
+  ThrottlePolicy policy_;
+};
+
+}  // namespace authd

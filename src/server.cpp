@@ -1,0 +1,191 @@
+#include "server.hpp"
+
+#include <fcgiapp.h>
+#include <poll.h>
+
+#include <atomic>
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "http/errors.hpp"
+#include "http/fcgi_io.hpp"
+#include "log.hpp"
+#include "routes.hpp"
+
+namespace authd {
+namespace {
+
+constexpr int kPollMillis = 200;
+
+using FcgiRequest = std::unique_ptr<FCGX_Request>;
+
+FcgiRequest new_request(int listen_fd) {
+  auto request = std::make_unique<FCGX_Request>();
+  FCGX_InitRequest(request.get(), listen_fd, FCGI_FAIL_ACCEPT_ON_INTR);
+  return request;
+}
+
+void answer(FCGX_Request& fcgi, const http::Response& response) {
+  http::write_response(fcgi, response);
+  FCGX_Finish_r(&fcgi);
+}
+
+// A request handed from an accepting thread to a lane.
+struct Job {
+  FcgiRequest fcgi;
+  http::Request request;
+};
+
+class JobQueue {
+ public:
+  explicit JobQueue(std::size_t limit) : limit_(limit) {}
+
+  // Takes the job only if there is room (the job is left untouched otherwise).
+  bool push(Job& job) {
+    std::lock_guard lock(mutex_);
+    if (closed_ || jobs_.size() >= limit_) return false;
+    jobs_.push_back(std::move(job));
+    ready_.notify_one();
+    return true;
+  }
+
+  // The next job; nullopt once closed and drained.
+  std::optional<Job> pop() {
+    std::unique_lock lock(mutex_);
+    ready_.wait(lock, [&] { return closed_ || !jobs_.empty(); });
+    if (jobs_.empty()) return std::nullopt;
+    Job job = std::move(jobs_.front());
+    jobs_.pop_front();
+    return job;
+  }
+
+  void close() {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+    ready_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<Job> jobs_;
+  std::size_t limit_;
+  bool closed_ = false;
+};
+
+}  // namespace
+
+struct Server::State {
+  App& app;
+  int listen_fd;
+  ServerOptions options;
+  std::atomic<bool> stopping{false};
+  std::mutex accept_mutex;
+  JobQueue password_lane;
+  JobQueue upstream_lane;
+  std::vector<std::thread> acceptors;
+  std::vector<std::thread> lane_workers;
+
+  State(App& a, int fd, ServerOptions o)
+      : app(a), listen_fd(fd), options(o), password_lane(o.queue_limit), upstream_lane(o.queue_limit) {}
+
+  // Waits (polling, so that a stop is noticed) for a connection, then accepts
+  // it. One thread waits at a time.
+  bool accept_next(FCGX_Request& request) {
+    std::lock_guard lock(accept_mutex);
+    while (!stopping.load()) {
+      pollfd ready{listen_fd, POLLIN, 0};
+      const int n = ::poll(&ready, 1, kPollMillis);
+      if (n < 0 && errno != EINTR) return false;
+      if (n <= 0) continue;
+      const int rc = FCGX_Accept_r(&request);
+      if (rc == 0) return true;
+      if (!stopping.load()) log::warn("accept failed: " + std::string(std::strerror(-rc)));
+    }
+    return false;
+  }
+
+  void accept_loop() {
+    FcgiRequest fcgi = new_request(listen_fd);
+    while (accept_next(*fcgi)) {
+      auto incoming = http::read_request(*fcgi, app.config.max_body_bytes);
+      if (!incoming) {
+        answer(*fcgi, http::error_response(incoming.error()));
+        continue;
+      }
+      const Lane lane = lane_for(*incoming);
+      if (lane == Lane::direct) {
+        answer(*fcgi, dispatch(app, *incoming));
+        continue;
+      }
+      Job job{std::move(fcgi), std::move(*incoming)};
+      JobQueue& queue = lane == Lane::password ? password_lane : upstream_lane;
+      if (queue.push(job)) {
+        fcgi = new_request(listen_fd);
+      } else {
+        fcgi = std::move(job.fcgi);
+        answer(*fcgi, http::error_response(Error{Errc::unavailable, "the server is busy; retry shortly"}));
+      }
+    }
+    FCGX_Free(fcgi.get(), 1);
+  }
+
+  void lane_loop(JobQueue& queue) {
+    while (auto job = queue.pop()) {
+      answer(*job->fcgi, dispatch(app, job->request));
+      FCGX_Free(job->fcgi.get(), 1);  // closes a kept-alive connection too
+    }
+  }
+};
+
+Server::Server(App& app, int listen_fd, ServerOptions options)
+    : state_(std::make_unique<State>(app, listen_fd, options)) {}
+
+Server::~Server() = default;
+
+void Server::start() {
+  State& s = *state_;
+  for (unsigned i = 0; i < s.options.accept_workers; ++i) s.acceptors.emplace_back([&s] { s.accept_loop(); });
+  for (unsigned i = 0; i < s.options.hash_workers; ++i) {
+    s.lane_workers.emplace_back([&s] { s.lane_loop(s.password_lane); });
+  }
+  for (unsigned i = 0; i < s.options.upstream_workers; ++i) {
+    s.lane_workers.emplace_back([&s] { s.lane_loop(s.upstream_lane); });
+  }
+}
+
+bool Server::stop(std::chrono::seconds grace) {
+  State& s = *state_;
+  s.stopping = true;
+  FCGX_ShutdownPending();
+  // Join on a helper thread so that the grace period can be enforced.
+  std::mutex done_mutex;
+  std::condition_variable done_cv;
+  bool done = false;
+  std::thread joiner([&] {
+    for (auto& thread : s.acceptors) thread.join();
+    s.password_lane.close();  // queued jobs are still answered
+    s.upstream_lane.close();
+    for (auto& thread : s.lane_workers) thread.join();
+    std::lock_guard lock(done_mutex);
+    done = true;
+    done_cv.notify_all();
+  });
+  std::unique_lock lock(done_mutex);
+  if (!done_cv.wait_for(lock, grace, [&] { return done; })) {
+    joiner.detach();
+    return false;
+  }
+  lock.unlock();
+  joiner.join();
+  return true;
+}
+
+}  // namespace authd
