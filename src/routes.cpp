@@ -47,6 +47,16 @@ bool match(std::string_view pattern, std::string_view path, std::string_view& id
   return pattern.empty() && path.empty();
 }
 
+bool has_query_parameter(std::string_view query, std::string_view name) {
+  while (!query.empty()) {
+    const auto amp = std::min(query.find('&'), query.size());
+    const auto pair = query.substr(0, amp);
+    if (pair.substr(0, std::min(pair.find('='), pair.size())) == name) return true;
+    query.remove_prefix(std::min(amp + 1, query.size()));
+  }
+  return false;
+}
+
 handlers::HandlerResult run(App& app, const http::Request& request) {
   std::string allowed;
   for (const auto& route : kRoutes) {
@@ -59,6 +69,11 @@ handlers::HandlerResult run(App& app, const http::Request& request) {
     }
     RouteContext context{id, nullptr};
     if (route.access == Access::open) return route.handler(app, request, context);
+    // RFC 6750 §2.3 tokens in URIs end up in logs and histories: refuse the
+    // query-parameter method outright (and so any second credential with it).
+    if (has_query_parameter(request.query, "access_token")) {
+      return fail(Errc::invalid_request, "access_token in the query string is not accepted");
+    }
     auto principal = app.guard->check(request.authorization(), route.capability, unix_now());
     if (!principal) return std::unexpected(principal.error());
     context.principal = &*principal;

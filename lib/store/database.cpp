@@ -3,27 +3,30 @@
 
 #include <cerrno>
 #include <cstring>
-#include <system_error>
 
 #include "store/lmdb_txn.hpp"
 
 namespace authd {
 namespace {
 
+// The state directory holds the database and the signing key: it must be
+// private. A missing directory is created (mode 0700) when its parent exists;
+// a missing parent is refused, so that a typo does not silently build a tree
+// somewhere. An existing directory we own that others can read is tightened.
 Result<void> prepare_directory(const std::filesystem::path& dir) {
-  std::error_code ec;
-  if (!std::filesystem::exists(dir, ec)) {
-    if (!std::filesystem::create_directories(dir, ec) || ec) {
-      return fail(Errc::io, "cannot create state directory " + dir.string() + ": " + ec.message());
+  struct stat info{};
+  if (::stat(dir.c_str(), &info) != 0) {
+    if (errno != ENOENT) return fail(Errc::io, "state directory " + dir.string() + ": " + std::strerror(errno));
+    if (::mkdir(dir.c_str(), 0700) != 0) {
+      return fail(Errc::io, "cannot create state directory " + dir.string() + ": " + std::strerror(errno));
     }
-    std::filesystem::permissions(dir, std::filesystem::perms::owner_all, std::filesystem::perm_options::replace, ec);
+    return {};
   }
-  if (!std::filesystem::is_directory(dir, ec)) {
-    return fail(Errc::io, "state directory " + dir.string() + " is not a directory");
-  }
+  if (!S_ISDIR(info.st_mode)) return fail(Errc::io, "state directory " + dir.string() + " is not a directory");
   if (::access(dir.c_str(), R_OK | W_OK | X_OK) != 0) {
     return fail(Errc::io, "state directory " + dir.string() + " is not writable: " + std::strerror(errno));
   }
+  if ((info.st_mode & 077) != 0 && info.st_uid == ::geteuid()) ::chmod(dir.c_str(), 0700);
   return {};
 }
 

@@ -66,10 +66,34 @@ class StoreTest : public ::testing::Test {
 
 // ---- Database ---------------------------------------------------------------
 
+TEST(Database, RefusesAStateDirectoryWhoseParentIsMissing) {
+  test::TempDir tmp;
+  StoreOptions options;
+  options.directory = tmp.path() / "missing" / "db";
+  options.map_size_bytes = kMapSize;
+  auto db = Database::open(options);
+  ASSERT_FALSE(db.has_value());
+  EXPECT_EQ(db.error().code, Errc::io);
+  EXPECT_FALSE(fs::exists(tmp.path() / "missing"));
+}
+
+TEST(Database, TightensAnExistingDirectoryOthersCanRead) {
+  test::TempDir tmp;
+  StoreOptions options;
+  options.directory = tmp.path() / "db";
+  options.map_size_bytes = kMapSize;
+  fs::create_directory(options.directory);
+  fs::permissions(options.directory, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read |
+                                         fs::perms::group_exec | fs::perms::others_exec);
+  auto db = Database::open(options);
+  ASSERT_TRUE(db.has_value()) << db.error().message;
+  EXPECT_EQ(mode_of(options.directory), 0700u);
+}
+
 TEST(Database, CreatesThePrivateDirectoryAndFiles) {
   test::TempDir tmp;
   StoreOptions options;
-  options.directory = tmp.path() / "nested" / "db";
+  options.directory = tmp.path() / "db";
   options.map_size_bytes = kMapSize;
   auto db = Database::open(options);
   ASSERT_TRUE(db.has_value()) << db.error().message;
