@@ -52,6 +52,9 @@ Result<void> validate(OAuthProvider& p) {
   if (p.issuer.empty() && (p.authorization_url.empty() || p.token_url.empty())) {
     return fail(Errc::config, where + "set issuer, or authorization_url and token_url");
   }
+  if (!p.jwks_url.empty() && p.issuer.empty()) {
+    return fail(Errc::config, where + "jwks_url needs issuer (ID tokens are checked against it)");
+  }
   if (!p.openid() && p.userinfo_url.empty()) {
     return fail(Errc::config, where + "a plain OAuth 2.0 provider (no issuer, no jwks_url) needs userinfo_url");
   }
