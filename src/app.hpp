@@ -6,6 +6,7 @@
 #include <string>
 
 #include "authd/accounts.hpp"
+#include "authd/authenticator.hpp"
 #include "authd/config.hpp"
 #include "authd/guard.hpp"
 #include "authd/oauth.hpp"
@@ -17,13 +18,13 @@
 namespace authd {
 
 struct App {
+  std::unique_ptr<Authenticator> auth;  // owns the database, users, key and guard below
   Config config;
-  std::unique_ptr<Database> database;
-  std::unique_ptr<UserStore> users;
+  UserStore* users = nullptr;
+  const TokenService* tokens = nullptr;
+  const Guard* guard = nullptr;
   std::unique_ptr<RecordStore> records;
   std::unique_ptr<PasswordHasher> hasher;
-  std::unique_ptr<TokenService> tokens;
-  std::unique_ptr<Guard> guard;
   std::unique_ptr<Accounts> accounts;
   std::unique_ptr<SigninThrottle> throttle;
   std::map<std::string, std::unique_ptr<OAuthClient>, std::less<>> oauth_clients;  // by provider name
@@ -32,8 +33,5 @@ struct App {
   // the caller prints the one-line reason and refuses to start.
   static Result<std::unique_ptr<App>> create(Config config);
 };
-
-// The database alone, for tools (authctl) that need no key.
-Result<std::unique_ptr<Database>> open_database(const Config& config);
 
 }  // namespace authd

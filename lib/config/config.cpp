@@ -124,6 +124,13 @@ const std::map<std::string, Setter, std::less<>>& settings() {
          return {};
        }},
       {"oauth_state_ttl", AUTHD_SECONDS(oauth.state_ttl, 30, 3600)},
+      {"authorize_rule",  // repeatable in the file: each line adds rules
+       [](Config& c, std::string_view v) -> Result<void> {
+         auto more = AccessRules::parse(v);
+         if (!more) return std::unexpected(more.error());
+         c.access_rules.append(*more);
+         return {};
+       }},
       {"log_level",
        [](Config& c, std::string_view v) -> Result<void> {
          if (v != "error" && v != "warn" && v != "info" && v != "debug") {
@@ -195,6 +202,7 @@ Result<void> apply_environment(Config& config, OAuthCollector& oauth, const EnvL
     std::string variable = "AUTHD_" + name;
     std::transform(variable.begin(), variable.end(), variable.begin(),
                    [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    if (name == "authorize_rule") variable = "AUTHD_AUTHORIZE_RULES";  // a list, ';'-separated
     if (const char* value = env(variable.c_str())) {
       if (auto ok = apply(config, oauth, name, trim(value), "environment " + variable); !ok) return ok;
     }

@@ -1,4 +1,5 @@
-// The one place where an Error becomes an HTTP status and body.
+// An Error as a Response: logs what needs logging, and takes status, headers
+// and body from authd::to_http (lib/guard/http_errors.cpp), the one mapping.
 #pragma once
 
 #include "authd/error.hpp"

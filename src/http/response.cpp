@@ -10,12 +10,6 @@ Response Response::json(int status, const Json& body) {
   return response;
 }
 
-Response Response::error(int status, std::string_view message) {
-  Json body = Json::object();
-  body.set("error", Json::string(message));
-  return json(status, body);
-}
-
 std::string_view reason_phrase(int status) noexcept {
   switch (status) {
     case 200: return "OK";

@@ -21,8 +21,6 @@ struct Response {
 
   // application/json response with `body` dumped compactly.
   static Response json(int status, const Json& body);
-  // {"error": message}
-  static Response error(int status, std::string_view message);
 };
 
 std::string_view reason_phrase(int status) noexcept;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "authd/access_rules.hpp"
 #include "authd/accounts.hpp"
 #include "authd/error.hpp"
 #include "authd/oauth_config.hpp"
@@ -42,6 +43,7 @@ struct Config {
   ThrottlePolicy throttle;                             // signin_throttle, signin_user_threshold, ...
   std::string log_level = "info";                      // error, warn, info, debug
   OAuthSettings oauth;                                 // oauth_*, oauth.<name>.*
+  AccessRules access_rules;                            // authorize_rule (repeatable) / AUTHD_AUTHORIZE_RULES
 
   std::filesystem::path key_file() const {
     return signing_key_file.empty() ? state_dir / "signing.key" : signing_key_file;

@@ -1,0 +1,116 @@
+#include "authd/access_rules.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace authd {
+namespace {
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  return text;
+}
+
+std::vector<std::string_view> words(std::string_view text) {
+  std::vector<std::string_view> out;
+  while (!(text = trim(text)).empty()) {
+    std::size_t end = 0;
+    while (end < text.size() && !std::isspace(static_cast<unsigned char>(text[end]))) ++end;
+    out.push_back(text.substr(0, end));
+    text.remove_prefix(end);
+  }
+  return out;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+Result<AccessRules> AccessRules::parse(std::string_view text) {
+  AccessRules parsed;
+  while (!text.empty()) {
+    const auto end = std::min(text.find_first_of(";\n"), text.size());
+    const auto line = trim(text.substr(0, end));
+    text.remove_prefix(std::min(end + 1, text.size()));
+    if (line.empty()) continue;
+    const auto parts = words(line);
+    const auto bad = [&](std::string why) {
+      return fail(Errc::config, "access rule '" + std::string(line) + "': " + why);
+    };
+    if (parts.size() != 3) return bad("expected PREFIX METHOD REQUIREMENT");
+    if (parts[0].empty() || parts[0].front() != '/') return bad("the prefix must start with /");
+    AccessRule rule;
+    rule.prefix = std::string(parts[0]);
+    rule.method = std::string(parts[1]);
+    std::transform(rule.method.begin(), rule.method.end(), rule.method.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    if (parts[2] == "public") {
+      rule.requirement = {false, std::nullopt};
+    } else if (parts[2] == "authenticated") {
+      rule.requirement = {true, std::nullopt};
+    } else if (auto capability = parse_capability(parts[2])) {
+      rule.requirement = {true, capability};
+    } else {
+      return bad("requirement must be read, create, update, delete, authenticated or public");
+    }
+    parsed.rules_.push_back(std::move(rule));
+  }
+  return parsed;
+}
+
+Capability AccessRules::default_capability(std::string_view method) noexcept {
+  if (method == "GET" || method == "HEAD" || method == "OPTIONS") return Capability::read;
+  if (method == "POST") return Capability::create;
+  if (method == "PUT" || method == "PATCH") return Capability::update;
+  return Capability::delete_;  // DELETE, and anything unexpected: the strictest
+}
+
+AccessRequirement AccessRules::decide(std::string_view method, std::string_view path) const {
+  const AccessRule* best = nullptr;
+  for (const auto& rule : rules_) {
+    if (!path.starts_with(rule.prefix)) continue;
+    if (rule.method != "*" && rule.method != method) continue;
+    if (!best || rule.prefix.size() > best->prefix.size() ||
+        (rule.prefix.size() == best->prefix.size() && best->method == "*" && rule.method != "*")) {
+      best = &rule;
+    }
+  }
+  if (best) return best->requirement;
+  return {true, default_capability(method)};
+}
+
+std::optional<std::string> normalized_request_path(std::string_view uri) {
+  uri = uri.substr(0, std::min(uri.find_first_of("?#"), uri.size()));
+  if (uri.empty() || uri.front() != '/') return std::nullopt;
+  std::string path;
+  path.reserve(uri.size());
+  for (std::size_t i = 0; i < uri.size(); ++i) {
+    if (uri[i] != '%') {
+      path.push_back(uri[i]);
+      continue;
+    }
+    if (i + 2 >= uri.size()) return std::nullopt;
+    const int high = hex_value(uri[i + 1]), low = hex_value(uri[i + 2]);
+    if (high < 0 || low < 0 || (high == 0 && low == 0)) return std::nullopt;
+    path.push_back(static_cast<char>(high * 16 + low));
+    i += 2;
+  }
+  // Refuse dot segments rather than resolve them: the web server already
+  // normalised honest requests, so one here is an attempt to slip a prefix.
+  std::string_view rest = path;
+  while (!rest.empty()) {
+    rest.remove_prefix(1);  // the '/'
+    const auto segment = rest.substr(0, std::min(rest.find('/'), rest.size()));
+    if (segment == "." || segment == "..") return std::nullopt;
+    rest.remove_prefix(segment.size());
+  }
+  return path;
+}
+
+}  // namespace authd
