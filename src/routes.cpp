@@ -17,6 +17,7 @@ constexpr std::array kRoutes{
     Route{"POST", "/signup", signup, Access::open, std::nullopt, Lane::password},
     Route{"POST", "/signin", signin, Access::open, std::nullopt, Lane::password},
     Route{"GET", "/oauth", oauth, Access::open, std::nullopt, Lane::upstream},
+    Route{"*", "/auth/check", auth_check, Access::open, std::nullopt},
     Route{"GET", "/records", list_records, Access::bearer, std::nullopt},
     Route{"POST", "/records", create_record, Access::bearer, create},
     Route{"GET", "/records/{id}", get_record, Access::bearer, read},
@@ -58,11 +59,12 @@ bool has_query_parameter(std::string_view query, std::string_view name) {
 }
 
 handlers::HandlerResult run(App& app, const http::Request& request) {
+  if (request.param("FCGI_ROLE") == "AUTHORIZER") return authorizer(app, request, RouteContext{});
   std::string allowed;
   for (const auto& route : kRoutes) {
     std::string_view id;
     if (!match(route.pattern, request.path, id)) continue;
-    if (route.method != request.method) {
+    if (route.method != "*" && route.method != request.method) {
       if (!allowed.empty()) allowed += ", ";
       allowed += route.method;
       continue;
@@ -88,9 +90,12 @@ handlers::HandlerResult run(App& app, const http::Request& request) {
 std::span<const Route> route_table() { return kRoutes; }
 
 Lane lane_for(const http::Request& request) {
+  if (request.param("FCGI_ROLE") == "AUTHORIZER") return Lane::direct;
   for (const auto& route : kRoutes) {
     std::string_view id;
-    if (route.method == request.method && match(route.pattern, request.path, id)) return route.lane;
+    if ((route.method == "*" || route.method == request.method) && match(route.pattern, request.path, id)) {
+      return route.lane;
+    }
   }
   return Lane::direct;
 }

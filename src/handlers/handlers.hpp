@@ -23,6 +23,9 @@ using HandlerResult = Result<http::Response>;
 HandlerResult signup(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult signin(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult oauth(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult auth_check(App& app, const http::Request& request, const RouteContext& context);
+// The FastCGI Authorizer role (FCGI_ROLE=AUTHORIZER), whatever the path.
+HandlerResult authorizer(App& app, const http::Request& request, const RouteContext& context);
 
 HandlerResult list_records(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult get_record(App& app, const http::Request& request, const RouteContext& context);

@@ -23,6 +23,9 @@ Result<Request> read_request(FCGX_Request& fcgi, std::size_t max_body) {
   request.https = param_of(env, "HTTPS") == "on";
   request.remote_addr = std::string(param_of(env, "REMOTE_ADDR"));
 
+  // An authorizer sees the original request's CONTENT_LENGTH but no body
+  // (FastCGI 1.0 §6.3): there is nothing to read.
+  if (param_of(env, "FCGI_ROLE") == "AUTHORIZER") return request;
   const auto length_text = param_of(env, "CONTENT_LENGTH");
   std::size_t length = 0;
   if (!length_text.empty()) {
