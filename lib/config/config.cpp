@@ -85,6 +85,7 @@ const std::map<std::string, Setter, std::less<>>& settings() {
       {"token_ttl", AUTHD_SECONDS(token.ttl, 1, 366LL * 24 * 3600)},
       {"token_leeway", AUTHD_SECONDS(token.leeway, 0, 300)},
       {"token_issuer", AUTHD_STRING(token.issuer)},
+      {"token_cache_entries", AUTHD_NUMBER(token.cache_entries, std::size_t, 0, 1u << 20)},
       {"token_audience", AUTHD_STRING(token.audience)},
       {"cookie_secure",
        [](Config& c, std::string_view v) -> Result<void> {

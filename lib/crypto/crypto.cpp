@@ -6,6 +6,7 @@
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -16,31 +17,40 @@ namespace {
 constexpr std::string_view kStd = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 constexpr std::string_view kUrl = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
-int sextet(std::string_view alphabet, char c) {
-  const auto pos = alphabet.find(c);
-  return pos == std::string_view::npos ? -1 : static_cast<int>(pos);
+// Reverse lookup tables, built at compile time: -1 for bytes outside the alphabet.
+using DecodeTable = std::array<signed char, 256>;
+constexpr DecodeTable make_table(std::string_view alphabet) {
+  DecodeTable table{};
+  for (auto& entry : table) entry = -1;
+  for (std::size_t i = 0; i < alphabet.size(); ++i) {
+    table[static_cast<unsigned char>(alphabet[i])] = static_cast<signed char>(i);
+  }
+  return table;
 }
+constexpr DecodeTable kStdTable = make_table(kStd);
+constexpr DecodeTable kUrlTable = make_table(kUrl);
 
-// Decodes unpadded base64 in `alphabet`; refuses non-canonical input (a
+// Decodes unpadded base64 with `table`; refuses non-canonical input (a
 // length of 1 mod 4, or set bits past the last whole byte) so that every
 // byte string has exactly one accepted encoding.
-std::optional<std::string> decode_unpadded(std::string_view text, std::string_view alphabet) {
+std::optional<std::string> decode_unpadded(std::string_view text, const DecodeTable& table) {
   if (text.size() % 4 == 1) return std::nullopt;
-  std::string out;
-  out.reserve(text.size() * 3 / 4);
+  std::string out(text.size() * 3 / 4, '\0');
+  std::size_t written = 0;
   std::uint32_t buffer = 0;
   int bits = 0;
   for (char c : text) {
-    const int value = sextet(alphabet, c);
+    const int value = table[static_cast<unsigned char>(c)];
     if (value < 0) return std::nullopt;
     buffer = (buffer << 6) | static_cast<std::uint32_t>(value);
     bits += 6;
     if (bits >= 8) {
       bits -= 8;
-      out.push_back(static_cast<char>((buffer >> bits) & 0xFFu));
+      out[written++] = static_cast<char>((buffer >> bits) & 0xFFu);
     }
   }
   if (bits > 0 && (buffer & ((1u << bits) - 1u)) != 0) return std::nullopt;
+  out.resize(written);
   return out;
 }
 
@@ -108,6 +118,70 @@ Sha256Digest hmac_sha256(std::span<const unsigned char> key, std::string_view da
   return mac;
 }
 
+struct HmacSha256::State {
+  EVP_MD_CTX* inner = nullptr;  // SHA-256 after absorbing key ^ ipad
+  EVP_MD_CTX* outer = nullptr;  // SHA-256 after absorbing key ^ opad
+  ~State() {
+    EVP_MD_CTX_free(inner);
+    EVP_MD_CTX_free(outer);
+  }
+};
+
+namespace {
+
+constexpr std::size_t kSha256Block = 64;
+
+// A per-thread scratch context: no allocation per MAC.
+EVP_MD_CTX* scratch_context() {
+  struct Holder {
+    EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+    ~Holder() { EVP_MD_CTX_free(ctx); }
+  };
+  thread_local Holder holder;
+  return holder.ctx;
+}
+
+}  // namespace
+
+HmacSha256::HmacSha256(std::span<const unsigned char> key) : state_(std::make_unique<State>()) {
+  std::array<unsigned char, kSha256Block> block{};
+  if (key.size() > kSha256Block) {
+    const auto digest = sha256({reinterpret_cast<const char*>(key.data()), key.size()});
+    std::copy(digest.begin(), digest.end(), block.begin());
+  } else {
+    std::copy(key.begin(), key.end(), block.begin());
+  }
+  std::array<unsigned char, kSha256Block> pad{};
+  auto prepare = [&](EVP_MD_CTX*& ctx, unsigned char fill) {
+    for (std::size_t i = 0; i < kSha256Block; ++i) pad[i] = static_cast<unsigned char>(block[i] ^ fill);
+    ctx = EVP_MD_CTX_new();
+    if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr) != 1 || EVP_DigestUpdate(ctx, pad.data(), pad.size()) != 1) {
+      std::fputs("authd: fatal: SHA-256 is unavailable\n", stderr);
+      std::abort();
+    }
+  };
+  prepare(state_->inner, 0x36);
+  prepare(state_->outer, 0x5c);
+  wipe(block.data(), block.size());
+  wipe(pad.data(), pad.size());
+}
+
+HmacSha256::~HmacSha256() = default;
+HmacSha256::HmacSha256(HmacSha256&&) noexcept = default;
+HmacSha256& HmacSha256::operator=(HmacSha256&&) noexcept = default;
+
+Sha256Digest HmacSha256::mac(std::string_view data) const {
+  Sha256Digest inner_digest{}, result{};
+  EVP_MD_CTX* ctx = scratch_context();
+  EVP_MD_CTX_copy_ex(ctx, state_->inner);
+  EVP_DigestUpdate(ctx, data.data(), data.size());
+  EVP_DigestFinal_ex(ctx, inner_digest.data(), nullptr);
+  EVP_MD_CTX_copy_ex(ctx, state_->outer);
+  EVP_DigestUpdate(ctx, inner_digest.data(), inner_digest.size());
+  EVP_DigestFinal_ex(ctx, result.data(), nullptr);
+  return result;
+}
+
 bool equal_constant_time(std::span<const unsigned char> a, std::span<const unsigned char> b) noexcept {
   if (a.size() != b.size()) return false;
   return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
@@ -120,7 +194,7 @@ bool equal_constant_time(std::string_view a, std::string_view b) noexcept {
 std::string base64url_encode(std::span<const unsigned char> data) { return encode_unpadded(data, kUrl); }
 std::string base64url_encode(std::string_view data) { return encode_unpadded(bytes_of(data), kUrl); }
 
-std::optional<std::string> base64url_decode(std::string_view text) { return decode_unpadded(text, kUrl); }
+std::optional<std::string> base64url_decode(std::string_view text) { return decode_unpadded(text, kUrlTable); }
 
 std::string base64_encode(std::string_view data) {
   std::string out = encode_unpadded(bytes_of(data), kStd);
@@ -132,7 +206,7 @@ std::optional<std::string> base64_decode(std::string_view text) {
   if (text.size() % 4 != 0) return std::nullopt;
   std::size_t padding = 0;
   while (padding < 2 && padding < text.size() && text[text.size() - 1 - padding] == '=') ++padding;
-  return decode_unpadded(text.substr(0, text.size() - padding), kStd);
+  return decode_unpadded(text.substr(0, text.size() - padding), kStdTable);
 }
 
 std::string to_hex(std::span<const unsigned char> data) {

@@ -1,3 +1,4 @@
+#include <array>
 #include <cctype>
 
 #include "authd/authorization.hpp"
@@ -36,11 +37,19 @@ bool has_control(std::string_view text) {
 }
 
 // RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
+constexpr std::array<bool, 256> kB64TokenChars = [] {
+  std::array<bool, 256> table{};
+  for (int c = 'A'; c <= 'Z'; ++c) table[static_cast<std::size_t>(c)] = true;
+  for (int c = 'a'; c <= 'z'; ++c) table[static_cast<std::size_t>(c)] = true;
+  for (int c = '0'; c <= '9'; ++c) table[static_cast<std::size_t>(c)] = true;
+  for (char c : {'-', '.', '_', '~', '+', '/'}) table[static_cast<unsigned char>(c)] = true;
+  return table;
+}();
+
 bool is_b64token(std::string_view token) {
   std::size_t i = 0;
   for (; i < token.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(token[i]);
-    if (!(std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/')) break;
+    if (!kB64TokenChars[static_cast<unsigned char>(token[i])]) break;
   }
   if (i == 0) return false;
   for (; i < token.size(); ++i) {

@@ -3,51 +3,17 @@
 
 #include "authd/clock.hpp"
 #include "store/lmdb_txn.hpp"
+#include "store/user_codec.hpp"
 
 namespace authd {
 namespace {
 
-std::string serialize(const User& user) {
-  Json doc = Json::object();
-  doc.set("_id", Json::string(user.id))
-      .set("username", Json::string(user.username))
-      .set("password", Json::string(user.password_hash))
-      .set("fullname", Json::string(user.fullname))
-      .set("email", Json::string(user.email))
-      .set("role", Json::string(to_string(user.role)))
-      .set("__v", Json::integer(user.version))
-      .set("created_at", Json::integer(user.created_at))
-      .set("updated_at", Json::integer(user.updated_at));
-  if (!user.links.empty()) {
-    Json links = Json::array();
-    for (const auto& link : user.links) links.append(Json::string(link));
-    doc.set("links", std::move(links));
-  }
-  return doc.dump();
-}
+std::string serialize(const User& user) { return store_detail::encode_user(user); }
 
 Result<User> deserialize(std::string_view bytes) {
-  auto doc = Json::parse(bytes);
-  if (!doc || !doc->is_object()) return fail(Errc::internal, "corrupt user record");
-  const auto role = parse_role(doc->get_string("role").value_or(""));
-  const auto id = doc->get_string("_id");
-  const auto username = doc->get_string("username");
-  if (!role || !id || !username) return fail(Errc::internal, "corrupt user record");
-  User user;
-  user.id = std::string(*id);
-  user.username = std::string(*username);
-  user.password_hash = std::string(doc->get_string("password").value_or(""));
-  user.fullname = std::string(doc->get_string("fullname").value_or(""));
-  user.email = std::string(doc->get_string("email").value_or(""));
-  user.role = *role;
-  user.version = doc->get_integer("__v").value_or(0);
-  user.created_at = doc->get_integer("created_at").value_or(0);
-  user.updated_at = doc->get_integer("updated_at").value_or(0);
-  const Json links = doc->get("links");
-  for (std::size_t i = 0; i < links.size(); ++i) {
-    if (auto link = links.at(i).as_string()) user.links.emplace_back(*link);
-  }
-  return user;
+  auto user = store_detail::decode_user(bytes);
+  if (!user) return fail(Errc::internal, "corrupt user record");
+  return std::move(*user);
 }
 
 Result<User> find_in(const Txn& txn, MDB_dbi dbi, std::string_view username) {

@@ -6,6 +6,7 @@
 
 #include "authd/crypto.hpp"
 #include "authd/json.hpp"
+#include "token/verified_cache.hpp"
 
 namespace authd {
 namespace {
@@ -48,7 +49,25 @@ bool audience_matches(const Json& aud, std::string_view expected) {
   return false;
 }
 
+// The one header layout we write; built once per kind.
+std::string canonical_header(std::string_view type) {
+  Json header = Json::object();
+  header.set("alg", Json::string(kAlgorithm)).set("typ", Json::string(type));
+  return crypto::base64url_encode(header.dump());
+}
+
 }  // namespace
+
+TokenService::TokenService(const SigningKey& key, TokenPolicy policy)
+    : mac_({reinterpret_cast<const unsigned char*>(key.bytes().data()), key.bytes().size()}),
+      policy_(std::move(policy)),
+      access_header_(canonical_header(kAccessTokenType)),
+      cache_(policy_.cache_entries ? std::make_shared<token_detail::VerifiedTokenCache>(policy_.cache_entries)
+                                   : nullptr) {}
+
+std::string TokenService::encoded_header(std::string_view type) const {
+  return type == kAccessTokenType ? access_header_ : canonical_header(type);
+}
 
 Result<TokenService> TokenService::create(SigningKey key, TokenPolicy policy) {
   if (key.bytes().size() < kMinSigningKeyBytes) {
@@ -56,7 +75,7 @@ Result<TokenService> TokenService::create(SigningKey key, TokenPolicy policy) {
   }
   if (policy.ttl.count() <= 0) return fail(Errc::config, "token_ttl must be positive");
   if (policy.leeway.count() < 0) return fail(Errc::config, "token_leeway must not be negative");
-  return TokenService(std::move(key), std::move(policy));
+  return TokenService(key, std::move(policy));
 }
 
 std::string TokenService::issue(std::string_view type, std::string_view subject, std::string_view username,
@@ -64,8 +83,6 @@ std::string TokenService::issue(std::string_view type, std::string_view subject,
                                 const std::map<std::string, std::string, std::less<>>& extra,
                                 std::chrono::seconds ttl_override) const {
   const auto ttl = ttl_override.count() > 0 ? ttl_override : policy_.ttl;
-  Json header = Json::object();
-  header.set("alg", Json::string(kAlgorithm)).set("typ", Json::string(type));
   Json payload = Json::object();
   payload.set("iss", Json::string(policy_.issuer))
       .set("aud", Json::string(policy_.audience))
@@ -77,10 +94,10 @@ std::string TokenService::issue(std::string_view type, std::string_view subject,
   for (const auto& [claim, value] : extra) {
     if (!is_registered(claim)) payload.set(claim, Json::string(value));
   }
-  std::string token = crypto::base64url_encode(header.dump());
+  std::string token = encoded_header(type);
   token += '.';
   token += crypto::base64url_encode(payload.dump());
-  const auto mac = crypto::hmac_sha256(bytes_of(key_.bytes()), token);
+  const auto mac = mac_.mac(token);
   token += '.';
   token += crypto::base64url_encode(mac);
   return token;
@@ -89,6 +106,17 @@ std::string TokenService::issue(std::string_view type, std::string_view subject,
 Result<TokenClaims> TokenService::verify(std::string_view token, std::string_view type,
                                          std::int64_t now) const {
   if (token.size() > kMaxTokenBytes) return refuse("token too long");
+  if (cache_) {
+    if (auto known = cache_->find(type, token, now, policy_.leeway.count())) return std::move(*known);
+  }
+  std::int64_t valid_from = 0;
+  auto claims = verify_uncached(token, type, now, valid_from);
+  if (claims && cache_) cache_->insert(type, token, *claims, valid_from, now);
+  return claims;
+}
+
+Result<TokenClaims> TokenService::verify_uncached(std::string_view token, std::string_view type, std::int64_t now,
+                                                  std::int64_t& valid_from) const {
   const auto first = token.find('.');
   const auto second = first == std::string_view::npos ? first : token.find('.', first + 1);
   if (second == std::string_view::npos || token.find('.', second + 1) != std::string_view::npos) {
@@ -101,17 +129,21 @@ Result<TokenClaims> TokenService::verify(std::string_view token, std::string_vie
 
   // Header first, and the algorithm before any cryptography: the algorithm is
   // pinned to our key (RFC 8725 §3.1), so "none", "HS512" or "hs256" never
-  // reach the MAC.
-  auto header = decode_segment(header_b64, "header");
-  if (!header) return std::unexpected(header.error());
-  if (header->get_string("alg") != kAlgorithm) return refuse("algorithm not allowed");
-  if (header->get_string("typ") != type) return refuse("wrong token type");
-  // We implement no JWS extensions, so any `crit` must be refused (RFC 7515 §4.1.11).
-  if (header->has("crit")) return refuse("unsupported critical header");
+  // reach the MAC. The header we write ourselves is recognised byte for byte
+  // (the usual case, no parsing); any other one is parsed and checked.
+  // jku/x5u/jwk/kid are ignored: keys never come from the token.
+  if (header_b64 != encoded_header(type)) {
+    auto header = decode_segment(header_b64, "header");
+    if (!header) return std::unexpected(header.error());
+    if (header->get_string("alg") != kAlgorithm) return refuse("algorithm not allowed");
+    if (header->get_string("typ") != type) return refuse("wrong token type");
+    // We implement no JWS extensions, so any `crit` must be refused (RFC 7515 §4.1.11).
+    if (header->has("crit")) return refuse("unsupported critical header");
+  }
 
   auto signature = crypto::base64url_decode(signature_b64);
   if (!signature) return refuse("signature is not base64url");
-  const auto expected = crypto::hmac_sha256(bytes_of(key_.bytes()), signing_input);
+  const auto expected = mac_.mac(signing_input);
   if (!crypto::equal_constant_time(bytes_of(*signature), expected)) return refuse("bad signature");
 
   auto payload = decode_segment(payload_b64, "payload");
@@ -125,12 +157,14 @@ Result<TokenClaims> TokenService::verify(std::string_view token, std::string_vie
   if (payload->has("nbf")) {
     const auto nbf = payload->get_integer("nbf");
     if (!nbf || now + leeway < *nbf) return refuse("token not yet valid");
+    valid_from = *nbf;
   }
   std::int64_t iat = 0;
   if (payload->has("iat")) {
     const auto value = payload->get_integer("iat");
     if (!value || *value > now + leeway) return refuse("iat invalid or in the future");
     iat = *value;
+    valid_from = std::max(valid_from, iat);
   }
   const auto sub = payload->get_string("sub");
   if (!sub || sub->empty()) return refuse("sub missing");

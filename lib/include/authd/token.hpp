@@ -7,13 +7,19 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 
+#include "authd/crypto.hpp"
 #include "authd/error.hpp"
 #include "authd/signing_key.hpp"
 
 namespace authd {
+
+namespace token_detail {
+class VerifiedTokenCache;
+}
 
 // Token kinds (the JOSE `typ` header).
 inline constexpr std::string_view kAccessTokenType = "at+jwt";      // RFC 9068
@@ -24,6 +30,7 @@ struct TokenPolicy {
   std::string audience = "authd";
   std::chrono::seconds ttl{3600};
   std::chrono::seconds leeway{0};  // tolerated clock skew on exp/nbf/iat
+  std::size_t cache_entries = 8192;  // verified tokens remembered per process; 0 = none
 };
 
 struct TokenClaims {
@@ -52,7 +59,9 @@ class TokenService {
   // payload JSON objects without duplicate members; alg exactly "HS256";
   // typ exactly `type`; no `crit`; MAC (constant time); iss, aud; exp
   // required and in the future; nbf and iat honoured; sub required.
-  // jku/x5u/jwk/kid headers are never dereferenced.
+  // jku/x5u/jwk/kid headers are never dereferenced. A token that verified
+  // before is recognised from a bounded in-memory cache (policy.cache_entries),
+  // with exp/nbf checked again.
   // Error: invalid_token, message says why (for logs, never for clients).
   Result<TokenClaims> verify(std::string_view token, std::string_view type,
                              std::int64_t now) const;
@@ -60,10 +69,16 @@ class TokenService {
   const TokenPolicy& policy() const noexcept { return policy_; }
 
  private:
-  TokenService(SigningKey key, TokenPolicy policy)
-      : key_(std::move(key)), policy_(std::move(policy)) {}
-  SigningKey key_;
+  TokenService(const SigningKey& key, TokenPolicy policy);
+  Result<TokenClaims> verify_uncached(std::string_view token, std::string_view type, std::int64_t now,
+                                      std::int64_t& valid_from) const;
+  // The base64url header this service writes for `type`.
+  std::string encoded_header(std::string_view type) const;
+
+  crypto::HmacSha256 mac_;  // the key lives only inside the precomputed HMAC states
   TokenPolicy policy_;
+  std::string access_header_;  // encoded_header(kAccessTokenType), precomputed
+  std::shared_ptr<token_detail::VerifiedTokenCache> cache_;  // null when disabled
 };
 
 }  // namespace authd

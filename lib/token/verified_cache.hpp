@@ -1,0 +1,55 @@
+// Internal to lib/token/: tokens that passed full verification, so that a
+// client presenting the same token again costs one hash-map lookup instead
+// of base64, HMAC and JSON. Only complete, successful verifications are
+// stored, keyed by the exact token bytes (a tampered token is a different
+// key); expiry and not-before are re-checked on every hit. Bounded in size;
+// sharded so that threads rarely contend.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "authd/token.hpp"
+
+namespace authd::token_detail {
+
+class VerifiedTokenCache {
+ public:
+  explicit VerifiedTokenCache(std::size_t capacity) : per_shard_(capacity / kShards + 1) {}
+
+  // The claims if `token` of kind `type` was verified before and is still
+  // valid at `now` with `leeway`.
+  std::optional<TokenClaims> find(std::string_view type, std::string_view token, std::int64_t now,
+                                  std::int64_t leeway) const;
+  // `valid_from` is the latest of iat and nbf.
+  void insert(std::string_view type, std::string_view token, const TokenClaims& claims, std::int64_t valid_from,
+              std::int64_t now);
+
+ private:
+  static constexpr std::size_t kShards = 16;
+  struct Entry {
+    TokenClaims claims;
+    std::int64_t valid_from = 0;
+  };
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view key) const noexcept { return std::hash<std::string_view>{}(key); }
+  };
+  struct Shard {
+    mutable std::mutex mutex;
+    std::unordered_map<std::string, Entry, Hash, std::equal_to<>> entries;
+  };
+  static std::string key_of(std::string_view type, std::string_view token);
+  Shard& shard_for(std::string_view key) const { return shards_[Hash{}(key) % kShards]; }
+
+  std::size_t per_shard_;
+  mutable std::array<Shard, kShards> shards_;
+};
+
+}  // namespace authd::token_detail
