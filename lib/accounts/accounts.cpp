@@ -8,10 +8,6 @@ namespace {
 
 constexpr std::array<std::string_view, 4> kSignupFields{"username", "password", "fullname", "email"};
 
-bool username_char(unsigned char c) {
-  return std::isalnum(c) || c == '.' || c == '_' || c == '@' || c == '+' || c == '-';
-}
-
 bool has_control(std::string_view text) {
   for (unsigned char c : text) {
     if (c < 0x20 || c == 0x7f) return true;
@@ -48,7 +44,7 @@ Result<SignupRequest> signup_request_from_json(const Json& body) {
 
 Result<void> validate_username(std::string_view name, const CredentialPolicy& policy) {
   bool name_ok = !name.empty() && name.size() <= policy.username_max_length;
-  for (unsigned char c : name) name_ok = name_ok && username_char(c);
+  for (unsigned char c : name) name_ok = name_ok && is_username_char(c);
   if (!name_ok) {
     return fail(Errc::bad_request, "username must be 1 to " + std::to_string(policy.username_max_length) +
                                        " characters of A-Z a-z 0-9 . _ @ + -");

@@ -112,7 +112,7 @@ constexpr std::size_t kHintMaxLength = 40;
 std::string username_base(const ExternalIdentity& identity) {
   std::string base;
   for (unsigned char c : identity.username_hint) {
-    if (std::isalnum(c) || c == '.' || c == '_' || c == '@' || c == '+' || c == '-') base.push_back(static_cast<char>(c));
+    if (is_username_char(c)) base.push_back(static_cast<char>(c));
     if (base.size() == kHintMaxLength) break;
   }
   return base.empty() ? identity.provider + "_user" : base;

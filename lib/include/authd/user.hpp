@@ -8,6 +8,12 @@
 
 namespace authd {
 
+// The characters a username may hold: A-Z a-z 0-9 . _ @ + -
+inline bool is_username_char(unsigned char c) noexcept {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+         c == '@' || c == '+' || c == '-';
+}
+
 // A user account as stored. `acl` is always empty in this version (the spec
 // shows it as an empty array) and is therefore not a member.
 struct User {
