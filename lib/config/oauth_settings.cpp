@@ -61,7 +61,6 @@ Result<void> validate(OAuthProvider& p) {
   for (const auto* url : {&p.issuer, &p.redirect_uri, &p.authorization_url, &p.token_url, &p.userinfo_url, &p.jwks_url}) {
     if (!url->empty() && !is_http_url(*url)) return fail(Errc::config, where + "'" + *url + "' is not an http(s) URL");
   }
-  while (!p.issuer.empty() && p.issuer.back() == '/') p.issuer.pop_back();
   if (p.scopes.empty() && p.openid()) p.scopes = "openid profile email";
   if (p.subject_claim.empty()) p.subject_claim = p.openid() ? "sub" : "id";
   if (p.username_claim.empty()) p.username_claim = p.openid() ? "preferred_username" : "login";

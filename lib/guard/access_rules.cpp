@@ -101,6 +101,9 @@ std::optional<std::string> normalized_request_path(std::string_view uri) {
     path.push_back(static_cast<char>(high * 16 + low));
     i += 2;
   }
+  // Merge runs of '/' as web servers do before they serve the path (lighttpd,
+  // nginx merge_slashes, Apache): /app//admin/x must meet the /app/admin/ rule.
+  path.erase(std::unique(path.begin(), path.end(), [](char a, char b) { return a == '/' && b == '/'; }), path.end());
   // Refuse dot segments rather than resolve them: the web server already
   // normalised honest requests, so one here is an attempt to slip a prefix.
   std::string_view rest = path;

@@ -44,7 +44,11 @@ Result<OAuthClient::Endpoints> OAuthClient::endpoints() {
   const bool need_discovery =
       !provider_.issuer.empty() && (found.authorization.empty() || found.token.empty() || found.jwks.empty());
   if (need_discovery) {
-    auto response = http_.get(provider_.issuer + "/.well-known/openid-configuration", {"Accept: application/json"});
+    // OpenID Connect Discovery §4: remove one trailing '/' before appending;
+    // the issuer itself is compared exactly as configured (Auth0's ends in '/').
+    std::string_view base = provider_.issuer;
+    if (base.ends_with('/')) base.remove_suffix(1);
+    auto response = http_.get(std::string(base) + "/.well-known/openid-configuration", {"Accept: application/json"});
     if (!response) return std::unexpected(response.error());
     if (response->status != 200) {
       return fail(Errc::bad_gateway, "OpenID discovery answered " + std::to_string(response->status));

@@ -106,14 +106,16 @@ Result<void> UserStore::remove(std::string_view username) {
 
 namespace {
 
-constexpr std::size_t kHintMaxLength = 40;
+constexpr std::size_t kUsernameMaxLength = 64;  // the default username_max_length
 
-// The hint reduced to the characters a username may hold.
+// The hint reduced to the characters a username may hold, short enough that
+// "<base>.<provider>.<n>" stays within the username length limit.
 std::string username_base(const ExternalIdentity& identity) {
+  const std::size_t room = kUsernameMaxLength - std::min<std::size_t>(identity.provider.size() + 6, 32);
   std::string base;
   for (unsigned char c : identity.username_hint) {
     if (is_username_char(c)) base.push_back(static_cast<char>(c));
-    if (base.size() == kHintMaxLength) break;
+    if (base.size() == room) break;
   }
   return base.empty() ? identity.provider + "_user" : base;
 }
