@@ -58,15 +58,20 @@ bool has_query_parameter(std::string_view query, std::string_view name) {
   return false;
 }
 
+// HEAD is answered wherever GET is (RFC 9110 §9.3.2); the web server drops the body.
+std::string_view matching_method(std::string_view method) { return method == "HEAD" ? "GET" : method; }
+
 handlers::HandlerResult run(App& app, const http::Request& request) {
   if (request.param("FCGI_ROLE") == "AUTHORIZER") return authorizer(app, request, RouteContext{});
+  const auto method = matching_method(request.method);
   std::string allowed;
   for (const auto& route : kRoutes) {
     std::string_view id;
     if (!match(route.pattern, request.path, id)) continue;
-    if (route.method != "*" && route.method != request.method) {
+    if (route.method != "*" && route.method != method) {
       if (!allowed.empty()) allowed += ", ";
       allowed += route.method;
+      if (route.method == "GET") allowed += ", HEAD";
       continue;
     }
     RouteContext context{id, nullptr};
@@ -93,7 +98,8 @@ Lane lane_for(const http::Request& request) {
   if (request.param("FCGI_ROLE") == "AUTHORIZER") return Lane::direct;
   for (const auto& route : kRoutes) {
     std::string_view id;
-    if ((route.method == "*" || route.method == request.method) && match(route.pattern, request.path, id)) {
+    if ((route.method == "*" || route.method == matching_method(request.method)) &&
+        match(route.pattern, request.path, id)) {
       return route.lane;
     }
   }

@@ -1,3 +1,4 @@
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,7 +24,8 @@ Result<void> prepare_directory(const std::filesystem::path& dir) {
     return {};
   }
   if (!S_ISDIR(info.st_mode)) return fail(Errc::io, "state directory " + dir.string() + " is not a directory");
-  if (::access(dir.c_str(), R_OK | W_OK | X_OK) != 0) {
+  // Effective ids (and capabilities), as open(2) will use them.
+  if (::faccessat(AT_FDCWD, dir.c_str(), R_OK | W_OK | X_OK, AT_EACCESS) != 0) {
     return fail(Errc::io, "state directory " + dir.string() + " is not writable: " + std::strerror(errno));
   }
   if ((info.st_mode & 077) != 0 && info.st_uid == ::geteuid()) ::chmod(dir.c_str(), 0700);
