@@ -3,11 +3,16 @@
 #
 #   PORT=8080 scripts/serve.sh
 #
-# Starts build/authd under spawn-fcgi on a unix socket in the run directory
-# and lighttpd (conf/lighttpd.conf) on http://127.0.0.1:$PORT, then waits.
-# Ctrl-C or SIGTERM stops both (TERM, then KILL after 5 s), removes the
-# socket and exits 0. If either process dies on its own, the other is
-# stopped and the script exits 1.
+# Starts build/authd on a unix socket in the run directory, under
+# scripts/supervise-authd.sh (spawn-fcgi in a loop: an authd that dies is
+# started again after a short back-off), and lighttpd (conf/lighttpd.conf)
+# on http://127.0.0.1:$PORT, then waits. Ctrl-C or SIGTERM stops lighttpd,
+# then authd (which finishes its in-flight requests; KILL only after 15 s),
+# removes the socket and exits 0, leaving no process behind. If lighttpd or
+# the supervisor dies on its own, the rest is stopped and the script exits 1.
+# An authd whose configuration, state directory or signing key cannot work
+# is not restarted: the supervisor prints authd's reason and the script
+# exits 1.
 #
 # Environment:
 #   PORT             TCP port on 127.0.0.1                (default 8080)
@@ -18,6 +23,7 @@
 #                    Unset, authd uses its config's value (./var by default,
 #                    relative to the repository root, where this runs).
 #   AUTHD_*          any other authd setting, passed through to authd.
+#   SUPERVISE_*      the supervisor's back-off settings (see supervise-authd.sh).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -28,7 +34,9 @@ BUILD_DIR=${BUILD_DIR:-build}
 [[ $BUILD_DIR == /* ]] || BUILD_DIR=$ROOT/$BUILD_DIR
 AUTHD_BIN=${AUTHD_BIN:-$BUILD_DIR/authd}
 RUN_DIR=${RUN_DIR:-$ROOT/var/run}
-STOP_TIMEOUT=5
+STOP_TIMEOUT=5        # lighttpd
+AUTHD_STOP_TIMEOUT=15 # authd may take its 10 s grace period for in-flight requests
+SUPERVISOR=$ROOT/scripts/supervise-authd.sh
 
 say() { printf 'serve: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
@@ -51,13 +59,15 @@ if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
   die "port $PORT on 127.0.0.1 is already in use: choose another with PORT=..."
 fi
 if [[ -S $SOCKET ]]; then
-  if [[ -s $RUN_DIR/authd.pid ]] && kill -0 "$(<"$RUN_DIR/authd.pid")" 2>/dev/null; then
-    die "authd already runs (pid $(<"$RUN_DIR/authd.pid"), socket $SOCKET): stop it first"
-  fi
+  for pidfile in "$RUN_DIR/authd.pid" "$RUN_DIR/supervisor.pid"; do
+    if [[ -s $pidfile ]] && kill -0 "$(<"$pidfile")" 2>/dev/null; then
+      die "authd already runs (pid $(<"$pidfile") in $pidfile, socket $SOCKET): stop it first"
+    fi
+  done
   rm -f "$SOCKET"
 fi
 
-AUTHD_PID=
+SUPERVISOR_PID=
 LIGHTTPD_PID=
 
 # True while PID exists and is not a zombie.
@@ -69,17 +79,17 @@ alive() {
 }
 
 # TERM the process group led by PID (each child runs under setsid), wait up
-# to STOP_TIMEOUT seconds for all of it, then KILL. Reaps the leader.
+# to TIMEOUT seconds for all of it, then KILL. Reaps the leader.
 stop_group() {
-  local pid=$1 name=$2 i
+  local pid=$1 name=$2 timeout=$3 i
   [[ -n $pid ]] || return 0
   kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-  for ((i = 0; i < STOP_TIMEOUT * 10; i++)); do
+  for ((i = 0; i < timeout * 10; i++)); do
     alive "$pid" || wait "$pid" 2>/dev/null || true
     kill -0 -- "-$pid" 2>/dev/null || kill -0 "$pid" 2>/dev/null || return 0
     sleep 0.1
   done
-  say "$name (pid $pid) did not stop within ${STOP_TIMEOUT}s: killing it"
+  say "$name (pid $pid) did not stop within ${timeout}s: killing it"
   kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
 }
@@ -91,27 +101,30 @@ shutdown() {
   stopping=1
   trap '' INT TERM HUP
   say "stopping"
-  stop_group "$LIGHTTPD_PID" lighttpd
-  stop_group "$AUTHD_PID" authd
-  rm -f "$SOCKET" "$RUN_DIR/authd.pid"
+  stop_group "$LIGHTTPD_PID" lighttpd "$STOP_TIMEOUT"
+  stop_group "$SUPERVISOR_PID" authd "$AUTHD_STOP_TIMEOUT"
+  rm -f "$SOCKET" "$RUN_DIR/authd.pid" "$RUN_DIR/supervisor.pid"
   say "stopped"
   exit "$rc"
 }
 trap 'shutdown 0' INT TERM HUP
 trap 'shutdown $?' EXIT
 
-# authd: spawn-fcgi -n binds the socket and execs authd in the same process
-# (so $! is authd's pid); setsid gives it its own process group so that
-# Ctrl-C reaches only this script, which then stops everything in order.
-setsid spawn-fcgi -n -s "$SOCKET" -M 0600 -- "$AUTHD_BIN" </dev/null &
-AUTHD_PID=$!
-echo "$AUTHD_PID" >"$RUN_DIR/authd.pid"
-for ((i = 0; i < 100; i++)); do
+# authd: the supervisor checks the configuration (authd --check), then runs
+# spawn-fcgi -n (which binds the socket and execs authd) and restarts authd
+# whenever it exits; it writes the current authd pid to authd.pid. setsid
+# gives it (and authd) its own process group, so that Ctrl-C reaches only
+# this script, which then stops everything in order.
+AUTHD_BIN=$AUTHD_BIN SUPERVISE_PID_FILE=$RUN_DIR/authd.pid \
+  setsid "$SUPERVISOR" "$SOCKET" </dev/null &
+SUPERVISOR_PID=$!
+echo "$SUPERVISOR_PID" >"$RUN_DIR/supervisor.pid"
+for ((i = 0; i < 200; i++)); do
   [[ -S $SOCKET ]] && break
-  alive "$AUTHD_PID" || break
+  alive "$SUPERVISOR_PID" || break
   sleep 0.05
 done
-if ! [[ -S $SOCKET ]] || ! alive "$AUTHD_PID"; then
+if ! [[ -S $SOCKET ]] || ! alive "$SUPERVISOR_PID"; then
   die "authd did not start (see its messages above)"
 fi
 
@@ -129,15 +142,16 @@ if ! alive "$LIGHTTPD_PID"; then
   exit 1
 fi
 
-say "authd (pid $AUTHD_PID) behind lighttpd (pid $LIGHTTPD_PID)"
+say "authd (pid $(cat "$RUN_DIR/authd.pid" 2>/dev/null), supervisor pid $SUPERVISOR_PID) behind lighttpd (pid $LIGHTTPD_PID)"
 say "logs: $RUN_DIR/lighttpd-error.log, $RUN_DIR/lighttpd-access.log; authd logs here"
 echo "Serving on http://127.0.0.1:$PORT/  (Ctrl-C to stop)"
 
-# Wait until one of them exits (or a signal runs the trap).
+# Wait until one of them exits (or a signal runs the trap). A crashed authd
+# is restarted by the supervisor and does not end this wait.
 rc=0
-wait -n "$AUTHD_PID" "$LIGHTTPD_PID" || rc=$?
-if ! alive "$AUTHD_PID"; then
-  say "authd exited unexpectedly (status $rc)"
+wait -n "$SUPERVISOR_PID" "$LIGHTTPD_PID" || rc=$?
+if ! alive "$SUPERVISOR_PID"; then
+  say "the authd supervisor exited unexpectedly (status $rc)"
 else
   say "lighttpd exited unexpectedly (status $rc):"
   tail -n 20 "$RUN_DIR/lighttpd-error.log" >&2 2>/dev/null || true

@@ -2,6 +2,7 @@
 
 #include <fcgiapp.h>
 #include <poll.h>
+#include <sys/socket.h>
 
 #include <atomic>
 #include <cerrno>
@@ -97,19 +98,25 @@ struct Server::State {
       : app(a), listen_fd(fd), options(o), password_lane(o.queue_limit), upstream_lane(o.queue_limit) {}
 
   // Waits (polling, so that a stop is noticed) for a connection, then accepts
-  // it. One thread waits at a time.
+  // it. One thread waits at a time. Once stopping, connections the web server
+  // already queued on the socket are still taken and answered; only when the
+  // queue is empty does the thread return false.
   bool accept_next(FCGX_Request& request) {
     std::lock_guard lock(accept_mutex);
-    while (!stopping.load()) {
+    for (;;) {
+      const bool draining = stopping.load();
       pollfd ready{listen_fd, POLLIN, 0};
-      const int n = ::poll(&ready, 1, kPollMillis);
+      const int n = ::poll(&ready, 1, draining ? 0 : kPollMillis);
       if (n < 0 && errno != EINTR) return false;
-      if (n <= 0) continue;
+      if (n <= 0) {
+        if (draining) return false;
+        continue;
+      }
       const int rc = FCGX_Accept_r(&request);
       if (rc == 0) return true;
-      if (!stopping.load()) log::warn("accept failed: " + std::string(std::strerror(-rc)));
+      if (draining) return false;
+      log::warn("accept failed: " + std::string(std::strerror(-rc)));
     }
-    return false;
   }
 
   void accept_loop() {
@@ -163,14 +170,25 @@ void Server::start() {
 
 bool Server::stop(std::chrono::seconds grace) {
   State& s = *state_;
+  // A unix socket stops taking new connections at once (the web server sees
+  // the backend as down and fails over or answers 503) while the ones already
+  // queued stay acceptable; on TCP the same call would reset them, so there we
+  // only stop polling. libfcgi is told last: its accept refuses to run once
+  // told, and the queue must be drained first.
+  sockaddr_storage address{};
+  socklen_t length = sizeof address;
+  if (::getsockname(s.listen_fd, reinterpret_cast<sockaddr*>(&address), &length) == 0 &&
+      address.ss_family == AF_UNIX) {
+    ::shutdown(s.listen_fd, SHUT_RD);
+  }
   s.stopping = true;
-  FCGX_ShutdownPending();
   // Join on a helper thread so that the grace period can be enforced.
   std::mutex done_mutex;
   std::condition_variable done_cv;
   bool done = false;
   std::thread joiner([&] {
     for (auto& thread : s.acceptors) thread.join();
+    FCGX_ShutdownPending();
     s.password_lane.close();  // queued jobs are still answered
     s.upstream_lane.close();
     for (auto& thread : s.lane_workers) thread.join();

@@ -11,6 +11,11 @@
 #   BUILD_TYPE         CMAKE_BUILD_TYPE                     (default: RelWithDebInfo)
 #   CONFIGURE_OPTIONS  extra cmake options, space-separated (default: none)
 #   JOBS               parallel build jobs and parallel tests (default: 2)
+#   EXCLUDE_LABEL      regex: tests with a matching label are left out
+#                      (default: soak, the long fault tests; -DEXCLUDE_LABEL=
+#                      with an empty value leaves nothing out)
+#   INCLUDE_LABEL      regex: only tests with a matching label run
+#                      (default: all), e.g. -DINCLUDE_LABEL=soak (make soak)
 #
 # Ends with a line "N passed, M failed" (", K skipped" when some were).
 # Exits non-zero (FATAL_ERROR) when configuring or building fails, when a
@@ -20,7 +25,7 @@ cmake_minimum_required(VERSION 3.25)
 
 get_filename_component(CTEST_SOURCE_DIRECTORY "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 
-foreach(var BUILD_DIR BUILD_TYPE CONFIGURE_OPTIONS JOBS)
+foreach(var BUILD_DIR BUILD_TYPE CONFIGURE_OPTIONS JOBS EXCLUDE_LABEL INCLUDE_LABEL)
   if(NOT DEFINED ${var} AND DEFINED ENV{${var}})
     set(${var} "$ENV{${var}}")
   endif()
@@ -33,6 +38,16 @@ if(NOT BUILD_TYPE)
 endif()
 if(NOT JOBS)
   set(JOBS 2)
+endif()
+if(NOT DEFINED EXCLUDE_LABEL)
+  set(EXCLUDE_LABEL soak)
+endif()
+set(_label_options "")
+if(NOT EXCLUDE_LABEL STREQUAL "")
+  list(APPEND _label_options EXCLUDE_LABEL "${EXCLUDE_LABEL}")
+endif()
+if(DEFINED INCLUDE_LABEL AND NOT INCLUDE_LABEL STREQUAL "")
+  list(APPEND _label_options INCLUDE_LABEL "${INCLUDE_LABEL}")
 endif()
 get_filename_component(CTEST_BINARY_DIRECTORY "${BUILD_DIR}" ABSOLUTE BASE_DIR "${CTEST_SOURCE_DIRECTORY}")
 
@@ -121,11 +136,11 @@ if(NOT _rc EQUAL 0 OR _nerr GREATER 0 OR _err EQUAL -1)
   message(FATAL_ERROR "build failed (status ${_rc}, ${_nerr} errors)")
 endif()
 
-say("== test (${JOBS} in parallel)")
+say("== test (${JOBS} in parallel; labels: include '${INCLUDE_LABEL}', exclude '${EXCLUDE_LABEL}')")
 set(_junit "${CTEST_BINARY_DIRECTORY}/Testing/junit.xml")
 file(REMOVE "${_junit}")
 ctest_test(PARALLEL_LEVEL ${JOBS} RETURN_VALUE _test_rc OUTPUT_JUNIT "${_junit}"
-           CAPTURE_CMAKE_ERROR _err)
+           ${_label_options} CAPTURE_CMAKE_ERROR _err)
 
 # Count the results from the JUnit report and print the failed tests' output.
 set(_passed 0)

@@ -19,7 +19,9 @@ struct Database::Impl {
   MDB_dbi links = 0;     // "provider:subject" -> username
   MDB_dbi throttle = 0;  // "u:<username>" / "a:<address>" -> failed sign-in counters
   ~Impl() {
-    if (env) mdb_env_close(env);
+    if (!env) return;
+    mdb_env_sync(env, 1);  // a clean stop is durable even with sync_writes = false
+    mdb_env_close(env);
   }
 };
 

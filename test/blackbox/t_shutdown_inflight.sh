@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# SIGTERM lets in-flight requests finish. SHUTDOWN_CLIENTS sign-ups (each
+# 30-60 ms of argon2id) are fired at once; as soon as every one of them has
+# reached authd -- accepted by a worker, or connected and waiting in the
+# socket's backlog (counted with `ss`), or already answered -- authd gets
+# SIGTERM. Every one of them must get its normal answer (201), each account
+# must exist afterwards, and authd must exit 0 (well within its 10 s grace
+# period). Repeated SHUTDOWN_ROUNDS times, restarting authd in between.
+# Figures: requests, 201s, errors, exit statuses, time from TERM to exit.
+source "$(dirname "$0")/fault_lib.sh"
+command -v ss >/dev/null 2>&1 || fault_die "'ss' is not installed (iproute2; scripts/deps.sh test installs it)"
+stack_start
+
+N=${SHUTDOWN_CLIENTS:-20}
+ROUNDS=${SHUTDOWN_ROUNDS:-3}
+OUT=$STATE_DIR/shutdown
+mkdir -p "$OUT"
+total=0 total_201=0 exits=() stop_ms=() at_term=()
+
+for ((r = 1; r <= ROUNDS; r++)); do
+  step "round $r: $N sign-ups in flight, then SIGTERM"
+  rm -f "$OUT"/*
+  pids=()
+  for ((i = 1; i <= N; i++)); do
+    (
+      while [[ ! -e $OUT/go ]]; do sleep 0.01; done
+      a=$(signup_answer "r${r}u$i" "pw-$i")
+      echo "r${r}u$i $a" >"$OUT/tmp.$i" && mv "$OUT/tmp.$i" "$OUT/res.$i"
+    ) &
+    pids+=($!)
+  done
+  sleep 0.5
+  : >"$OUT/go"
+  # TERM as soon as all N requests are in authd's hands (or answered)
+  deadline=$(($(now_ms) + 10000))
+  while :; do
+    answered=$(find "$OUT" -name 'res.*' | wc -l)
+    queued=$(ss -xlH src "$FCGI_SOCKET" 2>/dev/null | awk '{ s += $3 } END { print s + 0 }')
+    accepted=$(ss -xH state established src "$FCGI_SOCKET" 2>/dev/null | grep -c .)
+    ((answered + queued + accepted >= N)) && break
+    (($(now_ms) < deadline)) || { fail "round $r: the $N requests did not all reach authd within 10 s"; break; }
+    sleep 0.01
+  done
+  echo "at SIGTERM: $answered answered, $accepted being served, $queued queued in the socket's backlog"
+  pid=$AUTHD_PID
+  t0=$(now_ms)
+  kill -TERM "$pid"
+  wait "$pid"
+  rc=$?
+  dt=$(($(now_ms) - t0))
+  exits+=("$rc") stop_ms+=("$dt") at_term+=("$answered/$accepted/$queued")
+  wait "${pids[@]}"
+  cat "$OUT"/res.* >"$OUT/all"
+  n=$(wc -l <"$OUT/all")
+  ok=$(count_lines "$OUT/all" ' 201 application/json$')
+  total=$((total + n)) total_201=$((total_201 + ok))
+  echo "round $r: authd exited with status $rc ${dt} ms after TERM; answers:"
+  awk '{ print $2, $3 }' "$OUT/all" | sort | uniq -c | sed 's/^/    /'
+  expect_eq "round $r: authd exits 0 after SIGTERM" 0 "$rc"
+  ((dt < 10000)) && pass "round $r: it stopped within the grace period (${dt} ms)" ||
+    fail "round $r: it took ${dt} ms to stop"
+  expect_eq "round $r: every in-flight sign-up answered 201" "$N" "$ok"
+  ((ok == N)) || fail "round $r: sign-ups without their answer" "$(grep -v ' 201 application/json$' "$OUT/all" | head)"
+  grep -q 'received Terminated' "$STATE_DIR/authd.log" && pass "round $r: authd logged the TERM" ||
+    fail "round $r: no TERM message in authd.log"
+
+  AUTHD_PID=
+  authd_start || fault_die "authd did not start again"
+  missing=0
+  while read -r u s _; do
+    [[ $s == 201 ]] || continue
+    [[ $(signin_status "$u" "pw-${u#r"${r}"u}") == 200 ]] || missing=$((missing + 1))
+  done <"$OUT/all"
+  expect_eq "round $r: every account answered 201 signs in after the restart" 0 "$missing"
+done
+
+print_figure requests "$total"
+print_figure signups_201 "$total_201"
+print_figure errors "$((total - total_201))"
+print_figure exit_statuses "${exits[*]}"
+print_figure term_to_exit_ms "${stop_ms[*]}"
+print_figure answered_served_queued_at_term "${at_term[*]}"
+finish
