@@ -80,6 +80,7 @@ const std::map<std::string, Setter, std::less<>>& settings() {
       {"signin_window", AUTHD_SECONDS(throttle.window, 1, 7LL * 24 * 3600)},
       {"signin_user_max_delay", AUTHD_SECONDS(throttle.user_max_delay, 1, 24LL * 3600)},
       {"signin_address_max_delay", AUTHD_SECONDS(throttle.address_max_delay, 1, 24LL * 3600)},
+      {"signin_known_address_ttl", AUTHD_SECONDS(throttle.known_address_ttl, 0, 366LL * 24 * 3600)},
       {"max_body_bytes", AUTHD_NUMBER(max_body_bytes, std::size_t, 1024, 16u << 20)},
       {"max_json_depth", AUTHD_NUMBER(max_json_depth, std::size_t, 2, 256)},
       {"token_ttl", AUTHD_SECONDS(token.ttl, 1, 366LL * 24 * 3600)},

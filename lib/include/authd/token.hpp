@@ -50,6 +50,9 @@ class TokenService {
   // Signs a token of kind `type` for `subject`/`username`, valid from `now`
   // for policy.ttl (or `ttl_override` when positive). `extra` string claims
   // are added as is (they may not shadow a registered claim).
+  // Precondition: every string is valid UTF-8 without NUL (JSON cannot carry
+  // it back); authd's callers pass ASCII only (validated usernames, hex ids,
+  // base64url state).
   std::string issue(std::string_view type, std::string_view subject, std::string_view username,
                     std::int64_t now,
                     const std::map<std::string, std::string, std::less<>>& extra = {},

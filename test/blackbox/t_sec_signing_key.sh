@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Stops offline brute-forcing of the token key (RFC 7518 §3.2, RFC 8725 §3.5): authd refuses to
+# start — `authd --check` fails with a reason, and so does the server itself — when the HMAC key
+# is shorter than 32 bytes, whether given inline (AUTHD_SIGNING_KEY=hex) or as a file; a key it
+# generates itself is 32 bytes, mode 0600.
+source "$(dirname "$0")/harness.sh"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/authd-key.XXXXXX"); at_exit rm -rf "$WORK"
+export AUTHD_STATE_DIR=$WORK/state
+
+# check ENV... : runs `authd --check` with the extra environment; sets RC and OUT.
+check() { OUT=$(env "$@" "$AUTHD_BIN" --check 2>&1); RC=$?; }
+hex() { head -c "$1" /dev/urandom | od -An -tx1 | tr -d ' \n'; }
+
+step "inline hex keys"
+check AUTHD_SIGNING_KEY="$(hex 32)"
+expect_eq "control: 32-byte hex key: --check exits 0" 0 "$RC"
+check AUTHD_SIGNING_KEY="$(hex 31)"
+expect_ne "31-byte hex key: --check fails" 0 "$RC"
+expect_match "31-byte hex key: the reason names the key" 'signing_key|signing key' "$OUT"
+check AUTHD_SIGNING_KEY="$(hex 1)"
+expect_ne "1-byte hex key: --check fails" 0 "$RC"
+check AUTHD_SIGNING_KEY="$(hex 31)zz"
+expect_ne "a key that is not hex: --check fails" 0 "$RC"
+
+step "key files"
+head -c 32 /dev/urandom >"$WORK/key32"; chmod 600 "$WORK/key32"
+head -c 31 /dev/urandom >"$WORK/key31"; chmod 600 "$WORK/key31"
+: >"$WORK/key0"
+check AUTHD_SIGNING_KEY_FILE="$WORK/key32"
+expect_eq "control: 32-byte key file: --check exits 0" 0 "$RC"
+check AUTHD_SIGNING_KEY_FILE="$WORK/key31"
+expect_ne "31-byte key file: --check fails" 0 "$RC"
+expect_match "31-byte key file: the reason names the file" 'key31' "$OUT"
+check AUTHD_SIGNING_KEY_FILE="$WORK/key0"
+expect_ne "empty key file: --check fails" 0 "$RC"
+expect_eq "the empty key file was not replaced" 0 "$(stat -c %s "$WORK/key0")"
+
+step "the server itself does not start with a short key"
+env AUTHD_SIGNING_KEY_FILE="$WORK/key31" setsid spawn-fcgi -n -s "$WORK/authd2.sock" -M 0600 -- "$AUTHD_BIN" \
+  </dev/null >"$WORK/authd.log" 2>&1 &
+PID=$!
+for _ in $(seq 50); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$PID" 2>/dev/null; then
+  fail "authd keeps running with a 31-byte key"
+  kill -TERM "$PID"
+else
+  wait "$PID"; RC=$?
+  expect_ne "authd with a 31-byte key exits non-zero" 0 "$RC"
+  expect_match "authd says why" 'key31' "$(cat "$WORK/authd.log")"
+fi
+
+step "a generated key"
+check
+expect_eq "no key configured: --check exits 0 (a key is generated)" 0 "$RC"
+expect_eq "generated key: 32 bytes" 32 "$(stat -c %s "$AUTHD_STATE_DIR/signing.key")"
+expect_eq "generated key: mode 0600" 600 "$(stat -c %a "$AUTHD_STATE_DIR/signing.key")"
+finish

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Stops online password guessing through POST /signin (OWASP ASVS 2.2.1, RFC 6585): past a
+# threshold of failures per username or per client address, each further failure imposes a
+# growing delay, during which every attempt — even with the right password — is refused with
+# 429 and Retry-After; the delay ends; a success resets the username's count; unknown usernames
+# are throttled exactly like real ones; an address where the user signed in before is not
+# locked out by an attacker elsewhere; and the state lives in LMDB, so a new authd process on the
+# same state directory enforces it. Clients are told apart by source address (127.0.0.x).
+source "$(dirname "$0")/harness.sh"
+export AUTHD_SIGNIN_USER_THRESHOLD=3
+export AUTHD_SIGNIN_ADDRESS_THRESHOLD=8
+export AUTHD_SIGNIN_USER_MAX_DELAY=8
+export AUTHD_SIGNIN_ADDRESS_MAX_DELAY=8
+export AUTHD_ARGON2_ITERATIONS=1 AUTHD_ARGON2_MEMORY_KIB=1024
+stack_start
+
+ATTACKER=127.0.0.2 ALICE_HOME=127.0.0.3 SPRAYER=127.0.0.4 BYSTANDER=127.0.0.5 OTHER=127.0.0.6 GUESSER=127.0.0.7
+signin() { http POST /signin --interface "$1" -u "$2"; }   # signin FROM USER:PASS
+retry_after() { header Retry-After; }
+wait_out() { sleep "$(( $1 + 1 ))"; }   # whole seconds are rounded: one more to be sure
+
+signin "$BYSTANDER" 'x:y'
+expect_eq "setup: requests from another loopback address work" 500 "$STATUS"
+
+http POST /signup -H 'Content-Type: application/json' \
+  --data-binary '{"username":"alice","password":"alice password","fullname":"Alice","email":"a@example.com"}'
+expect_eq "setup: signup alice" 201 "$STATUS"
+signin "$ALICE_HOME" 'alice:alice password'
+expect_eq "setup: alice signs in from her usual address" 200 "$STATUS"
+
+step "per username: the threshold, then 429 with a growing delay"
+for i in 1 2 3; do
+  signin "$ATTACKER" "alice:guess $i"
+  expect_eq "failure $i (under the threshold): 500" 500 "$STATUS"
+  expect_eq "failure $i: no Retry-After" '' "$(retry_after)"
+done
+signin "$ATTACKER" 'alice:guess 4'
+expect_eq "failure 4 (past the threshold) is still checked: 500" 500 "$STATUS"
+signin "$ATTACKER" 'alice:guess 5'
+expect_eq "attempt during the delay: 429" 429 "$STATUS"
+expect_match "429 carries Retry-After (seconds)" '^[1-9][0-9]*$' "$(retry_after)"
+expect_eq "429 body" 'Too Many Requests' "$(json .error)"
+FIRST_DELAY=$(retry_after)
+signin "$ATTACKER" 'alice:alice password'
+expect_eq "the RIGHT password during the delay: 429 too" 429 "$STATUS"
+expect_eq "no token during the delay" '' "$(header token)"
+wait_out "$FIRST_DELAY"
+signin "$ATTACKER" 'alice:guess 6'
+expect_eq "the delay ends: the next attempt is checked again (500)" 500 "$STATUS"
+signin "$ATTACKER" 'alice:guess 7'
+expect_eq "the next delay: 429" 429 "$STATUS"
+SECOND_DELAY=$(retry_after)
+if (( SECOND_DELAY > FIRST_DELAY )); then pass "the delay grows (${FIRST_DELAY} s, then ${SECOND_DELAY} s)"
+else fail "the delay does not grow (${FIRST_DELAY} s, then ${SECOND_DELAY} s)"; fi
+wait_out "$SECOND_DELAY"
+signin "$ATTACKER" 'alice:guess 8'
+expect_eq "after the second delay: checked (500)" 500 "$STATUS"
+signin "$ATTACKER" 'alice:alice password'
+expect_eq "the third delay: 429" 429 "$STATUS"
+THIRD_DELAY=$(retry_after)
+if (( THIRD_DELAY > SECOND_DELAY )); then pass "the delay grows again (${SECOND_DELAY} s, then ${THIRD_DELAY} s)"
+else fail "the delay does not grow (${SECOND_DELAY} s, then ${THIRD_DELAY} s)"; fi
+
+step "the state is in LMDB: a new authd process enforces it"
+authd_stop
+authd_start || fail "authd restarts"
+signin "$ATTACKER" 'alice:alice password'
+expect_eq "after a restart, still 429" 429 "$STATUS"
+expect_match "after a restart, Retry-After continues the same delay" '^[1-9][0-9]*$' "$(retry_after)"
+
+step "no lock-out: alice, from where she signed in before, passes during the attacker's delay"
+signin "$ALICE_HOME" 'alice:alice password'
+expect_eq "alice from her usual address: 200" 200 "$STATUS"
+
+step "a success resets the username's count"
+for i in 1 2 3; do
+  signin "$OTHER" "alice:again $i"
+  expect_eq "after a success, failure $i: 500 (count reset)" 500 "$STATUS"
+done
+signin "$OTHER" 'alice:again 4'
+expect_eq "after a success, failure 4: checked (500)" 500 "$STATUS"
+signin "$OTHER" 'alice:again 5'
+expect_eq "after a success, the threshold applies afresh: 429" 429 "$STATUS"
+
+step "unknown usernames are throttled the same way"
+for i in 1 2 3 4; do signin "$GUESSER" "nobody:guess $i"; done
+expect_eq "unknown user, failure 4: 500" 500 "$STATUS"
+signin "$GUESSER" 'nobody:guess 5'
+expect_eq "unknown user during the delay: 429" 429 "$STATUS"
+expect_eq "unknown user: same 429 body as a real one" 'Too Many Requests' "$(json .error)"
+expect_match "unknown user: Retry-After" '^[1-9][0-9]*$' "$(retry_after)"
+
+step "per address: spraying many usernames from one address"
+for i in 1 2 3 4 5 6 7 8; do
+  signin "$SPRAYER" "user$i:pw"
+  expect_eq "spray failure $i (one per username): 500" 500 "$STATUS"
+done
+signin "$SPRAYER" 'user9:pw'
+expect_eq "spray failure 9 (address past its threshold): 500" 500 "$STATUS"
+signin "$SPRAYER" 'user10:pw'
+expect_eq "that address, any username: 429" 429 "$STATUS"
+signin "$SPRAYER" 'alice:alice password'
+expect_eq "that address, even a right password: 429" 429 "$STATUS"
+signin "$BYSTANDER" 'user10:pw'
+expect_eq "another address is not affected: 500" 500 "$STATUS"
+finish
