@@ -5,6 +5,7 @@
 #   make run        + lighttpd/spawn-fcgi, build, serve on http://127.0.0.1:$(PORT)
 #   make test       + test deps; configure, build and run every test (CTest script)
 #   make test-asan  the same in build-asan/ with ASan+UBSan, Debug
+#   make soak       + the long fault tests (CTest label soak; `make test` skips them)
 #   make clean      remove the build trees
 #
 # Variables: BUILD_DIR (build), BUILD_TYPE (RelWithDebInfo), JOBS (2), PORT (8080).
@@ -46,3 +47,50 @@ test-asan:
 
 clean:
 	rm -rf $(BUILD_DIR) build-asan
+
+# make bench: bench/run.sh (installs wrk + Google Benchmark if missing, builds
+# in build-bench/, micro-benchmarks, then wrk through lighttpd against the
+# ceiling and authd). Parameters: BENCH_* variables at the top of bench/run.sh.
+.PHONY: bench
+bench:
+	JOBS=$(JOBS) bench/run.sh
+
+# make fuzz: the libFuzzer targets of test/fuzz, built with clang-19 in
+# $(FUZZ_DIR) (-DAUTHD_FUZZ=ON: ASan + UBSan + coverage), each run by CTest for
+# FUZZ_SECONDS (default 20) from its seed corpus. make fuzz-long runs them
+# longer (FUZZ_SECONDS=600 by default; override on the command line).
+# Crashing inputs are left in $(FUZZ_DIR)/test/fuzz/artifacts/.
+FUZZ_DIR     ?= build-fuzz
+FUZZ_SECONDS ?= 20
+FUZZ_CXX     ?= clang++-19
+FUZZ_CC      ?= clang-19
+
+.PHONY: fuzz fuzz-long
+fuzz:
+	@$(DEPS) fuzz
+	CC=$(FUZZ_CC) CXX=$(FUZZ_CXX) cmake -S . -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_COMPILER=$(FUZZ_CXX) -DAUTHD_FUZZ=ON -DAUTHD_BUILD_TESTS=OFF -DAUTHD_FUZZ_SECONDS=$(FUZZ_SECONDS)
+	cmake --build $(FUZZ_DIR) -j$(JOBS) --target fuzz_token fuzz_signup_json fuzz_authorization
+	cd $(FUZZ_DIR) && $(CTEST) -L fuzz -j$(JOBS) --output-on-failure
+
+fuzz-long: FUZZ_SECONDS = 600
+fuzz-long: fuzz
+
+# make install: the binaries, the core library (libauthd.a), its headers and
+# pkg-config file (authd.pc), and conf/ + www/ under share/authd.
+# PREFIX (/usr/local) and DESTDIR (staging root) are honoured.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+
+.PHONY: install
+install: build
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+
+# make soak: the long variants of the concurrency/crash/load/shutdown tests
+# (CTest label soak: minutes of wrk load, 30 SIGKILLs, ...), one at a time.
+# `make test` (and CI) leave them out.
+.PHONY: soak
+soak:
+	@$(DEPS) test
+	$(CTEST) -V -S test/ci.cmake -DBUILD_DIR=$(BUILD_DIR) -DBUILD_TYPE=$(BUILD_TYPE) -DJOBS=1 \
+	  -DINCLUDE_LABEL=soak -DEXCLUDE_LABEL=

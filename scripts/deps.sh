@@ -1,11 +1,21 @@
 #!/usr/bin/env bash
-# scripts/deps.sh [build|run|test]
+# scripts/deps.sh [build|run|test|bench|fuzz]
 #
 # Makes sure the Debian packages authd needs are installed. Each level
 # includes the previous one:
 #   build  compiler, CMake and the libraries authd links against
 #   run    + lighttpd and spawn-fcgi (what `make run` serves with)
-#   test   + GoogleTest, curl, jq, lmdb-utils, procps (what `make test` needs)
+#   test   + GoogleTest, curl, jq, lmdb-utils, procps, nodejs and npm (what
+#          `make test` needs; node runs the OAuth test provider of test/oauth)
+#          and nginx (the forward-auth test puts a real nginx auth_request
+#          in front of authd's GET /auth/check)
+#   bench  build + run + wrk, Google Benchmark, curl, jq, procps (`make bench`)
+#   fuzz   build + clang-19 and its runtime libraries (libFuzzer, ASan, UBSan)
+#          for `make fuzz` (Debian 12's clang 14 cannot compile C++23 <expected>)
+#
+# nodejs and npm count as present when the `node` and `npm` commands exist,
+# whatever installed them (NodeSource's nodejs package bundles npm and
+# conflicts with Debian's npm package).
 #
 # When everything is present it prints nothing and exits 0 without touching
 # apt. When something is missing:
@@ -21,14 +31,28 @@ level=${1:-build}
 build_pkgs=(g++ cmake make pkg-config libfcgi-dev libcgicc-dev libjansson-dev
             libssl-dev liblmdb-dev libcurl4-openssl-dev libargon2-dev)
 run_pkgs=(lighttpd spawn-fcgi)
-test_pkgs=(libgtest-dev curl jq lmdb-utils procps)
+bench_pkgs=(wrk libbenchmark-dev curl jq procps)
+fuzz_pkgs=(clang-19 libclang-rt-19-dev)
+test_pkgs=(libgtest-dev curl jq lmdb-utils procps nodejs npm)
+test_pkgs+=(nginx)   # t_forward_auth_nginx.sh: nginx auth_request -> GET /auth/check
+# Apache 2.4 (mod_proxy_fcgi, mod_authnz_fcgi): the second front end the
+# black-box suite runs on (conf/apache/, AUTHD_FRONTEND=apache).
+test_pkgs+=(apache2)
+# The fault tests (t_load_*, t_shutdown_*): wrk drives the load test,
+# iproute2's ss counts the requests queued on authd's socket.
+test_pkgs+=(wrk iproute2)
+
+# Packages satisfied by a command on PATH, however it was installed.
+declare -A pkg_command=([nodejs]=node [npm]=npm)
 
 case $level in
   build) wanted=("${build_pkgs[@]}") ;;
   run)   wanted=("${build_pkgs[@]}" "${run_pkgs[@]}") ;;
   test)  wanted=("${build_pkgs[@]}" "${run_pkgs[@]}" "${test_pkgs[@]}") ;;
-  -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-  *) echo "usage: $0 [build|run|test]" >&2; exit 2 ;;
+  bench) wanted=("${build_pkgs[@]}" "${run_pkgs[@]}" "${bench_pkgs[@]}") ;;
+  fuzz)  wanted=("${build_pkgs[@]}" "${fuzz_pkgs[@]}") ;;
+  -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "usage: $0 [build|run|test|bench|fuzz]" >&2; exit 2 ;;
 esac
 
 say() { printf 'deps: %s\n' "$*" >&2; }
@@ -45,6 +69,9 @@ missing_packages() {
               | awk '$2 == "installed" { print $1 }' | sort -u) || true
   local p
   for p in "${wanted[@]}"; do
+    if [[ -n ${pkg_command[$p]:-} ]] && command -v "${pkg_command[$p]}" >/dev/null 2>&1; then
+      continue
+    fi
     grep -qxF -- "$p" <<<"$installed" || printf '%s\n' "$p"
   done
 }
@@ -107,6 +134,26 @@ if printf '%s\n' "${missing[@]}" | grep -qx lighttpd; then
   fi
   if [[ -x /etc/init.d/lighttpd ]] && [[ -s /run/lighttpd.pid ]]; then
     /etc/init.d/lighttpd stop >/dev/null 2>&1 || true
+  fi
+fi
+# Likewise Apache: the tests start their own apache2 from conf/apache/ on a
+# loopback port; Debian's apache2 service must not hold port 80.
+if printf '%s\n' "${missing[@]}" | grep -qx apache2; then
+  if command -v systemctl >/dev/null 2>&1 && [[ -d /run/systemd/system ]]; then
+    systemctl disable --now apache2 >/dev/null 2>&1 || true
+  fi
+  if [[ -x /etc/init.d/apache2 ]] && [[ -s /run/apache2/apache2.pid ]]; then
+    /etc/init.d/apache2 stop >/dev/null 2>&1 || true
+  fi
+fi
+
+# Same for nginx (test level): its package starts a server on port 80 too.
+if printf '%s\n' "${missing[@]}" | grep -qx nginx; then
+  if command -v systemctl >/dev/null 2>&1 && [[ -d /run/systemd/system ]]; then
+    systemctl disable --now nginx >/dev/null 2>&1 || true
+  fi
+  if [[ -x /etc/init.d/nginx ]] && [[ -s /run/nginx.pid ]]; then
+    /etc/init.d/nginx stop >/dev/null 2>&1 || true
   fi
 fi
 

@@ -22,6 +22,9 @@
 #                  (AUTHD_STATE_DIR is always set by stack_start)
 #   KEEP_STATE=1   keep the state directory (logs, LMDB) after the test
 #   STACK_START_TIMEOUT  seconds to wait for the stack to answer (default 15)
+#   AUTHD_FRONTEND=apache  run Apache 2.4 (conf/apache/authd.conf) instead of
+#                  lighttpd, everything else alike; see apache.sh (CTest runs
+#                  every script this way too, as blackbox-apache.NAME)
 #
 # Functions
 #   stack_start    fresh STATE_DIR (mktemp -d), exported as AUTHD_STATE_DIR;
@@ -51,6 +54,23 @@
 #   authd_alive    true while authd runs (unlike `kill -0 $AUTHD_PID`, false
 #                  for an authd that died and is a zombie).
 #   dump_logs      prints authd.log and lighttpd's error log.
+#   @PORT@         settings that must name lighttpd's port before authd
+#                  starts: export any AUTHD_* variable with the text @PORT@ in
+#                  its value before stack_start, e.g.
+#                    export AUTHD_OAUTH_REDIRECT_URI='http://127.0.0.1:@PORT@/oauth'
+#                  stack_start then chooses the port first, exports those
+#                  variables with @PORT@ replaced by it, starts authd, then
+#                  lighttpd; when the port turns out to be taken it stops
+#                  authd and tries again with another port (the variables are
+#                  rewritten from their @PORT@ templates each time). Later
+#                  authd_start/authctl calls see the replaced values.
+#                  Without such variables stack_start works exactly as before.
+#   at_exit CMD [ARGS...]
+#                  runs CMD ARGS when the script exits (after stack_stop, in
+#                  the order registered), e.g. to stop a helper process the
+#                  test started; $FAILED and _EXIT_RC tell how the test went.
+#                  Installs the same EXIT/INT/TERM traps as stack_start, so it
+#                  may be called before or after it.
 #
 # Plus everything in assert.sh (http, header, json, expect_*, finish).
 
@@ -62,6 +82,11 @@ SOURCE_DIR=${SOURCE_DIR:-$(cd "$_HARNESS_DIR/../.." && pwd)}
 AUTHD_BIN=${AUTHD_BIN:-$SOURCE_DIR/build/authd}
 AUTHCTL_BIN=${AUTHCTL_BIN:-$SOURCE_DIR/build/authctl}
 LIGHTTPD_CONF=${LIGHTTPD_CONF:-$SOURCE_DIR/conf/lighttpd.conf}
+AUTHD_FRONTEND=${AUTHD_FRONTEND:-lighttpd}
+if [[ $AUTHD_FRONTEND == apache ]]; then
+  # shellcheck source=apache.sh
+  source "$_HARNESS_DIR/apache.sh"
+fi
 STACK_START_TIMEOUT=${STACK_START_TIMEOUT:-15}
 export SOURCE_DIR AUTHD_BIN AUTHCTL_BIN
 
@@ -121,12 +146,23 @@ _pick_port() {
   return 1
 }
 
+_HARNESS_EXIT_HOOKS=()
+at_exit() {
+  (($# > 0)) || _harness_die "usage: at_exit CMD [ARGS...]"
+  local quoted
+  printf -v quoted '%q ' "$@"
+  _HARNESS_EXIT_HOOKS+=("$quoted")
+  trap _harness_on_exit EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+}
+
 _LOGS_DUMPED=0
 dump_logs() {
   [[ -n $STATE_DIR && -d $STATE_DIR ]] || return 0
   _LOGS_DUMPED=1
   local f
-  for f in authd.log lighttpd-error.log lighttpd.out; do
+  for f in authd.log lighttpd-error.log lighttpd.out apache-error.log apache.out; do
     if [[ -s $STATE_DIR/$f ]]; then
       printf -- '----- %s (last 100 lines) -----\n' "$f"
       tail -n 100 "$STATE_DIR/$f"
@@ -196,6 +232,11 @@ authd_stop() {
 # Starts lighttpd on $PORT. Returns 0 when it listens, 2 when the port was
 # taken (caller retries with another), 1 on any other failure.
 _lighttpd_start() {
+  case $AUTHD_FRONTEND in
+    apache) _apache_start; return ;;
+    lighttpd) ;;
+    *) _harness_die "AUTHD_FRONTEND must be lighttpd or apache, not '$AUTHD_FRONTEND'" ;;
+  esac
   : >"$STATE_DIR/lighttpd-error.log"
   LIGHTTPD_PORT=$PORT LIGHTTPD_WWW=$SOURCE_DIR/www LIGHTTPD_RUN_DIR=$STATE_DIR \
   LIGHTTPD_FCGI_SOCKET=$FCGI_SOCKET \
@@ -236,14 +277,28 @@ stack_start() {
   trap 'exit 130' INT
   trap 'exit 143' TERM
 
-  authd_start || _harness_die "authd did not start"
+  # AUTHD_* variables whose value names the port (@PORT@): authd can only
+  # start once the port is chosen (see @PORT@ at the top).
+  local var
+  local -A templates=()
+  for var in $(compgen -e); do
+    [[ $var == AUTHD_* && ${!var} == *@PORT@* ]] && templates[$var]=${!var}
+  done
+  ((${#templates[@]})) || authd_start || _harness_die "authd did not start"
 
   local attempt rc=1
   for ((attempt = 1; attempt <= 10; attempt++)); do
     PORT=$(_pick_port) || _harness_die "found no free port"
+    if ((${#templates[@]})); then
+      for var in "${!templates[@]}"; do
+        export "$var=${templates[$var]//@PORT@/$PORT}"
+      done
+      authd_start || _harness_die "authd did not start"
+    fi
     rc=0
     _lighttpd_start || rc=$?
     ((rc == 2)) || break
+    ((${#templates[@]})) && authd_stop
     echo "harness: port $PORT was taken, retrying" >&2
   done
   if ((rc != 0)); then
@@ -270,8 +325,8 @@ stack_start() {
     dump_logs >&2
     exit 1
   fi
-  printf 'harness: stack up at %s (authd pid %s, lighttpd pid %s, state %s)\n' \
-    "$BASE_URL" "$AUTHD_PID" "$LIGHTTPD_PID" "$STATE_DIR"
+  printf 'harness: stack up at %s (authd pid %s, %s pid %s, state %s)\n' \
+    "$BASE_URL" "$AUTHD_PID" "$AUTHD_FRONTEND" "$LIGHTTPD_PID" "$STATE_DIR"
 }
 
 # Prints sanitizer reports found in authd.log; returns 0 when there are some.
@@ -310,6 +365,10 @@ _harness_on_exit() {
   _EXIT_RC=$?
   trap - EXIT
   stack_stop
+  local hook
+  for hook in "${_HARNESS_EXIT_HOOKS[@]}"; do
+    eval "$hook" || true
+  done
   if ((_SANITIZER_FAILED && _EXIT_RC == 0)); then
     echo "$PASSED passed, $FAILED failed"
     _EXIT_RC=1
