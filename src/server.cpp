@@ -114,7 +114,7 @@ struct Server::State {
       }
       const int rc = FCGX_Accept_r(&request);
       if (rc == 0) return true;
-      if (draining) return false;
+      if (stopping.load()) return false;  // the socket was shut down under us
       log::warn("accept failed: " + std::string(std::strerror(-rc)));
     }
   }
@@ -175,13 +175,13 @@ bool Server::stop(std::chrono::seconds grace) {
   // queued stay acceptable; on TCP the same call would reset them, so there we
   // only stop polling. libfcgi is told last: its accept refuses to run once
   // told, and the queue must be drained first.
+  s.stopping = true;  // first, so that the wake-up below is read as "drain"
   sockaddr_storage address{};
   socklen_t length = sizeof address;
   if (::getsockname(s.listen_fd, reinterpret_cast<sockaddr*>(&address), &length) == 0 &&
       address.ss_family == AF_UNIX) {
     ::shutdown(s.listen_fd, SHUT_RD);
   }
-  s.stopping = true;
   // Join on a helper thread so that the grace period can be enforced.
   std::mutex done_mutex;
   std::condition_variable done_cv;

@@ -45,7 +45,7 @@ Result<OAuthClient::Endpoints> OAuthClient::endpoints() {
       !provider_.issuer.empty() && (found.authorization.empty() || found.token.empty() || found.jwks.empty());
   if (need_discovery) {
     // OpenID Connect Discovery §4: remove one trailing '/' before appending;
-    // the issuer itself is compared exactly as configured (Auth0's ends in '/').
+    // the issuer is compared with same_issuer (Auth0's ends in '/').
     std::string_view base = provider_.issuer;
     if (base.ends_with('/')) base.remove_suffix(1);
     auto response = http_.get(std::string(base) + "/.well-known/openid-configuration", {"Accept: application/json"});
@@ -56,7 +56,7 @@ Result<OAuthClient::Endpoints> OAuthClient::endpoints() {
     auto doc = json_body(*response, "OpenID discovery");
     if (!doc) return std::unexpected(doc.error());
     // OpenID Connect Discovery §4.3: the document must name the issuer we asked.
-    if (doc->get_string("issuer") != provider_.issuer) {
+    if (!same_issuer(doc->get_string("issuer").value_or(""), provider_.issuer)) {
       return fail(Errc::bad_gateway, "OpenID discovery names another issuer");
     }
     auto fill = [&](std::string& slot, std::string_view key) {

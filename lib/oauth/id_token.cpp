@@ -26,6 +26,12 @@ bool audience_has(const Json& aud, std::string_view client_id) {
 
 }  // namespace
 
+bool same_issuer(std::string_view a, std::string_view b) noexcept {
+  if (a.ends_with('/')) a.remove_suffix(1);
+  if (b.ends_with('/')) b.remove_suffix(1);
+  return !a.empty() && a == b;
+}
+
 Result<Jwks> Jwks::parse(std::string_view json) {
   auto doc = Json::parse(json, 8);
   if (!doc || !doc->is_object() || !doc->get("keys").is_array()) return bad("the JWKS is not a JWK Set");
@@ -81,7 +87,7 @@ Result<Json> verify_id_token(std::string_view id_token, const Jwks& keys, const 
 
   auto claims = decode_part(id_token.substr(first + 1, second - first - 1), "payload");
   if (!claims) return std::unexpected(claims.error());
-  if (claims->get_string("iss") != checks.issuer) return bad("wrong issuer");
+  if (!same_issuer(claims->get_string("iss").value_or(""), checks.issuer)) return bad("wrong issuer");
   const Json aud = claims->get("aud");
   if (!audience_has(aud, checks.audience)) return bad("not issued to this client (aud)");
   if (aud.is_array() && aud.size() > 1 && claims->get_string("azp") != checks.audience) return bad("wrong azp");

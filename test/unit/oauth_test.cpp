@@ -456,8 +456,17 @@ TEST(IdToken, MalformedTokensAreRefused) {
 
 TEST(IdToken, WrongIssuerIsRefused) {
   EXPECT_EQ(outcome(verify_claims(claims({{"iss", R"("https://evil.example.test")"}}))), "bad_gateway");
-  EXPECT_EQ(outcome(verify_claims(claims({{"iss", R"("https://idp.example.test/")"}}))), "bad_gateway");
+  EXPECT_EQ(outcome(verify_claims(claims({{"iss", R"("https://idp.example.test/other")"}}))), "bad_gateway");
+  EXPECT_EQ(outcome(verify_claims(claims({{"iss", R"("https://idp.example.test//")"}}))), "bad_gateway");
   EXPECT_EQ(outcome(verify_claims(claims({}, {"iss"}))), "bad_gateway");
+}
+
+TEST(IdToken, OneTrailingSlashOnTheIssuerIsTolerated) {
+  // Operators copy "https://id.example.com" or "https://id.example.com/"; both name one issuer.
+  EXPECT_EQ(outcome(verify_claims(claims({{"iss", R"("https://idp.example.test/")"}}))), "ok");
+  EXPECT_TRUE(same_issuer("https://a.test", "https://a.test/"));
+  EXPECT_FALSE(same_issuer("https://a.test", "https://a.test.evil"));
+  EXPECT_FALSE(same_issuer("", "/"));
 }
 
 TEST(IdToken, WrongAudienceIsRefused) {

@@ -62,6 +62,11 @@ class Jwks {
   std::vector<std::pair<std::string, crypto::PublicKey>> keys_;
 };
 
+// Issuer identifiers are compared exactly, except that one trailing '/' on
+// either side is ignored ("https://id.example.com" and "https://id.example.com/"
+// name the same issuer; operators copy either form).
+bool same_issuer(std::string_view a, std::string_view b) noexcept;
+
 struct IdTokenChecks {
   std::string issuer;
   std::string audience;  // our client_id
