@@ -2,7 +2,6 @@
 // spawn-fcgi hands over as fd 0 (or --listen PATH|:PORT), serves requests on
 // a pool of threads, and on SIGTERM/SIGINT lets in-flight requests finish.
 #include <fcgiapp.h>
-#include <malloc.h>
 #include <signal.h>
 #include <sys/stat.h>
 
@@ -62,10 +61,6 @@ int listening_socket(const Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // argon2id takes 19 MiB per hash. A fixed mmap threshold keeps such blocks
-  // out of the heap arenas, so they go back to the kernel when the hash is
-  // done (glibc would otherwise raise the threshold and keep them resident).
-  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   Options options;
   if (!parse_options(argc, argv, options)) {
     usage();

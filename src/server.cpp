@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
@@ -24,6 +25,7 @@ namespace authd {
 namespace {
 
 constexpr int kPollMillis = 200;
+constexpr std::chrono::milliseconds kLaneIdle{1000};
 
 using FcgiRequest = std::unique_ptr<FCGX_Request>;
 
@@ -57,10 +59,22 @@ class JobQueue {
     return true;
   }
 
-  // The next job; nullopt once closed and drained.
-  std::optional<Job> pop() {
+  // The next job; nullopt once closed and drained. After `idle` without
+  // work, `on_idle` runs once (outside the lock) before waiting on.
+  template <class OnIdle>
+  std::optional<Job> pop(std::chrono::milliseconds idle, OnIdle&& on_idle) {
     std::unique_lock lock(mutex_);
-    ready_.wait(lock, [&] { return closed_ || !jobs_.empty(); });
+    bool idled = false;
+    while (!closed_ && jobs_.empty()) {
+      if (idled) {
+        ready_.wait(lock);
+      } else if (!ready_.wait_for(lock, idle, [&] { return closed_ || !jobs_.empty(); })) {
+        lock.unlock();
+        on_idle();
+        lock.lock();
+        idled = true;
+      }
+    }
     if (jobs_.empty()) return std::nullopt;
     Job job = std::move(jobs_.front());
     jobs_.pop_front();
@@ -145,7 +159,8 @@ struct Server::State {
   }
 
   void lane_loop(JobQueue& queue) {
-    while (auto job = queue.pop()) {
+    // An idle hashing thread gives argon2's working memory back (see PasswordHasher).
+    while (auto job = queue.pop(kLaneIdle, [] { PasswordHasher::release_thread_memory(); })) {
       answer(*job->fcgi, dispatch(app, job->request));
       FCGX_Free(job->fcgi.get(), 1);  // closes a kept-alive connection too
     }

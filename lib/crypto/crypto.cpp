@@ -196,6 +196,10 @@ std::string base64url_encode(std::string_view data) { return encode_unpadded(byt
 
 std::optional<std::string> base64url_decode(std::string_view text) { return decode_unpadded(text, kUrlTable); }
 
+std::string base64_encode_unpadded(std::span<const unsigned char> data) { return encode_unpadded(data, kStd); }
+
+std::optional<std::string> base64_decode_unpadded(std::string_view text) { return decode_unpadded(text, kStdTable); }
+
 std::string base64_encode(std::string_view data) {
   std::string out = encode_unpadded(bytes_of(data), kStd);
   while (out.size() % 4 != 0) out.push_back('=');

@@ -74,6 +74,30 @@ Result<std::vector<Json>> RecordStore::list() const {
   return records;
 }
 
+Result<std::string> RecordStore::find_text(std::string_view id) const {
+  auto txn = Txn::begin(db_.impl().env, false);
+  if (!txn) return std::unexpected(txn.error());
+  auto bytes = txn->get(db_.impl().records, id);
+  if (!bytes) {
+    if (bytes.error().code == Errc::not_found) return fail(Errc::not_found, "no such record");
+    return std::unexpected(bytes.error());
+  }
+  return std::string(*bytes);  // stored by create/replace as a compact JSON object
+}
+
+Result<std::string> RecordStore::list_text() const {
+  auto txn = Txn::begin(db_.impl().env, false);
+  if (!txn) return std::unexpected(txn.error());
+  std::string text = "[";
+  auto scanned = txn->for_each(db_.impl().records, [&](std::string_view, std::string_view value) {
+    if (text.size() > 1) text += ',';
+    text += value;
+  });
+  if (!scanned) return std::unexpected(scanned.error());
+  text += ']';
+  return text;
+}
+
 Result<Json> RecordStore::replace(std::string_view id, const Json& fields) {
   if (!fields.is_object()) return fail(Errc::bad_request, "a record must be a JSON object");
   auto txn = Txn::begin(db_.impl().env, true);

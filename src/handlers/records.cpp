@@ -4,18 +4,17 @@
 
 namespace authd::handlers {
 
+// Reads answer with the stored JSON text as it is: no parse, no re-encode.
 HandlerResult list_records(App& app, const http::Request&, const RouteContext&) {
-  auto records = app.records->list();
+  auto records = app.records->list_text();
   if (!records) return std::unexpected(records.error());
-  Json array = Json::array();
-  for (auto& record : *records) array.append(std::move(record));
-  return http::Response::json(200, array);
+  return http::Response::json_text(200, std::move(*records));
 }
 
 HandlerResult get_record(App& app, const http::Request&, const RouteContext& context) {
-  auto record = app.records->find(context.id);
+  auto record = app.records->find_text(context.id);
   if (!record) return std::unexpected(record.error());
-  return http::Response::json(200, *record);
+  return http::Response::json_text(200, std::move(*record));
 }
 
 HandlerResult create_record(App& app, const http::Request& request, const RouteContext& context) {

@@ -2,11 +2,13 @@
 
 namespace authd::http {
 
-Response Response::json(int status, const Json& body) {
+Response Response::json(int status, const Json& body) { return json_text(status, body.dump()); }
+
+Response Response::json_text(int status, std::string body) {
   Response response;
   response.status = status;
   response.header("Content-Type", "application/json");
-  response.body = body.dump();
+  response.body = std::move(body);
   return response;
 }
 

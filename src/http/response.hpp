@@ -21,6 +21,8 @@ struct Response {
 
   // application/json response with `body` dumped compactly.
   static Response json(int status, const Json& body);
+  // application/json response whose body is already JSON text.
+  static Response json_text(int status, std::string body);
 };
 
 std::string_view reason_phrase(int status) noexcept;

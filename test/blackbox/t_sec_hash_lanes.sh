@@ -7,7 +7,7 @@
 source "$(dirname "$0")/harness.sh"
 export AUTHD_HASH_WORKERS=1
 export AUTHD_WORKERS=4
-export AUTHD_ARGON2_ITERATIONS=8          # one hash: roughly 100 ms here
+export AUTHD_ARGON2_ITERATIONS=20         # one hash: roughly 150 ms here
 export AUTHD_SIGNIN_THROTTLE=false        # every sign-in must cost a hash
 stack_start
 

@@ -126,3 +126,22 @@ TEST(Password, HasherIsCopyable) {
 
 }  // namespace
 }  // namespace authd
+
+// The PHC string is written and read by our own code (to reuse argon2's
+// working memory); it must stay byte-compatible with libargon2's encoder.
+TEST(PasswordCompatibility, VerifiesAHashWrittenByLibargon2) {
+  // argon2id_hash_encoded(t=2, m=256, p=1, "correct horse", salt "somesaltsomesalt", 32 bytes)
+  constexpr const char* kFromLibargon2 =
+      "$argon2id$v=19$m=256,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$2Tz31/DvwM3ZDNXezOIBNEq021DwStEmw1lLBM1roy4";
+  authd::PasswordHasher hasher({2, 256, 1});
+  EXPECT_TRUE(hasher.verify(kFromLibargon2, "correct horse"));
+  EXPECT_FALSE(hasher.verify(kFromLibargon2, "correct horsf"));
+}
+
+TEST(PasswordCompatibility, RefusesPlantedParametersBeyondBounds) {
+  authd::PasswordHasher hasher({1, 256, 1});
+  // 8 GiB of memory or 1000 iterations would be a denial of service.
+  EXPECT_FALSE(hasher.verify("$argon2id$v=19$m=8388608,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$2Tz31/DvwM3ZDNXezOIBNEq021DwStEmw1lLBM1roy4", "x"));
+  EXPECT_FALSE(hasher.verify("$argon2id$v=19$m=256,t=1000,p=1$c29tZXNhbHRzb21lc2FsdA$2Tz31/DvwM3ZDNXezOIBNEq021DwStEmw1lLBM1roy4", "x"));
+  EXPECT_FALSE(hasher.verify("$argon2i$v=19$m=256,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$2Tz31/DvwM3ZDNXezOIBNEq021DwStEmw1lLBM1roy4", "correct horse"));
+}

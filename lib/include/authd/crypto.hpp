@@ -58,6 +58,9 @@ std::string base64url_encode(std::string_view data);
 std::optional<std::string> base64url_decode(std::string_view text);
 // RFC 4648 §4 base64 with padding (as in HTTP Basic).
 std::string base64_encode(std::string_view data);
+// RFC 4648 §4 alphabet without padding (as in PHC strings), and its strict decoder.
+std::string base64_encode_unpadded(std::span<const unsigned char> data);
+std::optional<std::string> base64_decode_unpadded(std::string_view text);
 // Strict RFC 4648 §4 base64 with mandatory padding (as in HTTP Basic).
 std::optional<std::string> base64_decode(std::string_view text);
 

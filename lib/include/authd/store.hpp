@@ -86,6 +86,10 @@ class RecordStore {
   Result<Json> create(std::string_view owner, const Json& fields);
   Result<Json> find(std::string_view id) const;            // not_found
   Result<std::vector<Json>> list() const;
+  // The same as JSON text, straight from the store (no parse, no re-encode):
+  // one record, or an array of all of them.
+  Result<std::string> find_text(std::string_view id) const;  // not_found
+  Result<std::string> list_text() const;
   // Replaces the client fields, keeps _id/owner, bumps __v. not_found.
   Result<Json> replace(std::string_view id, const Json& fields);
   Result<void> remove(std::string_view id);                // not_found, storage_full
