@@ -4,7 +4,7 @@
 def fixed($d): if . == null then "–" else ((. * pow(10; $d) | round) / pow(10; $d) | tostring) end;
 def int_str: if . == null then "–" else (round | tostring) end;
 def thousands: if . == null then "–" else (round | tostring
-  | [splits("")] | reverse | to_entries
+  | explode | map([.] | implode) | reverse | to_entries
   | map(if .key > 0 and .key % 3 == 0 then .value + "," else .value end)
   | reverse | join("")) end;
 def us: if . == null then "–" elif . >= 1000000 then "\(. / 1e6 | fixed(2)) s"
