@@ -78,6 +78,7 @@ const std::map<std::string, Setter, std::less<>>& settings() {
       {"signin_user_threshold", AUTHD_NUMBER(throttle.user_threshold, unsigned, 1, 100000)},
       {"signin_address_threshold", AUTHD_NUMBER(throttle.address_threshold, unsigned, 1, 1000000)},
       {"signin_window", AUTHD_SECONDS(throttle.window, 1, 7LL * 24 * 3600)},
+      {"signin_first_delay", AUTHD_SECONDS(throttle.first_delay, 1, 3600)},
       {"signin_user_max_delay", AUTHD_SECONDS(throttle.user_max_delay, 1, 24LL * 3600)},
       {"signin_address_max_delay", AUTHD_SECONDS(throttle.address_max_delay, 1, 24LL * 3600)},
       {"signin_known_address_ttl", AUTHD_SECONDS(throttle.known_address_ttl, 0, 366LL * 24 * 3600)},

@@ -68,7 +68,8 @@ bool is_known(const Counter& counter, std::string_view address, std::int64_t now
 }
 
 // One more failure: reset an old window, count, and set the delay when past the threshold.
-void count_failure(Counter& counter, std::int64_t now, unsigned threshold, std::int64_t window, std::int64_t max_delay) {
+void count_failure(Counter& counter, std::int64_t now, unsigned threshold, std::int64_t window, std::int64_t first_delay,
+                   std::int64_t max_delay) {
   if (counter.failures > 0 && now - counter.first >= window) {
     counter.failures = 0;
     counter.until = 0;
@@ -77,7 +78,8 @@ void count_failure(Counter& counter, std::int64_t now, unsigned threshold, std::
   counter.failures += 1;
   const auto excess = counter.failures - static_cast<std::int64_t>(threshold);
   if (excess > 0) {
-    const std::int64_t delay = excess > 30 ? max_delay : std::min<std::int64_t>(std::int64_t{1} << (excess - 1), max_delay);
+    const std::int64_t delay =
+        excess > 30 ? max_delay : std::min<std::int64_t>(first_delay << (excess - 1), max_delay);
     counter.until = now + delay;
   }
 }
@@ -109,8 +111,9 @@ Result<void> SigninThrottle::record_failure(std::string_view username, std::stri
   if (!by_user) return std::unexpected(by_user.error());
   auto by_address = load(*txn, dbi, akey);
   if (!by_address) return std::unexpected(by_address.error());
-  count_failure(*by_user, now, policy_.user_threshold, policy_.window.count(), policy_.user_max_delay.count());
-  count_failure(*by_address, now, policy_.address_threshold, policy_.window.count(), policy_.address_max_delay.count());
+  const auto window = policy_.window.count(), first = policy_.first_delay.count();
+  count_failure(*by_user, now, policy_.user_threshold, window, first, policy_.user_max_delay.count());
+  count_failure(*by_address, now, policy_.address_threshold, window, first, policy_.address_max_delay.count());
   if (auto ok = txn->put(dbi, ukey, encode(*by_user)); !ok) return ok;
   if (auto ok = txn->put(dbi, akey, encode(*by_address)); !ok) return ok;
   return txn->commit();

@@ -5,8 +5,8 @@
 //  - Failed sign-ins are counted per username and per client address; a count
 //    starts afresh once its first failure is older than `window`.
 //  - Past `user_threshold` failures for a username, or `address_threshold` for
-//    an address, each further failure imposes a delay: 1 s, 2 s, 4 s, ...
-//    capped at user_max_delay / address_max_delay. During a delay, attempts
+//    an address, each further failure imposes a delay: first_delay, then
+//    twice that, and so on, capped at user_max_delay / address_max_delay. During a delay, attempts
 //    are refused with 429 and Retry-After, without any password check.
 //  - Unknown usernames are counted like real ones (no enumeration).
 //  - A username's delay never applies to an address that signed in
@@ -29,6 +29,7 @@ struct ThrottlePolicy {
   unsigned user_threshold = 10;
   unsigned address_threshold = 100;
   std::chrono::seconds window{900};
+  std::chrono::seconds first_delay{1};
   std::chrono::seconds user_max_delay{60};
   std::chrono::seconds address_max_delay{900};
   std::chrono::seconds known_address_ttl{30 * 24 * 3600};
