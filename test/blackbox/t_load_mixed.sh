@@ -221,10 +221,17 @@ if ((listed >= counted && listed <= counted + 2 * LOAD_THREADS)); then
 else
   fail "store holds $listed accounts, $counted sign-ups were answered 201 (+ at most $((2 * LOAD_THREADS)) cut off by wrk's end)"
 fi
-((anon_end <= anon_start + RSS_SLACK_KIB)) &&
-  pass "anonymous RSS flat: ${anon_start} -> ${anon_end} KiB (limit +${RSS_SLACK_KIB})" ||
-  fail "anonymous RSS grew: ${anon_start} -> ${anon_end} KiB (limit +${RSS_SLACK_KIB})" \
-       "samples (VmRSS RssAnon): $(tr '\n' ' ' <"$OUT/rss.samples" | head -c 600)"
+if ldd "$AUTHD_BIN" 2>/dev/null | grep -q libasan; then
+  # AddressSanitizer's quarantine keeps freed memory on purpose (up to 256 MiB),
+  # so RSS climbs by design there; leaks are LeakSanitizer's job in that build,
+  # and flatness is judged in the plain build.
+  echo "   RSS under AddressSanitizer: ${anon_start} -> ${anon_end} KiB (not judged: quarantine)"
+else
+  ((anon_end <= anon_start + RSS_SLACK_KIB)) &&
+    pass "anonymous RSS flat: ${anon_start} -> ${anon_end} KiB (limit +${RSS_SLACK_KIB})" ||
+    fail "anonymous RSS grew: ${anon_start} -> ${anon_end} KiB (limit +${RSS_SLACK_KIB})" \
+         "samples (VmRSS RssAnon): $(tr '\n' ' ' <"$OUT/rss.samples" | head -c 600)"
+fi
 
 print_figure requests "$requests"
 print_figure requests_per_s "$rate"

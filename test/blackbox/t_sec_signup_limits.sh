@@ -56,7 +56,9 @@ signup pwempty '' 'F' 'f@x'; refused "empty password" '^password'
 { printf '{"username":"pwhuge","password":"'; head -c 1048576 /dev/zero | tr '\0' p; printf '","fullname":"F","email":"f@x"}'; } >"$TMPB/huge"
 signup_file "$TMPB/huge"
 expect_match "1 MB password: refused (413 or 400)" '^(413|400)$' "$STATUS"
-if ((ELAPSED * 2 < CONTROL_MS)); then pass "1 MB password: answered in ${ELAPSED} ms, no hash"
+# Uploading 1 MB itself takes time on a loaded (or sanitized) machine: judged
+# against one whole hash, not half of one.
+if ((ELAPSED < CONTROL_MS)); then pass "1 MB password: answered in ${ELAPSED} ms, no hash"
 else fail "1 MB password took ${ELAPSED} ms (one hash: ${CONTROL_MS} ms)"; fi
 
 step "password at sign-in: an over-long one is refused without hashing"
