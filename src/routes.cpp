@@ -4,7 +4,7 @@
 #include <string>
 
 #include "authd/clock.hpp"
-#include "http/errors.hpp"
+#include "http/error_response.hpp"
 #include "log.hpp"
 
 namespace authd {
@@ -64,14 +64,13 @@ std::string_view matching_method(std::string_view method) { return method == "HE
 handlers::HandlerResult run(App& app, const http::Request& request) {
   if (request.param("FCGI_ROLE") == "AUTHORIZER") return authorizer(app, request, RouteContext{});
   const auto method = matching_method(request.method);
-  std::string allowed;
+  std::vector<std::string> allowed;
   for (const auto& route : kRoutes) {
     std::string_view id;
     if (!match(route.pattern, request.path, id)) continue;
     if (route.method != "*" && route.method != method) {
-      if (!allowed.empty()) allowed += ", ";
-      allowed += route.method;
-      if (route.method == "GET") allowed += ", HEAD";
+      allowed.emplace_back(route.method);
+      if (route.method == "GET") allowed.emplace_back("HEAD");
       continue;
     }
     RouteContext context{id, nullptr};
@@ -79,14 +78,14 @@ handlers::HandlerResult run(App& app, const http::Request& request) {
     // RFC 6750 §2.3 tokens in URIs end up in logs and histories: refuse the
     // query-parameter method outright (and so any second credential with it).
     if (has_query_parameter(request.query, "access_token")) {
-      return fail(Errc::invalid_request, "access_token in the query string is not accepted");
+      return fail(Errc::malformed_credentials, "access_token in the query string is not accepted");
     }
     auto principal = app.guard->check(request.authorization(), route.capability, unix_now());
     if (!principal) return std::unexpected(principal.error());
     context.principal = &*principal;
     return route.handler(app, request, context);
   }
-  if (!allowed.empty()) return fail(Errc::method_not_allowed, allowed);
+  if (!allowed.empty()) return fail(Error::methods(std::move(allowed)));
   return fail(Errc::not_found, "no route for " + request.path);
 }
 

@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "http/errors.hpp"
+#include "http/error_response.hpp"
 #include "http/fcgi_io.hpp"
 #include "log.hpp"
 #include "routes.hpp"
@@ -152,7 +152,7 @@ struct Server::State {
         fcgi = new_request(listen_fd);
       } else {
         fcgi = std::move(job.fcgi);
-        answer(*fcgi, http::error_response(Error{Errc::unavailable, "the server is busy; retry shortly"}));
+        answer(*fcgi, http::error_response(Error::retry_later(Errc::unavailable, 1, "the server is busy; retry shortly")));
       }
     }
     FCGX_Free(fcgi.get(), 1);

@@ -15,6 +15,7 @@
 #include <fcgiapp.h>
 
 #include <authd/authenticator.hpp>
+#include <authd/http/error_mapping.hpp>
 #include <authd/json.hpp>
 
 #include <charconv>
@@ -164,7 +165,7 @@ int main() {
       auto who = (*auth)->check(param(request, "HTTP_AUTHORIZATION"), needed);
       if (!who) {
         // [3] authd's own answer: 401/403 {"error":"Access Denied"} + WWW-Authenticate.
-        const auto refused = authd::to_http(who.error());
+        const auto refused = authd::http::to_http(who.error());
         reply = {refused.status, refused.headers, refused.body};
       } else if (*needed == authd::Capability::read) {
         reply = notes.list();

@@ -30,13 +30,13 @@ bool plausible_email(std::string_view email) {
 }  // namespace
 
 Result<SignupRequest> signup_request_from_json(const Json& body) {
-  if (!body.is_object()) return fail(Errc::bad_request, "request body must be a JSON object");
+  if (!body.is_object()) return fail(Errc::invalid_input, "request body must be a JSON object");
   std::array<std::string, 4> values;
   for (std::size_t i = 0; i < kSignupFields.size(); ++i) {
     const auto field = kSignupFields[i];
-    if (!body.has(field)) return fail(Errc::bad_request, std::string(field) + " is required");
+    if (!body.has(field)) return fail(Errc::invalid_input, std::string(field) + " is required");
     const auto value = body.get_string(field);
-    if (!value) return fail(Errc::bad_request, std::string(field) + " must be a string");
+    if (!value) return fail(Errc::invalid_input, std::string(field) + " must be a string");
     values[i] = std::string(*value);
   }
   return SignupRequest{std::move(values[0]), std::move(values[1]), std::move(values[2]), std::move(values[3])};
@@ -46,7 +46,7 @@ Result<void> validate_username(std::string_view name, const CredentialPolicy& po
   bool name_ok = !name.empty() && name.size() <= policy.username_max_length;
   for (unsigned char c : name) name_ok = name_ok && is_username_char(c);
   if (!name_ok) {
-    return fail(Errc::bad_request, "username must be 1 to " + std::to_string(policy.username_max_length) +
+    return fail(Errc::invalid_input, "username must be 1 to " + std::to_string(policy.username_max_length) +
                                        " characters of A-Z a-z 0-9 . _ @ + -");
   }
   return {};
@@ -54,11 +54,11 @@ Result<void> validate_username(std::string_view name, const CredentialPolicy& po
 
 Result<void> validate_password(std::string_view password, const CredentialPolicy& policy) {
   if (password.size() < policy.password_min_length) {
-    return fail(Errc::bad_request,
+    return fail(Errc::invalid_input,
                 "password must be at least " + std::to_string(policy.password_min_length) + " bytes");
   }
   if (password.size() > policy.password_max_length) {
-    return fail(Errc::bad_request,
+    return fail(Errc::invalid_input,
                 "password must be at most " + std::to_string(policy.password_max_length) + " bytes");
   }
   return {};
@@ -68,11 +68,11 @@ Result<void> validate_signup(const SignupRequest& request, const CredentialPolic
   if (auto ok = validate_username(request.username, policy); !ok) return ok;
   if (auto ok = validate_password(request.password, policy); !ok) return ok;
   if (request.fullname.size() > policy.fullname_max_length || has_control(request.fullname)) {
-    return fail(Errc::bad_request, "fullname must be at most " + std::to_string(policy.fullname_max_length) +
+    return fail(Errc::invalid_input, "fullname must be at most " + std::to_string(policy.fullname_max_length) +
                                        " bytes without control characters");
   }
   if (request.email.size() > policy.email_max_length || !plausible_email(request.email)) {
-    return fail(Errc::bad_request, "email must be an address like name@example.com");
+    return fail(Errc::invalid_input, "email must be an address like name@example.com");
   }
   return {};
 }

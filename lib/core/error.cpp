@@ -4,23 +4,24 @@ namespace authd {
 
 std::string_view to_string(Errc code) noexcept {
   switch (code) {
-    case Errc::bad_request: return "bad_request";
+    case Errc::invalid_input: return "invalid_input";
     case Errc::invalid_login: return "invalid_login";
-    case Errc::missing_token: return "missing_token";
+    case Errc::no_credentials: return "no_credentials";
     case Errc::invalid_token: return "invalid_token";
-    case Errc::invalid_request: return "invalid_request";
-    case Errc::forbidden: return "forbidden";
+    case Errc::malformed_credentials: return "malformed_credentials";
+    case Errc::not_permitted: return "not_permitted";
     case Errc::not_found: return "not_found";
-    case Errc::method_not_allowed: return "method_not_allowed";
+    case Errc::wrong_method: return "wrong_method";
     case Errc::conflict: return "conflict";
-    case Errc::payload_too_large: return "payload_too_large";
+    case Errc::too_large: return "too_large";
+    case Errc::too_slow: return "too_slow";
     case Errc::storage_full: return "storage_full";
-    case Errc::too_many_requests: return "too_many_requests";
+    case Errc::throttled: return "throttled";
     case Errc::unavailable: return "unavailable";
-    case Errc::access_denied: return "access_denied";
+    case Errc::provider_refused: return "provider_refused";
     case Errc::not_configured: return "not_configured";
-    case Errc::bad_gateway: return "bad_gateway";
-    case Errc::gateway_timeout: return "gateway_timeout";
+    case Errc::upstream_failed: return "upstream_failed";
+    case Errc::upstream_timeout: return "upstream_timeout";
     case Errc::config: return "config";
     case Errc::io: return "io";
     case Errc::internal: return "internal";

@@ -39,7 +39,7 @@ Result<std::shared_ptr<PublicKey::Handle>> from_params(const char* type, OSSL_PA
   auto handle = std::make_shared<PublicKey::Handle>();
   if (!params || !ctx || EVP_PKEY_fromdata_init(ctx.get()) <= 0 ||
       EVP_PKEY_fromdata(ctx.get(), &handle->pkey, EVP_PKEY_PUBLIC_KEY, params.get()) <= 0) {
-    return fail(Errc::bad_request, std::string("unusable ") + type + " key");
+    return fail(Errc::invalid_input, std::string("unusable ") + type + " key");
   }
   return handle;
 }
@@ -48,7 +48,7 @@ Result<std::shared_ptr<PublicKey::Handle>> from_params(const char* type, OSSL_PA
 
 Result<PublicKey> PublicKey::rsa(std::string_view n_b64url, std::string_view e_b64url) {
   const auto n = base64url_decode(n_b64url), e = base64url_decode(e_b64url);
-  if (!n || !e || n->empty() || e->empty()) return fail(Errc::bad_request, "RSA key: n and e must be base64url");
+  if (!n || !e || n->empty() || e->empty()) return fail(Errc::invalid_input, "RSA key: n and e must be base64url");
   BignumPtr bn_n = bignum(*n), bn_e = bignum(*e);
   ParamBuildPtr build(OSSL_PARAM_BLD_new());
   if (!bn_n || !bn_e || !build || !OSSL_PARAM_BLD_push_BN(build.get(), OSSL_PKEY_PARAM_RSA_N, bn_n.get()) ||
@@ -57,13 +57,13 @@ Result<PublicKey> PublicKey::rsa(std::string_view n_b64url, std::string_view e_b
   }
   auto handle = from_params("RSA", build.get());
   if (!handle) return std::unexpected(handle.error());
-  if (EVP_PKEY_get_bits((*handle)->pkey) < kMinRsaBits) return fail(Errc::bad_request, "RSA key shorter than 2048 bits");
+  if (EVP_PKEY_get_bits((*handle)->pkey) < kMinRsaBits) return fail(Errc::invalid_input, "RSA key shorter than 2048 bits");
   return PublicKey(std::move(*handle), "RS256");
 }
 
 Result<PublicKey> PublicKey::ec_p256(std::string_view x_b64url, std::string_view y_b64url) {
   const auto x = base64url_decode(x_b64url), y = base64url_decode(y_b64url);
-  if (!x || !y || x->size() != 32 || y->size() != 32) return fail(Errc::bad_request, "EC key: x and y must be 32 bytes");
+  if (!x || !y || x->size() != 32 || y->size() != 32) return fail(Errc::invalid_input, "EC key: x and y must be 32 bytes");
   std::string point = "\x04" + *x + *y;  // uncompressed SEC1 point
   ParamBuildPtr build(OSSL_PARAM_BLD_new());
   if (!build || !OSSL_PARAM_BLD_push_utf8_string(build.get(), OSSL_PKEY_PARAM_GROUP_NAME, "prime256v1", 0) ||

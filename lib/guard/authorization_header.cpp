@@ -75,9 +75,9 @@ std::optional<BasicCredentials> parse_basic_authorization(std::string_view heade
 
 Result<std::string_view> parse_bearer_authorization(std::string_view header) {
   const auto [scheme, token] = split_scheme(header);
-  if (scheme.empty() || !iequals(scheme, "Bearer")) return fail(Errc::missing_token, "no bearer credentials");
-  if (token.empty()) return fail(Errc::invalid_request, "Bearer without a token");
-  if (!is_b64token(token)) return fail(Errc::invalid_request, "malformed bearer token");
+  if (scheme.empty() || !iequals(scheme, "Bearer")) return fail(Errc::no_credentials, "no bearer credentials");
+  if (token.empty()) return fail(Errc::malformed_credentials, "Bearer without a token");
+  if (!is_b64token(token)) return fail(Errc::malformed_credentials, "malformed bearer token");
   return token;
 }
 

@@ -30,7 +30,7 @@ Result<Principal> Guard::check(std::string_view authorization, std::optional<Cap
 
 Result<void> Guard::authorize(const Principal& principal, Capability required) {
   if (!role_has(principal.user.role, required)) {
-    return fail(Errc::forbidden, std::string("role ") + std::string(to_string(principal.user.role)) +
+    return fail(Errc::not_permitted, std::string("role ") + std::string(to_string(principal.user.role)) +
                                      " lacks capability " + std::string(to_string(required)));
   }
   return {};

@@ -68,12 +68,12 @@ Json& Json::operator=(Json&& other) noexcept {
 
 Result<Json> Json::parse(std::string_view text, std::size_t max_depth) {
   if (nesting_depth(text) > max_depth) {
-    return fail(Errc::bad_request, "JSON nested deeper than " + std::to_string(max_depth) + " levels");
+    return fail(Errc::invalid_input, "JSON nested deeper than " + std::to_string(max_depth) + " levels");
   }
   json_error_t error;
   json_t* value = json_loadb(text.data(), text.size(), JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &error);
   if (!value) {
-    return fail(Errc::bad_request, "invalid JSON at line " + std::to_string(error.line) + ", column " +
+    return fail(Errc::invalid_input, "invalid JSON at line " + std::to_string(error.line) + ", column " +
                                        std::to_string(error.column) + ": " + error.text);
   }
   return Json(value);

@@ -17,7 +17,7 @@ std::string append_query(std::string url, const FormFields& fields) {
 Result<Json> json_body(const HttpResponse& response, std::string_view what) {
   auto json = Json::parse(response.body, 16);
   if (!json || !json->is_object()) {
-    return fail(Errc::bad_gateway, std::string(what) + " answered " + std::to_string(response.status) +
+    return fail(Errc::upstream_failed, std::string(what) + " answered " + std::to_string(response.status) +
                                        " without a JSON object");
   }
   return json;
@@ -51,13 +51,13 @@ Result<OAuthClient::Endpoints> OAuthClient::endpoints() {
     auto response = http_.get(std::string(base) + "/.well-known/openid-configuration", {"Accept: application/json"});
     if (!response) return std::unexpected(response.error());
     if (response->status != 200) {
-      return fail(Errc::bad_gateway, "OpenID discovery answered " + std::to_string(response->status));
+      return fail(Errc::upstream_failed, "OpenID discovery answered " + std::to_string(response->status));
     }
     auto doc = json_body(*response, "OpenID discovery");
     if (!doc) return std::unexpected(doc.error());
     // OpenID Connect Discovery §4.3: the document must name the issuer we asked.
     if (!same_issuer(doc->get_string("issuer").value_or(""), provider_.issuer)) {
-      return fail(Errc::bad_gateway, "OpenID discovery names another issuer");
+      return fail(Errc::upstream_failed, "OpenID discovery names another issuer");
     }
     auto fill = [&](std::string& slot, std::string_view key) {
       if (slot.empty()) slot = std::string(doc->get_string(key).value_or(""));
@@ -67,7 +67,7 @@ Result<OAuthClient::Endpoints> OAuthClient::endpoints() {
     fill(found.userinfo, "userinfo_endpoint");
     fill(found.jwks, "jwks_uri");
     if (found.authorization.empty() || found.token.empty() || found.jwks.empty()) {
-      return fail(Errc::bad_gateway, "OpenID discovery lacks an endpoint");
+      return fail(Errc::upstream_failed, "OpenID discovery lacks an endpoint");
     }
   }
   std::lock_guard lock(mutex_);
@@ -85,7 +85,7 @@ Result<std::shared_ptr<const Jwks>> OAuthClient::jwks(bool refresh) {
   if (!eps) return std::unexpected(eps.error());
   auto response = http_.get(eps->jwks, {"Accept: application/json"});
   if (!response) return std::unexpected(response.error());
-  if (response->status != 200) return fail(Errc::bad_gateway, "the JWKS endpoint answered " + std::to_string(response->status));
+  if (response->status != 200) return fail(Errc::upstream_failed, "the JWKS endpoint answered " + std::to_string(response->status));
   auto parsed = Jwks::parse(response->body);
   if (!parsed) return std::unexpected(parsed.error());
   auto keys = std::make_shared<const Jwks>(std::move(*parsed));
@@ -127,7 +127,7 @@ Result<Json> OAuthClient::exchange_code(const Endpoints& eps, std::string_view c
   auto response = http_.post_form(eps.token, form, headers);
   if (!response) return std::unexpected(response.error());
   if (response->status >= 500) {
-    return fail(Errc::bad_gateway, "the token endpoint answered " + std::to_string(response->status));
+    return fail(Errc::upstream_failed, "the token endpoint answered " + std::to_string(response->status));
   }
   auto body = json_body(*response, "the token endpoint");
   if (!body) return std::unexpected(body.error());
@@ -135,21 +135,21 @@ Result<Json> OAuthClient::exchange_code(const Endpoints& eps, std::string_view c
   if (const auto error = body->get_string("error"); error || response->status != 200) {
     const std::string code_text(error.value_or("no error code"));
     if (user_side_token_error(code_text)) {
-      return fail(Errc::bad_request, "the provider refused the authorization code (" + code_text +
+      return fail(Errc::invalid_input, "the provider refused the authorization code (" + code_text +
                                          "): it may have expired or been used already; sign in again");
     }
-    return fail(Errc::bad_gateway, "the token endpoint refused the exchange (" + code_text + ")");
+    return fail(Errc::upstream_failed, "the token endpoint refused the exchange (" + code_text + ")");
   }
   return body;
 }
 
 Result<Json> OAuthClient::fetch_userinfo(const Endpoints& eps, std::string_view access_token) {
-  if (eps.userinfo.empty()) return fail(Errc::bad_gateway, "no userinfo endpoint is known");
+  if (eps.userinfo.empty()) return fail(Errc::upstream_failed, "no userinfo endpoint is known");
   auto response = http_.get(eps.userinfo, {"Accept: application/json",
                                            "Authorization: Bearer " + std::string(access_token)});
   if (!response) return std::unexpected(response.error());
   if (response->status != 200) {
-    return fail(Errc::bad_gateway, "the userinfo endpoint answered " + std::to_string(response->status));
+    return fail(Errc::upstream_failed, "the userinfo endpoint answered " + std::to_string(response->status));
   }
   return json_body(*response, "the userinfo endpoint");
 }
@@ -162,14 +162,14 @@ Result<ExternalIdentity> OAuthClient::complete(std::string_view code, const OAut
 
   if (!provider_.openid()) {
     const auto access_token = tokens->get_string("access_token");
-    if (!access_token || access_token->empty()) return fail(Errc::bad_gateway, "the token endpoint sent no access_token");
+    if (!access_token || access_token->empty()) return fail(Errc::upstream_failed, "the token endpoint sent no access_token");
     auto claims = fetch_userinfo(*eps, *access_token);
     if (!claims) return std::unexpected(claims.error());
     return identity_from_claims(provider_, *claims);
   }
 
   const auto id_token = tokens->get_string("id_token");
-  if (!id_token) return fail(Errc::bad_gateway, "the token endpoint sent no id_token");
+  if (!id_token) return fail(Errc::upstream_failed, "the token endpoint sent no id_token");
   const IdTokenChecks checks{eps->issuer, provider_.client_id, state.nonce, now, std::chrono::seconds{60}};
   auto keys = jwks(false);
   if (!keys) return std::unexpected(keys.error());
@@ -180,7 +180,7 @@ Result<ExternalIdentity> OAuthClient::complete(std::string_view code, const OAut
     claims = verify_id_token(*id_token, **keys, checks);
   }
   if (!claims) {
-    if (claims.error().code == Errc::not_found) return fail(Errc::bad_gateway, claims.error().message);
+    if (claims.error().code == Errc::not_found) return fail(Errc::upstream_failed, claims.error().message);
     return std::unexpected(claims.error());
   }
   return identity_from_claims(provider_, *claims);

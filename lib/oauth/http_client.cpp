@@ -73,11 +73,11 @@ Result<HttpResponse> perform(const HttpTimeouts& timeouts, std::string_view url,
   }
   const CURLcode rc = curl_easy_perform(h);
   if (rc == CURLE_OPERATION_TIMEDOUT) {
-    return fail(Errc::gateway_timeout, "the identity provider did not answer in time (" + target + ")");
+    return fail(Errc::upstream_timeout, "the identity provider did not answer in time (" + target + ")");
   }
-  if (sink.overflow) return fail(Errc::bad_gateway, "the identity provider's answer is too large");
+  if (sink.overflow) return fail(Errc::upstream_failed, "the identity provider's answer is too large");
   if (rc != CURLE_OK) {
-    return fail(Errc::bad_gateway, std::string("cannot reach the identity provider (") + curl_easy_strerror(rc) + ")");
+    return fail(Errc::upstream_failed, std::string("cannot reach the identity provider (") + curl_easy_strerror(rc) + ")");
   }
   HttpResponse response;
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);

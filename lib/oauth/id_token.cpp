@@ -6,7 +6,7 @@
 namespace authd {
 namespace {
 
-std::unexpected<Error> bad(std::string why) { return fail(Errc::bad_gateway, "ID token rejected: " + why); }
+std::unexpected<Error> bad(std::string why) { return fail(Errc::upstream_failed, "ID token rejected: " + why); }
 
 Result<Json> decode_part(std::string_view part, std::string_view what) {
   auto raw = crypto::base64url_decode(part);
@@ -42,7 +42,7 @@ Result<Jwks> Jwks::parse(std::string_view json) {
     if (jwk.get_string("use").value_or("sig") != "sig") continue;
     const auto kty = jwk.get_string("kty").value_or("");
     const auto declared_alg = jwk.get_string("alg");
-    Result<crypto::PublicKey> key = fail(Errc::bad_request, "unsupported key");
+    Result<crypto::PublicKey> key = fail(Errc::invalid_input, "unsupported key");
     if (kty == "RSA") {
       key = crypto::PublicKey::rsa(jwk.get_string("n").value_or(""), jwk.get_string("e").value_or(""));
     } else if (kty == "EC" && jwk.get_string("crv") == "P-256") {
@@ -115,7 +115,7 @@ Result<ExternalIdentity> identity_from_claims(const OAuthProvider& provider, con
   identity.subject = text(provider.subject_claim);
   if (identity.subject.empty()) identity.subject = text("sub");
   if (identity.subject.empty() || identity.subject.size() > 255) {
-    return fail(Errc::bad_gateway, "the provider named no usable subject for the user");
+    return fail(Errc::upstream_failed, "the provider named no usable subject for the user");
   }
   for (auto claim : {std::string_view(provider.username_claim), std::string_view("preferred_username"),
                      std::string_view("login"), std::string_view("email"), std::string_view("name")}) {

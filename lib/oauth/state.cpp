@@ -30,10 +30,10 @@ std::string seal_oauth_state(const TokenService& tokens, const OAuthState& state
 }
 
 Result<OAuthState> open_oauth_state(const TokenService& tokens, std::string_view cookie, std::int64_t now) {
-  if (cookie.empty()) return fail(Errc::access_denied, "no sign-in in progress (state cookie missing)");
+  if (cookie.empty()) return fail(Errc::provider_refused, "no sign-in in progress (state cookie missing)");
   auto claims = tokens.verify(cookie, kOAuthStateTokenType, now);
   if (!claims || claims->subject != kStateSubject) {
-    return fail(Errc::access_denied, "the sign-in state is invalid or expired; start again");
+    return fail(Errc::provider_refused, "the sign-in state is invalid or expired; start again");
   }
   auto take = [&](std::string_view name) {
     const auto found = claims->extra.find(name);
@@ -41,7 +41,7 @@ Result<OAuthState> open_oauth_state(const TokenService& tokens, std::string_view
   };
   OAuthState state{take("provider"), take("state"), take("verifier"), take("nonce")};
   if (state.provider.empty() || state.state.empty() || state.verifier.empty()) {
-    return fail(Errc::access_denied, "the sign-in state is incomplete; start again");
+    return fail(Errc::provider_refused, "the sign-in state is incomplete; start again");
   }
   return state;
 }

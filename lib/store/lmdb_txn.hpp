@@ -80,7 +80,7 @@ class Txn {
   }
 
   Result<void> put(MDB_dbi dbi, std::string_view key, std::string_view value, unsigned flags = 0) {
-    if (!storable_key(key)) return fail(Errc::bad_request, "key is empty or too long");
+    if (!storable_key(key)) return fail(Errc::invalid_input, "key is empty or too long");
     MDB_val k = as_val(key), v = as_val(value);
     const int rc = mdb_put(txn_, dbi, &k, &v, flags);
     if (rc != 0) return std::unexpected(lmdb_error(rc, "write"));

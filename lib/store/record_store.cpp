@@ -42,7 +42,7 @@ Result<Json> find_in(const Txn& txn, MDB_dbi dbi, std::string_view id) {
 }  // namespace
 
 Result<Json> RecordStore::create(std::string_view owner, const Json& fields) {
-  if (!fields.is_object()) return fail(Errc::bad_request, "a record must be a JSON object");
+  if (!fields.is_object()) return fail(Errc::invalid_input, "a record must be a JSON object");
   Json record = compose(new_object_id(), 0, owner, fields);
   auto txn = Txn::begin(db_.impl().env, true);
   if (!txn) return std::unexpected(txn.error());
@@ -99,7 +99,7 @@ Result<std::string> RecordStore::list_text() const {
 }
 
 Result<Json> RecordStore::replace(std::string_view id, const Json& fields) {
-  if (!fields.is_object()) return fail(Errc::bad_request, "a record must be a JSON object");
+  if (!fields.is_object()) return fail(Errc::invalid_input, "a record must be a JSON object");
   auto txn = Txn::begin(db_.impl().env, true);
   if (!txn) return std::unexpected(txn.error());
   auto current = find_in(*txn, db_.impl().records, id);

@@ -97,7 +97,7 @@ Result<void> SigninThrottle::check(std::string_view username, std::string_view a
 
   std::int64_t until = by_address->until;
   if (!is_known(*by_user, address, now, policy_.known_address_ttl.count())) until = std::max(until, by_user->until);
-  if (until > now) return fail(Errc::too_many_requests, std::to_string(until - now));
+  if (until > now) return fail(Error::retry_later(Errc::throttled, until - now, "sign-in delayed"));
   return {};
 }
 

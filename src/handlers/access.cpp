@@ -18,7 +18,7 @@ constexpr std::string_view kAuthCookie = "auth";
 Result<std::optional<Principal>> decide(App& app, const http::Request& request, std::string_view method,
                                         std::string_view uri) {
   const auto path = normalized_request_path(uri);
-  if (!path) return fail(Errc::bad_request, "the original URI is not a valid path");
+  if (!path) return fail(Errc::invalid_input, "the original URI is not a valid path");
   return app.auth->check_request(method, *path, request.authorization(),
                                  http::cookie_value(request.param("HTTP_COOKIE"), kAuthCookie));
 }
@@ -39,7 +39,7 @@ HandlerResult authorizer(App& app, const http::Request& request, const RouteCont
 
 HandlerResult auth_check(App& app, const http::Request& request, const RouteContext&) {
   const auto original_uri = request.param("HTTP_X_ORIGINAL_URI");
-  if (original_uri.empty()) return fail(Errc::bad_request, "X-Original-URI is required");
+  if (original_uri.empty()) return fail(Errc::invalid_input, "X-Original-URI is required");
   const auto original_method = request.param("HTTP_X_ORIGINAL_METHOD");
   auto granted = decide(app, request, original_method.empty() ? std::string_view(request.method) : original_method,
                         original_uri);

@@ -30,10 +30,10 @@ Result<OAuthClient*> choose_provider(App& app, const std::map<std::string, std::
     if (app.oauth_clients.size() == 1) return app.oauth_clients.begin()->second.get();
     std::string names;
     for (const auto& [name, client] : app.oauth_clients) names += (names.empty() ? "" : ", ") + name;
-    return fail(Errc::bad_request, "several identity providers are configured; choose one with ?provider= (" + names + ")");
+    return fail(Errc::invalid_input, "several identity providers are configured; choose one with ?provider= (" + names + ")");
   }
   const auto found = app.oauth_clients.find(named->second);
-  if (found == app.oauth_clients.end()) return fail(Errc::bad_request, "unknown provider '" + named->second + "'");
+  if (found == app.oauth_clients.end()) return fail(Errc::invalid_input, "unknown provider '" + named->second + "'");
   return found->second.get();
 }
 
@@ -65,10 +65,10 @@ HandlerResult complete(App& app, const http::Request& request,
   if (!state) return std::unexpected(state.error());
   const auto returned = query.find("state");
   if (returned == query.end() || !crypto::equal_constant_time(returned->second, state->state)) {
-    return fail(Errc::access_denied, "the state returned by the provider does not match this sign-in");
+    return fail(Errc::provider_refused, "the state returned by the provider does not match this sign-in");
   }
   const auto client = app.oauth_clients.find(state->provider);
-  if (client == app.oauth_clients.end()) return fail(Errc::access_denied, "the sign-in's provider is no longer configured");
+  if (client == app.oauth_clients.end()) return fail(Errc::provider_refused, "the sign-in's provider is no longer configured");
 
   auto identity = client->second->complete(query.find("code")->second, *state, now);
   if (!identity) return std::unexpected(identity.error());
@@ -92,8 +92,8 @@ HandlerResult oauth(App& app, const http::Request& request, const RouteContext&)
     const auto description = query.find("error_description");
     std::string detail = "the identity provider answered " + error->second;
     if (description != query.end()) detail += ": " + description->second;
-    if (error->second == "access_denied") return fail(Errc::access_denied, detail);
-    return fail(Errc::bad_request, detail);
+    if (error->second == "access_denied") return fail(Errc::provider_refused, detail);
+    return fail(Errc::invalid_input, detail);
   }
   if (query.contains("code")) return complete(app, request, query);
   return start(app, request, query);

@@ -27,7 +27,7 @@ bool secure_cookies(const App& app, const http::Request& request) {
 }
 
 Result<Json> parse_json_body(const App& app, const http::Request& request) {
-  if (request.body.empty()) return fail(Errc::bad_request, "request body must be a JSON object");
+  if (request.body.empty()) return fail(Errc::invalid_input, "request body must be a JSON object");
   return Json::parse(request.body, app.config.max_json_depth);
 }
 

@@ -31,10 +31,10 @@ Result<Request> read_request(FCGX_Request& fcgi, std::size_t max_body) {
   if (!length_text.empty()) {
     const auto [end, ec] = std::from_chars(length_text.data(), length_text.data() + length_text.size(), length);
     if (ec != std::errc() || end != length_text.data() + length_text.size()) {
-      return fail(Errc::bad_request, "invalid Content-Length");
+      return fail(Errc::invalid_input, "invalid Content-Length");
     }
   }
-  if (length > max_body) return fail(Errc::payload_too_large, "body of " + std::to_string(length) + " bytes");
+  if (length > max_body) return fail(Errc::too_large, "body of " + std::to_string(length) + " bytes");
   request.body.resize(length);
   std::size_t done = 0;
   while (done < length) {
@@ -42,7 +42,7 @@ Result<Request> read_request(FCGX_Request& fcgi, std::size_t max_body) {
     if (n <= 0) break;
     done += static_cast<std::size_t>(n);
   }
-  if (done != length) return fail(Errc::bad_request, "request body shorter than Content-Length");
+  if (done != length) return fail(Errc::invalid_input, "request body shorter than Content-Length");
   return request;
 }
 

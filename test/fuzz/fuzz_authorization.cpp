@@ -57,7 +57,7 @@ void check_bearer(std::string_view header) {
   auto token = parse_bearer_authorization(header);
   if (!token) {
     const auto code = token.error().code;
-    if (code != Errc::missing_token && code != Errc::invalid_request) violated("Bearer: unexpected error code");
+    if (code != Errc::no_credentials && code != Errc::malformed_credentials) violated("Bearer: unexpected error code");
     return;
   }
   if (token->empty()) violated("Bearer: empty token accepted");

@@ -57,7 +57,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   auto body = Json::parse(text, kMaxDepth);
   if (!body) {
-    if (body.error().code != Errc::bad_request) violated("a parse failure that is not bad_request");
+    if (body.error().code != Errc::invalid_input) violated("a parse failure that is not bad_request");
     return 0;
   }
   // What we parsed, we can write and read back.
@@ -68,12 +68,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   auto request = signup_request_from_json(*body);
   if (!request) {
-    if (request.error().code != Errc::bad_request) violated("a field error that is not bad_request");
+    if (request.error().code != Errc::invalid_input) violated("a field error that is not bad_request");
     return 0;
   }
   const CredentialPolicy policy;
   auto valid = validate_signup(*request, policy);
   if (valid) check_accepted(*request, policy);
-  else if (valid.error().code != Errc::bad_request) violated("a validation error that is not bad_request");
+  else if (valid.error().code != Errc::invalid_input) violated("a validation error that is not bad_request");
   return 0;
 }

@@ -24,7 +24,7 @@ SignupRequest valid_request(std::string username = "alice") {
 
 void expect_bad_request_naming(const Result<void>& result, std::string_view field) {
   ASSERT_FALSE(result.has_value()) << "accepted; expected an error naming " << field;
-  EXPECT_EQ(result.error().code, Errc::bad_request);
+  EXPECT_EQ(result.error().code, Errc::invalid_input);
   EXPECT_NE(result.error().message.find(field), std::string::npos)
       << "message \"" << result.error().message << "\" does not name " << field;
 }
@@ -57,7 +57,7 @@ TEST(SignupRequestFromJson, MissingFieldIsNamed) {
     }
     auto req = signup_request_from_json(body);
     ASSERT_FALSE(req.has_value()) << missing;
-    EXPECT_EQ(req.error().code, Errc::bad_request);
+    EXPECT_EQ(req.error().code, Errc::invalid_input);
     EXPECT_NE(req.error().message.find(missing), std::string::npos) << req.error().message;
     EXPECT_NE(req.error().message.find("required"), std::string::npos) << req.error().message;
   }
@@ -74,7 +74,7 @@ TEST(SignupRequestFromJson, NonStringFieldIsNamed) {
       }
       auto req = signup_request_from_json(body);
       ASSERT_FALSE(req.has_value()) << wrong << " = " << bad.dump();
-      EXPECT_EQ(req.error().code, Errc::bad_request);
+      EXPECT_EQ(req.error().code, Errc::invalid_input);
       EXPECT_NE(req.error().message.find(wrong), std::string::npos) << req.error().message;
     }
   }
@@ -92,7 +92,7 @@ TEST(SignupRequestFromJson, BodyNotAnObjectIsBadRequest) {
   for (const char* text : {"[]", "\"alice\"", "3", "null"}) {
     auto req = signup_request_from_json(json(text));
     ASSERT_FALSE(req.has_value()) << text;
-    EXPECT_EQ(req.error().code, Errc::bad_request);
+    EXPECT_EQ(req.error().code, Errc::invalid_input);
   }
 }
 
@@ -221,7 +221,7 @@ TEST_F(AccountsTest, SignUpValidates) {
   SignupRequest req = valid_request("bad name");
   auto user = accounts_->sign_up(req);
   ASSERT_FALSE(user.has_value());
-  EXPECT_EQ(user.error().code, Errc::bad_request);
+  EXPECT_EQ(user.error().code, Errc::invalid_input);
   EXPECT_EQ(outcome(users_->find("bad name")), "not_found");
 }
 
@@ -291,7 +291,7 @@ TEST_F(AccountsTest, PolicyIsKept) {
   EXPECT_EQ(accounts.policy().username_max_length, 10u);
   auto user = accounts.sign_up(valid_request("elevenchars"));
   ASSERT_FALSE(user.has_value());
-  EXPECT_EQ(user.error().code, Errc::bad_request);
+  EXPECT_EQ(user.error().code, Errc::invalid_input);
 }
 
 }  // namespace

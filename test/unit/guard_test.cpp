@@ -102,7 +102,7 @@ TEST_F(GuardTest, CapabilityMatrix) {
       if (allowed) {
         EXPECT_TRUE(result.has_value()) << result.error().message;
       } else {
-        expect_error(result, Errc::forbidden);
+        expect_error(result, Errc::not_permitted);
       }
     }
     // No capability required: any authenticated role passes.
@@ -117,13 +117,13 @@ TEST_F(GuardTest, AuthorizeAlone) {
   EXPECT_TRUE(Guard::authorize(p, Capability::create).has_value());
   auto update = Guard::authorize(p, Capability::update);
   ASSERT_FALSE(update.has_value());
-  EXPECT_EQ(update.error().code, Errc::forbidden);
+  EXPECT_EQ(update.error().code, Errc::not_permitted);
   p.user.role = Role::admin;
   EXPECT_TRUE(Guard::authorize(p, Capability::delete_).has_value());
   p.user.role = Role::user;
   auto del = Guard::authorize(p, Capability::delete_);
   ASSERT_FALSE(del.has_value());
-  EXPECT_EQ(del.error().code, Errc::forbidden);
+  EXPECT_EQ(del.error().code, Errc::not_permitted);
 }
 
 TEST_F(GuardTest, TokenOfADeletedUserIsInvalid) {
@@ -150,7 +150,7 @@ TEST_F(GuardTest, TokenOfARecreatedUserIsInvalid) {
 TEST_F(GuardTest, RoleChangeTakesEffectWithoutANewToken) {
   User alice = make_user("alice");
   const std::string header = bearer_for(alice);
-  expect_error(check(header, Capability::delete_), Errc::forbidden);
+  expect_error(check(header, Capability::delete_), Errc::not_permitted);
 
   ASSERT_TRUE(users_->set_role("alice", Role::admin).has_value());
   auto promoted = check(header, Capability::delete_);
@@ -159,7 +159,7 @@ TEST_F(GuardTest, RoleChangeTakesEffectWithoutANewToken) {
   EXPECT_EQ(promoted->user.version, 1);
 
   ASSERT_TRUE(users_->set_role("alice", Role::writer).has_value());
-  expect_error(check(header, Capability::update), Errc::forbidden);
+  expect_error(check(header, Capability::update), Errc::not_permitted);
   EXPECT_TRUE(check(header, Capability::create).has_value());
 }
 
@@ -179,16 +179,16 @@ TEST_F(GuardTest, AuthenticationFailsBeforeAuthorization) {
 }
 
 TEST_F(GuardTest, MissingHeaderIsMissingToken) {
-  expect_error(check(""), Errc::missing_token);
-  expect_error(check("", Capability::read), Errc::missing_token);
-  expect_error(check("Basic YWxpY2U6c2VjcmV0", Capability::read), Errc::missing_token);
+  expect_error(check(""), Errc::no_credentials);
+  expect_error(check("", Capability::read), Errc::no_credentials);
+  expect_error(check("Basic YWxpY2U6c2VjcmV0", Capability::read), Errc::no_credentials);
 }
 
 TEST_F(GuardTest, MalformedHeaderIsInvalidRequest) {
   User alice = make_user("alice");
-  expect_error(check("Bearer"), Errc::invalid_request);
-  expect_error(check("Bearer a b"), Errc::invalid_request);
-  expect_error(check(bearer_for(alice) + " extra"), Errc::invalid_request);
+  expect_error(check("Bearer"), Errc::malformed_credentials);
+  expect_error(check("Bearer a b"), Errc::malformed_credentials);
+  expect_error(check(bearer_for(alice) + " extra"), Errc::malformed_credentials);
 }
 
 TEST_F(GuardTest, GarbageOrForeignTokensAreInvalid) {

@@ -48,7 +48,7 @@ TEST(Json, ParsesScalarsAtTopLevel) {
 TEST(Json, BadJsonIsBadRequestWithLineAndColumn) {
   auto parsed = Json::parse("{\"a\": 1,\n  \"b\": }");
   ASSERT_FALSE(parsed.has_value());
-  EXPECT_EQ(parsed.error().code, Errc::bad_request);
+  EXPECT_EQ(parsed.error().code, Errc::invalid_input);
   const std::string& msg = parsed.error().message;
   EXPECT_NE(msg.find("line"), std::string::npos) << msg;
   EXPECT_NE(msg.find("column"), std::string::npos) << msg;
@@ -61,7 +61,7 @@ TEST(Json, RejectsVariousMalformedTexts) {
     auto parsed = Json::parse(bad);
     EXPECT_FALSE(parsed.has_value()) << '"' << bad << '"';
     if (!parsed) {
-      EXPECT_EQ(parsed.error().code, Errc::bad_request) << bad;
+      EXPECT_EQ(parsed.error().code, Errc::invalid_input) << bad;
     }
   }
 }
@@ -69,11 +69,11 @@ TEST(Json, RejectsVariousMalformedTexts) {
 TEST(Json, RejectsDuplicateKeys) {
   auto parsed = Json::parse(R"({"a": 1, "a": 2})");
   ASSERT_FALSE(parsed.has_value());
-  EXPECT_EQ(parsed.error().code, Errc::bad_request);
+  EXPECT_EQ(parsed.error().code, Errc::invalid_input);
 
   auto nested = Json::parse(R"({"x": {"role": "user", "role": "admin"}})");
   ASSERT_FALSE(nested.has_value());
-  EXPECT_EQ(nested.error().code, Errc::bad_request);
+  EXPECT_EQ(nested.error().code, Errc::invalid_input);
 }
 
 TEST(Json, RejectsTrailingGarbage) {
@@ -81,7 +81,7 @@ TEST(Json, RejectsTrailingGarbage) {
     auto parsed = Json::parse(bad);
     EXPECT_FALSE(parsed.has_value()) << bad;
     if (!parsed) {
-      EXPECT_EQ(parsed.error().code, Errc::bad_request) << bad;
+      EXPECT_EQ(parsed.error().code, Errc::invalid_input) << bad;
     }
   }
   // Trailing whitespace is not garbage.
@@ -97,7 +97,7 @@ TEST(Json, DepthLimit) {
   EXPECT_TRUE(Json::parse(nested_arrays(4), 4).has_value());
   auto too_deep = Json::parse(nested_arrays(5), 4);
   ASSERT_FALSE(too_deep.has_value());
-  EXPECT_EQ(too_deep.error().code, Errc::bad_request);
+  EXPECT_EQ(too_deep.error().code, Errc::invalid_input);
 
   // Objects count too.
   EXPECT_TRUE(Json::parse(R"({"a":{"b":{}}})", 3).has_value());

@@ -236,19 +236,19 @@ TEST(OAuthState, ExpiredStateIsRefused) {
   const auto sealed = seal_oauth_state(tokens, kState, kNow, 600s);
   auto opened = open_oauth_state(tokens, sealed, kNow + 601);
   ASSERT_FALSE(opened.has_value());
-  EXPECT_EQ(opened.error().code, Errc::access_denied);
+  EXPECT_EQ(opened.error().code, Errc::provider_refused);
 }
 
 TEST(OAuthState, MissingTamperedOrForeignCookieIsRefused) {
   const auto tokens = make_tokens();
   const auto sealed = seal_oauth_state(tokens, kState, kNow, 600s);
-  EXPECT_EQ(outcome(open_oauth_state(tokens, "", kNow)), "access_denied");
-  EXPECT_EQ(outcome(open_oauth_state(tokens, "garbage", kNow)), "access_denied");
+  EXPECT_EQ(outcome(open_oauth_state(tokens, "", kNow)), "provider_refused");
+  EXPECT_EQ(outcome(open_oauth_state(tokens, "garbage", kNow)), "provider_refused");
   std::string tampered = sealed;
   tampered[tampered.size() / 2] = tampered[tampered.size() / 2] == 'A' ? 'B' : 'A';
-  EXPECT_EQ(outcome(open_oauth_state(tokens, tampered, kNow)), "access_denied");
+  EXPECT_EQ(outcome(open_oauth_state(tokens, tampered, kNow)), "provider_refused");
   const auto other = make_tokens("fedcba9876543210FEDCBA9876543210");
-  EXPECT_EQ(outcome(open_oauth_state(other, sealed, kNow)), "access_denied");
+  EXPECT_EQ(outcome(open_oauth_state(other, sealed, kNow)), "provider_refused");
 }
 
 TEST(OAuthState, AnAccessTokenIsNotAState) {
@@ -257,7 +257,7 @@ TEST(OAuthState, AnAccessTokenIsNotAState) {
                                    {{"provider", "github"}, {"state", "s"}, {"verifier", "v"}, {"nonce", "n"}});
   auto opened = open_oauth_state(tokens, access, kNow);
   ASSERT_FALSE(opened.has_value());
-  EXPECT_EQ(opened.error().code, Errc::access_denied);
+  EXPECT_EQ(opened.error().code, Errc::provider_refused);
 }
 
 TEST(OAuthState, AStateIsNotAnAccessToken) {
@@ -272,13 +272,13 @@ TEST(OAuthState, AStateTokenOfAnotherSubjectOrIncompleteIsRefused) {
   const auto tokens = make_tokens();
   const auto other_subject = tokens.issue(kOAuthStateTokenType, "0123456789abcdef01234567", "", kNow,
                                           {{"provider", "p"}, {"state", "s"}, {"verifier", "v"}, {"nonce", "n"}}, 600s);
-  EXPECT_EQ(outcome(open_oauth_state(tokens, other_subject, kNow)), "access_denied");
+  EXPECT_EQ(outcome(open_oauth_state(tokens, other_subject, kNow)), "provider_refused");
   OAuthState incomplete = kState;
   incomplete.verifier.clear();
-  EXPECT_EQ(outcome(open_oauth_state(tokens, seal_oauth_state(tokens, incomplete, kNow, 600s), kNow)), "access_denied");
+  EXPECT_EQ(outcome(open_oauth_state(tokens, seal_oauth_state(tokens, incomplete, kNow, 600s), kNow)), "provider_refused");
   incomplete = kState;
   incomplete.provider.clear();
-  EXPECT_EQ(outcome(open_oauth_state(tokens, seal_oauth_state(tokens, incomplete, kNow, 600s), kNow)), "access_denied");
+  EXPECT_EQ(outcome(open_oauth_state(tokens, seal_oauth_state(tokens, incomplete, kNow, 600s), kNow)), "provider_refused");
 }
 
 // ---- JWKS -------------------------------------------------------------------------
@@ -333,7 +333,7 @@ TEST(Jwks, NotAJwkSetIsBadGateway) {
   for (std::string_view text : {"", "[]", "{}", R"({"keys":{}})", "not json", R"({"keys":"x"})"}) {
     auto jwks = Jwks::parse(text);
     ASSERT_FALSE(jwks.has_value()) << text;
-    EXPECT_EQ(jwks.error().code, Errc::bad_gateway) << text;
+    EXPECT_EQ(jwks.error().code, Errc::upstream_failed) << text;
   }
 }
 
@@ -378,7 +378,7 @@ TEST(IdToken, AlgNoneIsRefused) {
   const std::string token = b64u(R"({"alg":"none","kid":"rsa-1"})") + "." + b64u(claims()) + ".";
   auto verified = verify_id_token(token, provider_keys(), checks());
   ASSERT_FALSE(verified.has_value());
-  EXPECT_EQ(verified.error().code, Errc::bad_gateway);
+  EXPECT_EQ(verified.error().code, Errc::upstream_failed);
   const std::string no_sig = b64u(R"({"alg":"none"})") + "." + b64u(claims());
   EXPECT_FALSE(verify_id_token(no_sig, provider_keys(), checks()).has_value());
 }
@@ -393,7 +393,7 @@ TEST(IdToken, Hs256KeyedWithThePublicKeyIsRefused) {
     const std::string token = input + "." + crypto::base64url_encode(std::span<const unsigned char>(mac));
     auto verified = verify_id_token(token, provider_keys(), checks());
     ASSERT_FALSE(verified.has_value());
-    EXPECT_EQ(verified.error().code, Errc::bad_gateway);
+    EXPECT_EQ(verified.error().code, Errc::upstream_failed);
   }
 }
 
@@ -410,21 +410,21 @@ TEST(IdToken, BadSignatureIsRefused) {
   token[token.size() - 10] = token[token.size() - 10] == 'A' ? 'B' : 'A';
   auto verified = verify_id_token(token, provider_keys(), checks());
   ASSERT_FALSE(verified.has_value());
-  EXPECT_EQ(verified.error().code, Errc::bad_gateway);
+  EXPECT_EQ(verified.error().code, Errc::upstream_failed);
   EXPECT_NE(verified.error().message.find("signature"), std::string::npos) << verified.error().message;
 
   // Signed by another key that claims the provider's kid.
   const auto forged = signed_jwt(other_rsa_key(), header_for(rsa_key(), "rsa-1"), claims());
-  EXPECT_EQ(outcome(verify_id_token(forged, provider_keys(), checks())), "bad_gateway");
+  EXPECT_EQ(outcome(verify_id_token(forged, provider_keys(), checks())), "upstream_failed");
 
   // A valid signature moved onto other claims.
   const auto good = signed_jwt(rsa_key(), header_for(rsa_key(), "rsa-1"), claims());
   const auto first = good.find('.'), second = good.rfind('.');
   const auto swapped = good.substr(0, first + 1) + b64u(claims({{"sub", R"("admin")"}})) + good.substr(second);
-  EXPECT_EQ(outcome(verify_id_token(swapped, provider_keys(), checks())), "bad_gateway");
+  EXPECT_EQ(outcome(verify_id_token(swapped, provider_keys(), checks())), "upstream_failed");
 
   // No signature at all.
-  EXPECT_EQ(outcome(verify_id_token(good.substr(0, second) + ".", provider_keys(), checks())), "bad_gateway");
+  EXPECT_EQ(outcome(verify_id_token(good.substr(0, second) + ".", provider_keys(), checks())), "upstream_failed");
 
   // An ES256 signature in DER form (not the JWS r||s form) is refused.
   const std::string input = b64u(header_for(ec_key(), "ec-1")) + "." + b64u(claims());
@@ -441,24 +441,24 @@ TEST(IdToken, BadSignatureIsRefused) {
     return std::string{'\x30', static_cast<char>(body.size())} + body;
   };
   EXPECT_EQ(outcome(verify_id_token(input + "." + b64u(raw), provider_keys(), checks())), "ok");
-  EXPECT_EQ(outcome(verify_id_token(input + "." + b64u(der_of(raw)), provider_keys(), checks())), "bad_gateway");
+  EXPECT_EQ(outcome(verify_id_token(input + "." + b64u(der_of(raw)), provider_keys(), checks())), "upstream_failed");
 }
 
 TEST(IdToken, MalformedTokensAreRefused) {
   for (std::string_view token : {"", "a", "a.b", "a.b.c.d", "..", "!!.!!.!!"}) {
-    EXPECT_EQ(outcome(verify_id_token(token, provider_keys(), checks())), "bad_gateway") << token;
+    EXPECT_EQ(outcome(verify_id_token(token, provider_keys(), checks())), "upstream_failed") << token;
   }
   const auto crit = signed_jwt(rsa_key(), R"({"alg":"RS256","kid":"rsa-1","crit":["exp"]})", claims());
-  EXPECT_EQ(outcome(verify_id_token(crit, provider_keys(), checks())), "bad_gateway");
+  EXPECT_EQ(outcome(verify_id_token(crit, provider_keys(), checks())), "upstream_failed");
   const auto not_object = signed_jwt(rsa_key(), header_for(rsa_key(), "rsa-1"), "[1,2]");
-  EXPECT_EQ(outcome(verify_id_token(not_object, provider_keys(), checks())), "bad_gateway");
+  EXPECT_EQ(outcome(verify_id_token(not_object, provider_keys(), checks())), "upstream_failed");
 }
 
 TEST(IdToken, WrongIssuerIsRefused) {
-  EXPECT_EQ(outcome(verify_claims(claims({{"iss", R"("https://evil.example.test")"}}))), "bad_gateway");
-  EXPECT_EQ(outcome(verify_claims(claims({{"iss", R"("https://idp.example.test/other")"}}))), "bad_gateway");
-  EXPECT_EQ(outcome(verify_claims(claims({{"iss", R"("https://idp.example.test//")"}}))), "bad_gateway");
-  EXPECT_EQ(outcome(verify_claims(claims({}, {"iss"}))), "bad_gateway");
+  EXPECT_EQ(outcome(verify_claims(claims({{"iss", R"("https://evil.example.test")"}}))), "upstream_failed");
+  EXPECT_EQ(outcome(verify_claims(claims({{"iss", R"("https://idp.example.test/other")"}}))), "upstream_failed");
+  EXPECT_EQ(outcome(verify_claims(claims({{"iss", R"("https://idp.example.test//")"}}))), "upstream_failed");
+  EXPECT_EQ(outcome(verify_claims(claims({}, {"iss"}))), "upstream_failed");
 }
 
 TEST(IdToken, OneTrailingSlashOnTheIssuerIsTolerated) {
@@ -470,40 +470,40 @@ TEST(IdToken, OneTrailingSlashOnTheIssuerIsTolerated) {
 }
 
 TEST(IdToken, WrongAudienceIsRefused) {
-  EXPECT_EQ(outcome(verify_claims(claims({{"aud", R"("another-client")"}}))), "bad_gateway");
-  EXPECT_EQ(outcome(verify_claims(claims({{"aud", R"(["another-client"])"}}))), "bad_gateway");
-  EXPECT_EQ(outcome(verify_claims(claims({{"aud", R"("authd-client-2")"}}))), "bad_gateway");
-  EXPECT_EQ(outcome(verify_claims(claims({}, {"aud"}))), "bad_gateway");
+  EXPECT_EQ(outcome(verify_claims(claims({{"aud", R"("another-client")"}}))), "upstream_failed");
+  EXPECT_EQ(outcome(verify_claims(claims({{"aud", R"(["another-client"])"}}))), "upstream_failed");
+  EXPECT_EQ(outcome(verify_claims(claims({{"aud", R"("authd-client-2")"}}))), "upstream_failed");
+  EXPECT_EQ(outcome(verify_claims(claims({}, {"aud"}))), "upstream_failed");
 }
 
 TEST(IdToken, SeveralAudiencesNeedOurAzp) {
-  EXPECT_EQ(outcome(verify_claims(claims({{"aud", R"(["authd-client","other"])"}}))), "bad_gateway");
+  EXPECT_EQ(outcome(verify_claims(claims({{"aud", R"(["authd-client","other"])"}}))), "upstream_failed");
   EXPECT_EQ(outcome(verify_claims(claims({{"aud", R"(["authd-client","other"])"}, {"azp", R"("other")"}}))),
-            "bad_gateway");
+            "upstream_failed");
 }
 
 TEST(IdToken, ExpiredIsRefusedWithinTheLeeway) {
-  EXPECT_EQ(outcome(verify_claims(claims({{"exp", std::to_string(kNow - 61)}}))), "bad_gateway");
+  EXPECT_EQ(outcome(verify_claims(claims({{"exp", std::to_string(kNow - 61)}}))), "upstream_failed");
   EXPECT_EQ(outcome(verify_claims(claims({{"exp", std::to_string(kNow - 59)}}))), "ok") << "60 s leeway";
-  EXPECT_EQ(outcome(verify_claims(claims({}, {"exp"}))), "bad_gateway");
-  EXPECT_EQ(outcome(verify_claims(claims({{"exp", R"("9999999999")"}}))), "bad_gateway") << "exp must be a number";
+  EXPECT_EQ(outcome(verify_claims(claims({}, {"exp"}))), "upstream_failed");
+  EXPECT_EQ(outcome(verify_claims(claims({{"exp", R"("9999999999")"}}))), "upstream_failed") << "exp must be a number";
   IdTokenChecks strict = checks();
   strict.leeway = 0s;
-  EXPECT_EQ(outcome(verify_claims(claims({{"exp", std::to_string(kNow)}}), strict)), "bad_gateway");
+  EXPECT_EQ(outcome(verify_claims(claims({{"exp", std::to_string(kNow)}}), strict)), "upstream_failed");
   EXPECT_EQ(outcome(verify_claims(claims({{"exp", std::to_string(kNow + 1)}}), strict)), "ok");
 }
 
 TEST(IdToken, IatInTheFutureIsRefused) {
-  EXPECT_EQ(outcome(verify_claims(claims({{"iat", std::to_string(kNow + 3600)}}))), "bad_gateway");
-  EXPECT_EQ(outcome(verify_claims(claims({{"iat", std::to_string(kNow + 61)}}))), "bad_gateway");
+  EXPECT_EQ(outcome(verify_claims(claims({{"iat", std::to_string(kNow + 3600)}}))), "upstream_failed");
+  EXPECT_EQ(outcome(verify_claims(claims({{"iat", std::to_string(kNow + 61)}}))), "upstream_failed");
   EXPECT_EQ(outcome(verify_claims(claims({{"iat", std::to_string(kNow + 59)}}))), "ok") << "60 s leeway";
-  EXPECT_EQ(outcome(verify_claims(claims({}, {"iat"}))), "bad_gateway");
+  EXPECT_EQ(outcome(verify_claims(claims({}, {"iat"}))), "upstream_failed");
 }
 
 TEST(IdToken, NonceMustMatch) {
-  EXPECT_EQ(outcome(verify_claims(claims({{"nonce", R"("another-nonce")"}}))), "bad_gateway");
-  EXPECT_EQ(outcome(verify_claims(claims({{"nonce", R"("n-0S6_WzA2Mj ")"}}))), "bad_gateway");
-  EXPECT_EQ(outcome(verify_claims(claims({}, {"nonce"}))), "bad_gateway");
+  EXPECT_EQ(outcome(verify_claims(claims({{"nonce", R"("another-nonce")"}}))), "upstream_failed");
+  EXPECT_EQ(outcome(verify_claims(claims({{"nonce", R"("n-0S6_WzA2Mj ")"}}))), "upstream_failed");
+  EXPECT_EQ(outcome(verify_claims(claims({}, {"nonce"}))), "upstream_failed");
   auto verified = verify_claims(claims({{"nonce", R"("x")"}}));
   ASSERT_FALSE(verified.has_value());
   EXPECT_NE(verified.error().message.find("nonce"), std::string::npos) << verified.error().message;
@@ -602,10 +602,10 @@ TEST(IdentityFromClaims, NoUsableSubjectIsBadGateway) {
                                 R"({"sub":{"a":1}})", R"({"sub":["1"]})", R"({"sub":true})"}) {
     auto id = identity_from_claims(oidc_provider(), parse(text));
     ASSERT_FALSE(id.has_value()) << text;
-    EXPECT_EQ(id.error().code, Errc::bad_gateway) << text;
+    EXPECT_EQ(id.error().code, Errc::upstream_failed) << text;
   }
   const std::string long_sub = R"({"sub":")" + std::string(256, 'x') + R"("})";
-  EXPECT_EQ(outcome(identity_from_claims(oidc_provider(), parse(long_sub))), "bad_gateway");
+  EXPECT_EQ(outcome(identity_from_claims(oidc_provider(), parse(long_sub))), "upstream_failed");
   const std::string max_sub = R"({"sub":")" + std::string(255, 'x') + R"("})";
   EXPECT_EQ(outcome(identity_from_claims(oidc_provider(), parse(max_sub))), "ok");
 }
@@ -905,7 +905,7 @@ TEST(OAuthClient, UnreachableDiscoveryIsBadGateway) {
   OAuthClient client(p, HttpTimeouts{std::chrono::milliseconds{1000}, std::chrono::milliseconds{2000}});
   auto url = client.authorization_url(OAuthState{"google", "st", "v", "n"}, "ch");
   ASSERT_FALSE(url.has_value());
-  EXPECT_EQ(url.error().code, Errc::bad_gateway) << url.error().message;
+  EXPECT_EQ(url.error().code, Errc::upstream_failed) << url.error().message;
 }
 
 TEST(HttpClient, UrlAndFormEncoding) {

@@ -28,25 +28,25 @@ TEST(SecurityAuthorizationHeader, ControlAWellFormedBearerTokenIsRead) {
 }
 
 TEST(SecurityAuthorizationHeader, NoBearerCredentialsIsMissingToken) {
-  EXPECT_EQ(bearer(""), "missing_token");
-  EXPECT_EQ(bearer(basic_of("alice:pw")), "missing_token");
-  EXPECT_EQ(bearer("Digest username=\"a\""), "missing_token");
-  EXPECT_EQ(bearer("Bearerabc"), "missing_token");
+  EXPECT_EQ(bearer(""), "no_credentials");
+  EXPECT_EQ(bearer(basic_of("alice:pw")), "no_credentials");
+  EXPECT_EQ(bearer("Digest username=\"a\""), "no_credentials");
+  EXPECT_EQ(bearer("Bearerabc"), "no_credentials");
 }
 
 TEST(SecurityAuthorizationHeader, MalformedBearerIsInvalidRequest) {
-  EXPECT_EQ(bearer("Bearer"), "invalid_request") << "no token";
-  EXPECT_EQ(bearer("Bearer   "), "invalid_request") << "only blanks";
-  EXPECT_EQ(bearer("Bearer a.b.c d.e.f"), "invalid_request") << "two tokens";
-  EXPECT_EQ(bearer("Bearer a.b.c,d.e.f"), "invalid_request") << "two tokens, comma";
-  EXPECT_EQ(bearer("Bearer x, Basic y"), "invalid_request") << "two schemes";
-  EXPECT_EQ(bearer("Bearer a$b"), "invalid_request");
-  EXPECT_EQ(bearer("Bearer a\"b"), "invalid_request");
-  EXPECT_EQ(bearer("Bearer a=b"), "invalid_request") << "'=' inside";
-  EXPECT_EQ(bearer("Bearer \xc3\xa9t\xc3\xa9"), "invalid_request") << "non-ASCII";
-  EXPECT_EQ(bearer(std::string("Bearer a\0b", 10)), "invalid_request") << "NUL";
-  EXPECT_EQ(bearer("Bearer a\x01" "b"), "invalid_request") << "control character";
-  EXPECT_EQ(bearer("Bearer token=\"abc\""), "invalid_request") << "auth-param syntax";
+  EXPECT_EQ(bearer("Bearer"), "malformed_credentials") << "no token";
+  EXPECT_EQ(bearer("Bearer   "), "malformed_credentials") << "only blanks";
+  EXPECT_EQ(bearer("Bearer a.b.c d.e.f"), "malformed_credentials") << "two tokens";
+  EXPECT_EQ(bearer("Bearer a.b.c,d.e.f"), "malformed_credentials") << "two tokens, comma";
+  EXPECT_EQ(bearer("Bearer x, Basic y"), "malformed_credentials") << "two schemes";
+  EXPECT_EQ(bearer("Bearer a$b"), "malformed_credentials");
+  EXPECT_EQ(bearer("Bearer a\"b"), "malformed_credentials");
+  EXPECT_EQ(bearer("Bearer a=b"), "malformed_credentials") << "'=' inside";
+  EXPECT_EQ(bearer("Bearer \xc3\xa9t\xc3\xa9"), "malformed_credentials") << "non-ASCII";
+  EXPECT_EQ(bearer(std::string("Bearer a\0b", 10)), "malformed_credentials") << "NUL";
+  EXPECT_EQ(bearer("Bearer a\x01" "b"), "malformed_credentials") << "control character";
+  EXPECT_EQ(bearer("Bearer token=\"abc\""), "malformed_credentials") << "auth-param syntax";
 }
 
 TEST(SecurityAuthorizationHeader, BasicCredentialsAreReadStrictly) {

@@ -31,7 +31,7 @@ TEST(SecurityTokenType, AnAccessTokenIsNeverAStateToken) {
   // Even one carrying every member of a state and the state's subject.
   const auto lookalike = tokens.issue(kAccessTokenType, "oauth-state", "", kNow,
                                       {{"provider", "p"}, {"state", "s"}, {"verifier", "v"}, {"nonce", "n"}});
-  EXPECT_EQ(outcome(open_oauth_state(tokens, lookalike, kNow)), "access_denied");
+  EXPECT_EQ(outcome(open_oauth_state(tokens, lookalike, kNow)), "provider_refused");
 }
 
 TEST(SecurityTokenType, AStateCookieSealedBySealOauthStateIsNotAnAccessToken) {

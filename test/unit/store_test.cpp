@@ -457,11 +457,11 @@ TEST_F(StoreTest, RecordCreateRejectsNonObjects) {
   for (const char* text : {"[]", "\"x\"", "3", "null"}) {
     auto result = records.create("o", fields_of(text));
     ASSERT_FALSE(result.has_value()) << text;
-    EXPECT_EQ(result.error().code, Errc::bad_request) << text;
+    EXPECT_EQ(result.error().code, Errc::invalid_input) << text;
   }
   auto result = records.create("o", Json());
   ASSERT_FALSE(result.has_value());
-  EXPECT_EQ(result.error().code, Errc::bad_request);
+  EXPECT_EQ(result.error().code, Errc::invalid_input);
   auto all = records.list();
   ASSERT_TRUE(all.has_value());
   EXPECT_TRUE(all->empty());
@@ -478,7 +478,7 @@ TEST_F(StoreTest, RecordCreateIgnoresOrRejectsClientServiceFields) {
     EXPECT_EQ(created->get_string("owner"), "real-owner");
     EXPECT_FALSE(records.find("evil").has_value());
   } else {
-    EXPECT_EQ(created.error().code, Errc::bad_request);
+    EXPECT_EQ(created.error().code, Errc::invalid_input);
   }
 }
 
@@ -554,7 +554,7 @@ TEST_F(StoreTest, RecordReplaceCannotOverrideServiceFields) {
     EXPECT_EQ(replaced->get_integer("__v"), 1);
     EXPECT_EQ(replaced->get_string("owner"), "owner-id");
   } else {
-    EXPECT_EQ(replaced.error().code, Errc::bad_request);
+    EXPECT_EQ(replaced.error().code, Errc::invalid_input);
   }
   auto found = records.find(id);
   ASSERT_TRUE(found.has_value());
@@ -584,7 +584,7 @@ TEST_F(StoreTest, RecordReplaceRejectsNonObjects) {
   const std::string id(created->get_string("_id").value());
   auto result = records.replace(id, fields_of("[1]"));
   ASSERT_FALSE(result.has_value());
-  EXPECT_EQ(result.error().code, Errc::bad_request);
+  EXPECT_EQ(result.error().code, Errc::invalid_input);
   EXPECT_EQ(records.find(id).value().get_integer("a"), 1);
 }
 

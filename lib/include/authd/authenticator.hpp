@@ -3,7 +3,7 @@
 //
 //   auto auth = authd::Authenticator::from_environment();          // same settings as authd
 //   auto who = (*auth)->check(authorization_header, authd::Capability::delete_);
-//   if (!who) { auto e = authd::to_http(who.error()); /* send e.status, e.headers, e.body */ }
+//   if (!who) { auto e = authd::http::to_http(who.error()); /* send e.status, e.headers, e.body */ }
 #pragma once
 
 #include <filesystem>
@@ -59,12 +59,5 @@ class Authenticator {
 // for tools that need no signing key (authctl).
 Result<std::unique_ptr<Database>> open_database(const Config& config);
 
-// An Error as an HTTP answer: the single mapping used by authd itself.
-struct HttpError {
-  int status = 500;
-  std::vector<std::pair<std::string, std::string>> headers;  // besides Content-Type
-  std::string body;                                         // JSON
-};
-HttpError to_http(const Error& error);
 
 }  // namespace authd

@@ -1,39 +1,71 @@
 // Errors are values: every fallible call in the core returns Result<T>.
-// The FastCGI program maps Errc to an HTTP status in exactly one place.
+//
+// An Error is a kind (what went wrong, in the core's own terms) plus typed
+// data a caller may need: the offending input field, how long to wait, which
+// methods a path takes. The core knows nothing of HTTP: the FastCGI program
+// turns an Error into status, headers and body in exactly one place
+// (src/http/error_mapping.cpp).
 #pragma once
 
+#include <cstdint>
 #include <expected>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace authd {
 
 enum class Errc {
-  bad_request,        // malformed input; message names the field or the problem (safe to show)
-  invalid_login,      // Basic sign-in failed, for whatever reason (never says which)
-  missing_token,      // no bearer credentials were presented
-  invalid_token,      // a bearer token was presented and is not acceptable
-  invalid_request,    // malformed Authorization header, or two credentials at once
-  forbidden,          // authenticated, but the role lacks the capability
-  not_found,          // the addressed record or user does not exist
-  method_not_allowed, // the path exists, the method does not; message = the allowed methods
-  conflict,           // unique key already taken (e.g. username at sign-up)
-  payload_too_large,  // request body over the configured limit
-  storage_full,       // the LMDB map is full: writes refused, reads still work
-  too_many_requests,  // sign-in throttled; message = seconds until the next attempt is accepted
-  unavailable,        // overloaded right now (a work queue is full); try again shortly
-  access_denied,      // third-party sign-in refused (state mismatch, provider said no); message safe to show
-  not_configured,     // the feature (e.g. third-party sign-in) is not set up
-  bad_gateway,        // the identity provider failed or answered wrongly; message safe to show
-  gateway_timeout,    // the identity provider did not answer in time
-  config,             // configuration is invalid (start-up only)
-  io,                 // file-system failure (start-up, key file)
-  internal,           // anything else: logged, answered with a generic 500
+  invalid_input,          // malformed or unacceptable input; `field` names it when one is at fault (message safe to show)
+  invalid_login,          // password sign-in failed, for whatever reason (never says which)
+  no_credentials,         // no bearer credentials were presented
+  invalid_token,          // a bearer token was presented and is not acceptable
+  malformed_credentials,  // malformed Authorization header, or two credentials at once
+  not_permitted,          // authenticated, but the role lacks the capability
+  not_found,              // the addressed record, user or route does not exist
+  wrong_method,           // the path exists, the method does not; `allowed` lists the methods
+  conflict,               // a unique key is taken, or the stored state changed under us
+  too_large,              // input over a configured size limit
+  too_slow,               // the client did not deliver the request within the deadline
+  storage_full,           // the store refuses writes (LMDB map full); reads still work
+  throttled,              // too many failed attempts; `retry_after` says when to try again
+  unavailable,            // overloaded or a dependency is down right now; `retry_after` when known
+  provider_refused,       // third-party sign-in refused (state mismatch, provider said no); message safe to show
+  not_configured,         // the feature (e.g. third-party sign-in) is not set up
+  upstream_failed,        // the identity provider failed or answered wrongly; message safe to show
+  upstream_timeout,       // the identity provider did not answer in time
+  config,                 // configuration is invalid (start-up only)
+  io,                     // file-system failure (start-up, key file)
+  internal,               // anything else: logged, never shown in detail
 };
 
 struct Error {
-  Errc code;
-  std::string message;  // for logs, and for the client where the code says "safe to show"
+  Errc code = Errc::internal;
+  std::string message;                      // for logs, and for the client where the kind says "safe to show"
+  std::string field;                        // invalid_input: the input field at fault ("" when none)
+  std::optional<std::int64_t> retry_after;  // throttled / unavailable: whole seconds to wait (>= 1)
+  std::vector<std::string> allowed;         // wrong_method: the methods the path accepts
+
+  Error() = default;
+  Error(Errc kind, std::string text) : code(kind), message(std::move(text)) {}
+
+  // The typed cases, named.
+  static Error invalid_field(std::string name, std::string text) {
+    Error e(Errc::invalid_input, std::move(text));
+    e.field = std::move(name);
+    return e;
+  }
+  static Error retry_later(Errc kind, std::int64_t seconds, std::string text) {
+    Error e(kind, std::move(text));
+    e.retry_after = seconds < 1 ? 1 : seconds;
+    return e;
+  }
+  static Error methods(std::vector<std::string> accepted) {
+    Error e(Errc::wrong_method, "method not allowed");
+    e.allowed = std::move(accepted);
+    return e;
+  }
 };
 
 template <class T>
@@ -41,7 +73,13 @@ using Result = std::expected<T, Error>;
 
 // Shorthand for `return std::unexpected(Error{...})`.
 inline std::unexpected<Error> fail(Errc code, std::string message) {
-  return std::unexpected(Error{code, std::move(message)});
+  return std::unexpected(Error(code, std::move(message)));
+}
+inline std::unexpected<Error> fail(Error error) { return std::unexpected(std::move(error)); }
+
+// invalid_input naming the field at fault: fail_field("email", "email must be ...").
+inline std::unexpected<Error> fail_field(std::string field, std::string message) {
+  return std::unexpected(Error::invalid_field(std::move(field), std::move(message)));
 }
 
 std::string_view to_string(Errc code) noexcept;

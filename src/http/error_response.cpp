@@ -1,6 +1,6 @@
-#include "http/errors.hpp"
+#include "http/error_response.hpp"
 
-#include "authd/authenticator.hpp"
+#include "http/error_mapping.hpp"
 #include "log.hpp"
 
 namespace authd::http {
@@ -8,14 +8,14 @@ namespace authd::http {
 Response error_response(const Error& error) {
   switch (error.code) {
     case Errc::storage_full: log::error("storage full: " + error.message); break;
-    case Errc::bad_gateway:
-    case Errc::gateway_timeout: log::warn("identity provider: " + error.message); break;
+    case Errc::upstream_failed:
+    case Errc::upstream_timeout: log::warn("identity provider: " + error.message); break;
     case Errc::config:
     case Errc::io:
     case Errc::internal: log::error(std::string(to_string(error.code)) + ": " + error.message); break;
     default: break;
   }
-  HttpError mapped = to_http(error);  // the mapping itself lives in lib/guard/http_errors.cpp
+  ErrorAnswer mapped = to_http(error);
   Response response;
   response.status = mapped.status;
   response.header("Content-Type", "application/json");

@@ -1,0 +1,14 @@
+// An Error as a Response: logs what needs logging, then takes status,
+// headers and body from to_http (http/error_mapping.cpp), the one mapping.
+#pragma once
+
+#include "authd/error.hpp"
+#include "http/response.hpp"
+
+namespace authd::http {
+
+// Internal errors are logged here with their detail; the client sees only a
+// generic message.
+Response error_response(const Error& error);
+
+}  // namespace authd::http
