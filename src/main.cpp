@@ -16,6 +16,7 @@
 #include "app.hpp"
 #include "authd/config.hpp"
 #include "log.hpp"
+#include "routes.hpp"
 #include "server.hpp"
 
 namespace {
@@ -112,8 +113,9 @@ int main(int argc, char** argv) {
       .hash_workers = shared.config.hash_workers ? shared.config.hash_workers : cores,
       .upstream_workers = shared.config.upstream_workers,
       .queue_limit = shared.config.queue_limit,
+      .max_body_bytes = shared.config.max_body_bytes,
   };
-  Server server(shared, listen_fd, server_options);
+  Server server(listen_fd, server_options, [&shared](http::Request request) { return prepare(shared, std::move(request)); });
   server.start();
   log::info("serving with " + std::to_string(server_options.accept_workers) + " threads (+" +
             std::to_string(server_options.hash_workers) + " hashing, +" +

@@ -27,7 +27,7 @@ constexpr std::array kRoutes{
 
 // Matches `path` against `pattern` segment by segment; on success `id`
 // receives the {id} segment (if the pattern has one).
-bool match(std::string_view pattern, std::string_view path, std::string_view& id) {
+bool match_path(std::string_view pattern, std::string_view path, std::string_view& id) {
   while (!pattern.empty() && !path.empty()) {
     if (pattern.front() != '/' || path.front() != '/') return false;
     pattern.remove_prefix(1);
@@ -61,53 +61,54 @@ bool has_query_parameter(std::string_view query, std::string_view name) {
 // HEAD is answered wherever GET is (RFC 9110 §9.3.2); the web server drops the body.
 std::string_view matching_method(std::string_view method) { return method == "HEAD" ? "GET" : method; }
 
-handlers::HandlerResult run(App& app, const http::Request& request) {
-  if (request.param("FCGI_ROLE") == "AUTHORIZER") return authorizer(app, request, RouteContext{});
-  const auto method = matching_method(request.method);
-  std::vector<std::string> allowed;
-  for (const auto& route : kRoutes) {
-    std::string_view id;
-    if (!match(route.pattern, request.path, id)) continue;
-    if (route.method != "*" && route.method != method) {
-      allowed.emplace_back(route.method);
-      if (route.method == "GET") allowed.emplace_back("HEAD");
-      continue;
-    }
-    RouteContext context{id, nullptr};
-    if (route.access == Access::open) return route.handler(app, request, context);
-    // RFC 6750 §2.3 tokens in URIs end up in logs and histories: refuse the
-    // query-parameter method outright (and so any second credential with it).
-    if (has_query_parameter(request.query, "access_token")) {
-      return fail(Errc::malformed_credentials, "access_token in the query string is not accepted");
-    }
-    auto principal = app.guard->check(request.authorization(), route.capability, unix_now());
-    if (!principal) return std::unexpected(principal.error());
-    context.principal = &*principal;
-    return route.handler(app, request, context);
+handlers::HandlerResult run(App& app, const http::Request& request, const RouteMatch& match) {
+  if (match.authorizer) return authorizer(app, request, RouteContext{});
+  if (match.error) return std::unexpected(*match.error);
+  const Route& route = *match.route;
+  RouteContext context{match.id, nullptr};
+  if (route.access == Access::open) return route.handler(app, request, context);
+  // RFC 6750 §2.3 tokens in URIs end up in logs and histories: refuse the
+  // query-parameter method outright (and so any second credential with it).
+  if (has_query_parameter(request.query, "access_token")) {
+    return fail(Errc::malformed_credentials, "access_token in the query string is not accepted");
   }
-  if (!allowed.empty()) return fail(Error::methods(std::move(allowed)));
-  return fail(Errc::not_found, "no route for " + request.path);
+  auto principal = app.guard->check(request.authorization(), route.capability, unix_now());
+  if (!principal) return std::unexpected(principal.error());
+  context.principal = &*principal;
+  return route.handler(app, request, context);
 }
 
 }  // namespace
 
 std::span<const Route> route_table() { return kRoutes; }
 
-Lane lane_for(const http::Request& request) {
-  if (request.param("FCGI_ROLE") == "AUTHORIZER") return Lane::direct;
+RouteMatch resolve(const http::Request& request) {
+  RouteMatch match;
+  if (request.param("FCGI_ROLE") == "AUTHORIZER") {
+    match.authorizer = true;
+    return match;
+  }
+  const auto method = matching_method(request.method);
+  std::vector<std::string> allowed;
   for (const auto& route : kRoutes) {
     std::string_view id;
-    if ((route.method == "*" || route.method == matching_method(request.method)) &&
-        match(route.pattern, request.path, id)) {
-      return route.lane;
+    if (!match_path(route.pattern, request.path, id)) continue;
+    if (route.method != "*" && route.method != method) {
+      allowed.emplace_back(route.method);
+      if (route.method == "GET") allowed.emplace_back("HEAD");
+      continue;
     }
+    match.route = &route;
+    match.id = std::string(id);
+    return match;
   }
-  return Lane::direct;
+  match.error = allowed.empty() ? Error(Errc::not_found, "no route for " + request.path) : Error::methods(std::move(allowed));
+  return match;
 }
 
-http::Response dispatch(App& app, const http::Request& request) {
+http::Response respond(App& app, const http::Request& request, const RouteMatch& match) {
   try {
-    auto response = run(app, request);
+    auto response = run(app, request, match);
     if (response) return std::move(*response);
     if (log::enabled(log::Level::debug)) {
       log::debug(request.method + " " + request.path + ": " + std::string(to_string(response.error().code)) +
@@ -115,10 +116,18 @@ http::Response dispatch(App& app, const http::Request& request) {
     }
     return http::error_response(response.error());
   } catch (const std::exception& e) {
-    return http::error_response(Error{Errc::internal, std::string("exception: ") + e.what()});
+    return http::error_response(Error(Errc::internal, std::string("exception: ") + e.what()));
   } catch (...) {
-    return http::error_response(Error{Errc::internal, "unknown exception"});
+    return http::error_response(Error(Errc::internal, "unknown exception"));
   }
+}
+
+Prepared prepare(App& app, http::Request request) {
+  RouteMatch match = resolve(request);
+  const Lane lane = match.lane();
+  return Prepared{lane, [&app, request = std::move(request), match = std::move(match)] {
+                    return respond(app, request, match);
+                  }};
 }
 
 }  // namespace authd

@@ -10,21 +10,13 @@
 #include "handlers/handlers.hpp"
 #include "http/request.hpp"
 #include "http/response.hpp"
+#include "lane.hpp"
 
 namespace authd {
 
 enum class Access {
   open,    // no credentials (signup, signin, oauth)
   bearer,  // Authorization: Bearer, re-authenticated; plus `capability` if set
-};
-
-// Where a request runs. Password hashing and calls to identity providers are
-// slow, so they run on their own bounded worker pools: a flood of sign-ins
-// or a slow provider can never take every thread from guarded requests.
-enum class Lane {
-  direct,    // on the accepting thread (token checks, records)
-  password,  // argon2id: signup, signin
-  upstream,  // outgoing HTTP to an identity provider: oauth
 };
 
 struct Route {
@@ -38,11 +30,24 @@ struct Route {
 
 std::span<const Route> route_table();
 
-// The lane of the route `request` addresses (direct for unknown routes).
-Lane lane_for(const http::Request& request);
+// What the router found for a request: the route (or the error that no
+// route gives: 404, 405 with the allowed methods) and its {id} segment.
+struct RouteMatch {
+  const Route* route = nullptr;  // null for the authorizer role and for errors
+  bool authorizer = false;       // FCGI_ROLE=AUTHORIZER: the access rules decide, whatever the path
+  std::string id;                // the {id} path segment, if the pattern has one
+  std::optional<Error> error;    // set when no route takes the request
+  Lane lane() const noexcept { return route ? route->lane : Lane::direct; }
+};
 
-// Finds the route, runs the guard and the handler, and maps any Error to a
+// Resolves the route of a request: once per request.
+RouteMatch resolve(const http::Request& request);
+
+// Runs the guard and the handler of a resolved route and maps any Error to a
 // response. Never throws.
-http::Response dispatch(App& app, const http::Request& request);
+http::Response respond(App& app, const http::Request& request, const RouteMatch& match);
+
+// resolve + respond as one job for the server: the request moves into it.
+Prepared prepare(App& app, http::Request request);
 
 }  // namespace authd

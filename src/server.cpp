@@ -18,8 +18,8 @@
 
 #include "http/error_response.hpp"
 #include "http/fcgi_io.hpp"
+#include "authd/password.hpp"
 #include "log.hpp"
-#include "routes.hpp"
 
 namespace authd {
 namespace {
@@ -43,7 +43,7 @@ void answer(FCGX_Request& fcgi, const http::Response& response) {
 // A request handed from an accepting thread to a lane.
 struct Job {
   FcgiRequest fcgi;
-  http::Request request;
+  std::function<http::Response()> answer;
 };
 
 class JobQueue {
@@ -98,9 +98,9 @@ class JobQueue {
 }  // namespace
 
 struct Server::State {
-  App& app;
   int listen_fd;
   ServerOptions options;
+  Prepare prepare;
   std::atomic<bool> stopping{false};
   std::mutex accept_mutex;
   JobQueue password_lane;
@@ -108,8 +108,8 @@ struct Server::State {
   std::vector<std::thread> acceptors;
   std::vector<std::thread> lane_workers;
 
-  State(App& a, int fd, ServerOptions o)
-      : app(a), listen_fd(fd), options(o), password_lane(o.queue_limit), upstream_lane(o.queue_limit) {}
+  State(int fd, ServerOptions o, Prepare p)
+      : listen_fd(fd), options(o), prepare(std::move(p)), password_lane(o.queue_limit), upstream_lane(o.queue_limit) {}
 
   // Waits (polling, so that a stop is noticed) for a connection, then accepts
   // it. One thread waits at a time. Once stopping, connections the web server
@@ -136,18 +136,18 @@ struct Server::State {
   void accept_loop() {
     FcgiRequest fcgi = new_request(listen_fd);
     while (accept_next(*fcgi)) {
-      auto incoming = http::read_request(*fcgi, app.config.max_body_bytes);
+      auto incoming = http::read_request(*fcgi, options.max_body_bytes);
       if (!incoming) {
         answer(*fcgi, http::error_response(incoming.error()));
         continue;
       }
-      const Lane lane = lane_for(*incoming);
-      if (lane == Lane::direct) {
-        answer(*fcgi, dispatch(app, *incoming));
+      Prepared prepared = prepare(std::move(*incoming));
+      if (prepared.lane == Lane::direct) {
+        answer(*fcgi, prepared.answer());
         continue;
       }
-      Job job{std::move(fcgi), std::move(*incoming)};
-      JobQueue& queue = lane == Lane::password ? password_lane : upstream_lane;
+      Job job{std::move(fcgi), std::move(prepared.answer)};
+      JobQueue& queue = prepared.lane == Lane::password ? password_lane : upstream_lane;
       if (queue.push(job)) {
         fcgi = new_request(listen_fd);
       } else {
@@ -161,14 +161,14 @@ struct Server::State {
   void lane_loop(JobQueue& queue) {
     // An idle hashing thread gives argon2's working memory back (see PasswordHasher).
     while (auto job = queue.pop(kLaneIdle, [] { PasswordHasher::release_thread_memory(); })) {
-      answer(*job->fcgi, dispatch(app, job->request));
+      answer(*job->fcgi, job->answer());
       FCGX_Free(job->fcgi.get(), 1);  // closes a kept-alive connection too
     }
   }
 };
 
-Server::Server(App& app, int listen_fd, ServerOptions options)
-    : state_(std::make_unique<State>(app, listen_fd, options)) {}
+Server::Server(int listen_fd, ServerOptions options, Prepare prepare)
+    : state_(std::make_unique<State>(listen_fd, options, std::move(prepare))) {}
 
 Server::~Server() = default;
 

@@ -1,14 +1,15 @@
 // The FastCGI serving machinery: accepting threads that answer direct
 // requests themselves, and bounded lanes (worker pools with a queue) for the
 // slow routes — password hashing and identity-provider calls — so that those
-// can never occupy every thread. See Lane in routes.hpp.
+// can never occupy every thread. See Lane in lane.hpp. The server knows
+// nothing of routes: `prepare` (routes.cpp) resolves each request once.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <memory>
 
-#include "app.hpp"
+#include "lane.hpp"
 
 namespace authd {
 
@@ -17,11 +18,12 @@ struct ServerOptions {
   unsigned hash_workers = 2;
   unsigned upstream_workers = 4;
   std::size_t queue_limit = 128;  // per lane; a full lane answers 503 + Retry-After
+  std::size_t max_body_bytes = 65536;
 };
 
 class Server {
  public:
-  Server(App& app, int listen_fd, ServerOptions options);
+  Server(int listen_fd, ServerOptions options, Prepare prepare);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
