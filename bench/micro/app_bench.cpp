@@ -1,10 +1,10 @@
 // The whole in-process cost of a request, without FastCGI and lighttpd:
-// dispatch() (route match + guard + handler + error mapping) and the CGI
+// resolve() + respond() (route match + guard + handler + error mapping) and the CGI
 // serialisation of the response, on a real App over a fresh state directory.
 // Compare with the per-request budget the end-to-end run leaves
 // (1 / ceiling req/s per core).
 //
-// Uses the FastCGI program's internals (src/: App, dispatch, http::Request);
+// Uses the FastCGI program's internals (src/: App, resolve/respond, http::Request);
 // follow their changes here.
 #include <benchmark/benchmark.h>
 
@@ -18,6 +18,7 @@
 #include "authd/clock.hpp"
 #include "http/response.hpp"
 #include "log.hpp"
+#include "routes.hpp"
 #include "routes.hpp"
 #include "support.hpp"
 
@@ -33,27 +34,31 @@ struct AppWorld {
 
   AppWorld() {
     dir = temp_dir("authd-micro-app");
-    Config config;
-    config.state_dir = dir;
-    config.sync_writes = false;
-    config.map_size_mb = 64;
+    ProgramSettings settings;
+    settings.core.store.lmdb.directory = dir;
+    settings.core.store.lmdb.sync = false;
+    settings.core.store.map_size_mb = 64;
     log::set_level("error");
-    auto made = App::create(std::move(config));
+    auto made = App::create(std::move(settings));
     if (!made) {
       std::fprintf(stderr, "App::create: %s\n", made.error().message.c_str());
       std::exit(1);
     }
     app = std::move(*made);
-    auto user = app->users->create(NewUser{"bob", "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$aGFzaA", "Bob", "bob@example.com", Role::user});
-    if (!user) std::exit(1);
-    const auto token = app->tokens->issue(kAccessTokenType, user->id, user->username, unix_now());
+    User bob;
+    bob.id = new_object_id();
+    bob.username = "bob";
+    bob.password_hash = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$aGFzaA";
+    if (!app->core->store().write([&](StoreTxn& txn) { return txn.insert_user(bob); })) std::exit(1);
+    const User* user = &bob;
+    const auto token = app->core->tokens().issue(kAccessTokenType, user->id, user->username, unix_now());
     authorization = "Bearer " + token;
     tampered = authorization;
     const auto mid = tampered.rfind('.') + 10;
     tampered[mid] = tampered[mid] == 'A' ? 'B' : 'A';
     Json fields = Json::object();
     fields.set("title", Json::string("benchmark record"));
-    auto record = app->records->create("bob", fields);
+    auto record = app->core->records().create("bob", fields);
     if (!record) std::exit(1);
     record_path = "/records/" + std::string(record->get_string("_id").value_or(""));
   }
@@ -80,7 +85,7 @@ void run(benchmark::State& state, const std::string& method, const std::string& 
   };
   const auto before = allocations();
   for (auto _ : state) {
-    auto response = dispatch(*w.app, request);
+    auto response = respond(*w.app, request, resolve(request));
     if (response.status != expected) state.SkipWithError(("unexpected status " + std::to_string(response.status)).c_str());
     auto wire = http::serialize(response);
     benchmark::DoNotOptimize(wire);

@@ -75,23 +75,23 @@ void BM_TokenVerifyTampered(benchmark::State& state) {
 }
 BENCHMARK(BM_TokenVerifyTampered);
 
-void BM_UserStoreFind(benchmark::State& state) {
+void BM_StoreFindUser(benchmark::State& state) {
   auto& w = world();
   const auto before = allocations();
   for (auto _ : state) {
-    auto user = w.users->find(w.user.username);
+    auto user = w.store->find_user(w.user.username);
     if (!user) state.SkipWithError("find failed");
     benchmark::DoNotOptimize(user);
   }
   report_allocations(state, before);
 }
-BENCHMARK(BM_UserStoreFind);
+BENCHMARK(BM_StoreFindUser);
 
 // The guarded read: bearer parse + token verify + user reload (target: < 5 us),
 // as authd runs it (a client presents the same token again: cache hit).
 void BM_GuardCheck(benchmark::State& state) {
   auto& w = world();
-  const Guard guard(*w.tokens, *w.users);
+  const Guard guard(*w.tokens, *w.store);
   const auto before = allocations();
   for (auto _ : state) {
     auto principal = guard.check(w.authorization, std::nullopt, w.now);
@@ -105,7 +105,7 @@ BENCHMARK(BM_GuardCheck);
 // The same with every token verified in full (verified-token cache off).
 void BM_GuardCheckUncached(benchmark::State& state) {
   auto& w = world();
-  const Guard guard(*w.tokens_uncached, *w.users);
+  const Guard guard(*w.tokens_uncached, *w.store);
   const auto before = allocations();
   for (auto _ : state) {
     auto principal = guard.check(w.authorization, std::nullopt, w.now);
@@ -118,7 +118,7 @@ BENCHMARK(BM_GuardCheckUncached);
 
 void BM_GuardCheckRead(benchmark::State& state) {
   auto& w = world();
-  const Guard guard(*w.tokens, *w.users);
+  const Guard guard(*w.tokens, *w.store);
   const auto before = allocations();
   for (auto _ : state) {
     auto principal = guard.check(w.authorization, Capability::read, w.now);
@@ -132,7 +132,7 @@ BENCHMARK(BM_GuardCheckRead);
 // 403: a user asking for `delete` (the error message is built, too).
 void BM_GuardCheckDeleteDenied(benchmark::State& state) {
   auto& w = world();
-  const Guard guard(*w.tokens, *w.users);
+  const Guard guard(*w.tokens, *w.store);
   const auto before = allocations();
   for (auto _ : state) {
     auto principal = guard.check(w.authorization, Capability::delete_, w.now);

@@ -166,7 +166,7 @@ RawEnv& raw_env() {
   return env;
 }
 
-// What every UserStore::find / RecordStore::find does: begin a read-only
+// What every Store::find_user / find_record does on LMDB: begin a read-only
 // transaction (with MDB_NOTLS: take a reader slot under the reader-table
 // mutex), one get, abort.
 void BM_Part_LmdbBeginGetAbort(benchmark::State& state) {

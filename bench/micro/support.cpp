@@ -32,8 +32,7 @@ std::filesystem::path temp_dir(const char* prefix) {
 }
 
 World::~World() {
-  users.reset();
-  db.reset();
+  store.reset();
   std::error_code ec;
   if (!dir.empty()) std::filesystem::remove_all(dir, ec);
 }
@@ -43,18 +42,23 @@ World& world() {
     auto* w = new World;
     static std::unique_ptr<World> owner(w);  // destroyed (and the directory removed) at exit
     w->dir = temp_dir("authd-micro");
-    auto db = Database::open(StoreOptions{.directory = w->dir, .map_size_bytes = std::size_t{64} << 20, .sync = false});
+    auto db = open_lmdb_store(LmdbOptions{.directory = w->dir, .map_size_bytes = std::size_t{64} << 20, .sync = false});
     if (!db) die(db.error().message);
-    w->db = std::move(*db);
-    w->users = std::make_unique<UserStore>(*w->db);
-    // A few neighbours, so that the lookup walks a real B-tree page.
-    for (int i = 0; i < 200; ++i) {
-      auto made = w->users->create(NewUser{"user" + std::to_string(i), kPhc, "Some Body", "some@example.com", Role::user});
+    w->store = std::move(*db);
+    auto insert = [&](const std::string& name, const std::string& fullname, const std::string& email) {
+      User user;
+      user.id = new_object_id();
+      user.username = name;
+      user.password_hash = kPhc;
+      user.fullname = fullname;
+      user.email = email;
+      auto made = w->store->write([&](StoreTxn& txn) { return txn.insert_user(user); });
       if (!made) die(made.error().message);
-    }
-    auto made = w->users->create(NewUser{"alice", kPhc, "Alice Liddell", "alice@example.com", Role::user});
-    if (!made) die(made.error().message);
-    w->user = *made;
+      return user;
+    };
+    // A few neighbours, so that the lookup walks a real B-tree page.
+    for (int i = 0; i < 200; ++i) insert("user" + std::to_string(i), "Some Body", "some@example.com");
+    w->user = insert("alice", "Alice Liddell", "alice@example.com");
     const std::string key = crypto::random_hex(16);
     auto tokens = TokenService::create(SigningKey(key), TokenPolicy{});
     if (!tokens) die(tokens.error().message);

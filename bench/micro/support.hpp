@@ -11,6 +11,7 @@
 #include <string>
 
 #include "authd/store.hpp"
+#include "authd/store_backends.hpp"
 #include "authd/token.hpp"
 #include "authd/user.hpp"
 
@@ -18,8 +19,7 @@ namespace authd::bench {
 
 struct World {
   std::filesystem::path dir;
-  std::unique_ptr<Database> db;
-  std::unique_ptr<UserStore> users;
+  std::unique_ptr<Store> store;
   std::unique_ptr<TokenService> tokens;           // authd's default policy (verified-token cache on)
   std::unique_ptr<TokenService> tokens_uncached;  // same key, cache_entries = 0: every call verifies in full
   User user;                 // role user, a realistic PHC hash string

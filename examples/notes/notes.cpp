@@ -14,7 +14,7 @@
 //   AUTHD_STATE_DIR=/var/lib/authd spawn-fcgi -n -s /run/notes.sock -- ./notes
 #include <fcgiapp.h>
 
-#include <authd/authenticator.hpp>
+#include <authd/core.hpp>
 #include <authd/http/error_mapping.hpp>
 #include <authd/json.hpp>
 
@@ -127,8 +127,8 @@ std::optional<std::int64_t> note_id(std::string_view path) {
 }  // namespace
 
 int main() {
-  // [1] authd's settings, user store and signing key, exactly as authd reads them.
-  auto auth = authd::Authenticator::from_environment();
+  // [1] authd's settings, store and signing key, exactly as authd reads them.
+  auto auth = authd::Core::from_environment();
   if (!auth) {
     std::fprintf(stderr, "notes: %s\n", auth.error().message.c_str());
     return 1;

@@ -33,7 +33,7 @@ fi
 expect_eq "nothing written to $PREFIX itself" "absent" "$([[ -e $PREFIX ]] && echo present || echo absent)"
 outside=$(find "$STAGE" -mindepth 1 \( -path "$STAGE$PREFIX" -prune \) -o -type f -print | head -n 5)
 expect_eq "every staged file is under DESTDIR\$PREFIX" "" "$outside"
-for f in bin/authd bin/authctl include/authd/authenticator.hpp include/authd/access_rules.hpp \
+for f in bin/authd bin/authctl include/authd/core.hpp include/authd/access_rules.hpp \
          share/authd/conf/authd.conf share/authd/conf/lighttpd.conf share/authd/www/index.html; do
   if [[ -f $STAGE$PREFIX/$f ]]; then pass "staged $f"; else fail "staged $f"; fi
 done

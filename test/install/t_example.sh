@@ -4,7 +4,7 @@
 # examples/notes against the INSTALLED library with pkg-config, and run it
 # under spawn-fcgi behind lighttpd, next to the installed authd (for /signin)
 # on the same state directory. The notes program guards its routes with
-# Authenticator::from_environment(), ->check() and to_http().
+# Core::from_environment(), ->check() and http::to_http().
 #
 # Environment (set by CTest, see CMakeLists.txt): BUILD_DIR, SOURCE_DIR,
 # CXX (the compiler authd was built with), EXAMPLE_FLAGS (sanitizers).
@@ -40,7 +40,7 @@ else
 fi
 PC=$(find "$PREFIX" -name authd.pc -path '*/pkgconfig/*' | head -n 1)
 LIBA=$(find "$PREFIX" -name libauthd.a | head -n 1)
-for f in "$PC" "$LIBA" "$PREFIX/include/authd/authenticator.hpp" "$PREFIX/include/authd/access_rules.hpp" \
+for f in "$PC" "$LIBA" "$PREFIX/include/authd/core.hpp" "$PREFIX/include/authd/access_rules.hpp" \
          "$PREFIX/bin/authd" "$PREFIX/bin/authctl" "$PREFIX/share/authd/conf/lighttpd.conf"; do
   if [[ -n $f && -e $f ]]; then pass "installed ${f#"$PREFIX"/}"; else fail "installed file missing: ${f:-authd.pc/libauthd.a}"; fi
 done
@@ -67,7 +67,7 @@ else
 fi
 libs=$(pkg-config --libs authd 2>>"$T/pkg.log")
 expect_match "pkg-config --libs authd names libauthd and its dependencies" \
-  '-lauthd .*-ljansson.*-llmdb.*-largon2.*-lcurl.*-lcrypto' "$libs"
+  '-lauthd_http -lauthd .*-ljansson.*-llmdb.*-largon2.*-lcurl.*-lcrypto' "$libs"
 
 step "examples/notes: configure and build against the installed library"
 # EXAMPLE_FLAGS: the sanitizers of a sanitized authd build (see CMakeLists.txt).

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "../unit/test_support.hpp"
@@ -334,6 +335,89 @@ TEST(ProgramSettings, ConfigSource) {
   auto fallback = settings::config_source(env_of(), "/usr/local/etc/authd.conf");
   EXPECT_EQ(fallback.file, fs::path("/usr/local/etc/authd.conf"));
   EXPECT_TRUE(fallback.optional);
+}
+
+}  // namespace
+}  // namespace authd
+
+namespace authd {
+namespace {
+
+TEST(SettingsFile, QuotedValuesKeepHashAndSpaces) {
+  test::TempDir tmp;
+  auto config = load_config(write_file(tmp.path(),
+                                       "token_issuer = \"https://id.example.com/#main realm\"   # a comment\n"
+                                       "token_audience = \"say \\\"hi\\\" \\\\ there\"\n"
+                                       "log_level = debug # trailing comment\n"),
+                            env_of());
+  ASSERT_TRUE(config.has_value()) << config.error().message;
+  EXPECT_EQ(config->core.token.issuer, "https://id.example.com/#main realm");
+  EXPECT_EQ(config->core.token.audience, "say \"hi\" \\ there");
+  EXPECT_EQ(config->server.log_level, "debug");
+}
+
+TEST(SettingsFile, UnterminatedQuoteOrTextAfterItIsAnErrorNamingTheLine) {
+  test::TempDir tmp;
+  for (const char* text : {"token_issuer = \"open\n", "token_issuer = \"a\" b\n"}) {
+    auto config = load_config(write_file(tmp.path(), std::string("# x\n") + text), env_of());
+    ASSERT_FALSE(config.has_value()) << text;
+    EXPECT_EQ(config.error().code, Errc::config);
+    EXPECT_TRUE(names_line(config.error().message, 2)) << config.error().message;
+  }
+}
+
+TEST(SettingsFile, EveryFixedSettingIsDocumentedInConfWithItsDefault) {
+  // conf/authd.conf is the reference: each setting with its default, as a
+  // live line ("name = default"), or commented out when it has none.
+  std::ifstream in(std::string(AUTHD_SOURCE_DIR) + "/conf/authd.conf");
+  ASSERT_TRUE(in) << "conf/authd.conf";
+  std::map<std::string, std::string> live;
+  std::set<std::string> commented;
+  std::string text;
+  while (std::getline(in, text)) {
+    std::string_view view = text;
+    const bool is_comment = view.starts_with("#");
+    if (is_comment) view.remove_prefix(1);
+    auto line = settings::parse_line(view);
+    if (!line || !*line) continue;
+    if (is_comment) commented.insert((*line)->name);
+    else live[(*line)->name] = (*line)->value;
+  }
+  for (const auto& [name, value] : program_setting_defaults()) {
+    if (value.empty()) {
+      EXPECT_TRUE(commented.contains(name) || live.contains(name)) << name << " is not in conf/authd.conf";
+      continue;
+    }
+    ASSERT_TRUE(live.contains(name)) << name << " = " << value << " is not in conf/authd.conf";
+    EXPECT_EQ(live[name], value) << name << ": conf/authd.conf says " << live[name] << ", the default is " << value;
+  }
+  // And nothing in the file is unknown (a stale name would fail the start anyway).
+  const auto names = program_setting_names();
+  for (const auto& [name, value] : live) {
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+  }
+}
+
+TEST(SettingsPrint, ShowsEveryEffectiveValueAndRedactsSecrets) {
+  auto config = load_config({}, env_of({{"AUTHD_SIGNING_KEY", std::string(64, 'a')},
+                                        {"AUTHD_TOKEN_TTL", "99"},
+                                        {"AUTHD_OAUTH_CLIENT_ID", "client"},
+                                        {"AUTHD_OAUTH_CLIENT_SECRET", "hush-hush"},
+                                        {"AUTHD_OAUTH_ISSUER", "https://id.example.com"},
+                                        {"AUTHD_OAUTH_REDIRECT_URI", "https://app.example.com/oauth"}}));
+  ASSERT_TRUE(config.has_value()) << config.error().message;
+  const std::string& printed = config->effective;
+  EXPECT_NE(printed.find("token_ttl = 99\n"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("signing_key = (set)\n"), std::string::npos) << printed;
+  EXPECT_EQ(printed.find(std::string(64, 'a')), std::string::npos) << printed;
+  EXPECT_NE(printed.find("oauth.default.client_id = client\n"), std::string::npos) << printed;
+  EXPECT_EQ(printed.find("hush-hush"), std::string::npos) << printed;
+  for (const auto& name : program_setting_names()) {
+    if (name.starts_with("oauth_") && name != "oauth_keep_role" && !name.ends_with("_ms") && name != "oauth_state_ttl") {
+      continue;  // provider settings print per provider
+    }
+    EXPECT_NE(printed.find(name + " = "), std::string::npos) << name;
+  }
 }
 
 }  // namespace
