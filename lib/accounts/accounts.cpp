@@ -261,15 +261,7 @@ Result<void> Accounts::remove(std::string_view username) {
 }
 
 Result<UserPage> Accounts::list(const UserQuery& query) const {
-  UserPage page;
-  auto done = store_.read([&](StoreTxn& txn) -> Result<void> {
-    auto found = txn.list_users(query);
-    if (!found) return std::unexpected(found.error());
-    page = std::move(*found);
-    return {};
-  });
-  if (!done) return std::unexpected(done.error());
-  return page;
+  return read_value(store_, [&](StoreTxn& txn) { return txn.list_users(query); });
 }
 
 }  // namespace authd

@@ -47,27 +47,11 @@ Result<Json> Records::create(std::string_view owner, const Json& fields) {
 }
 
 Result<std::string> Records::find_text(std::string_view id) const {
-  std::string text;
-  auto done = store_.read([&](StoreTxn& txn) -> Result<void> {
-    auto found = txn.find_record(id);
-    if (!found) return std::unexpected(found.error());
-    text = std::move(*found);
-    return {};
-  });
-  if (!done) return std::unexpected(done.error());
-  return text;
+  return read_value(store_, [&](StoreTxn& txn) { return txn.find_record(id); });
 }
 
 Result<std::string> Records::list_text() const {
-  std::string text;
-  auto done = store_.read([&](StoreTxn& txn) -> Result<void> {
-    auto all = txn.list_records();
-    if (!all) return std::unexpected(all.error());
-    text = std::move(*all);
-    return {};
-  });
-  if (!done) return std::unexpected(done.error());
-  return text;
+  return read_value(store_, [](StoreTxn& txn) { return txn.list_records(); });
 }
 
 Result<Json> Records::replace(std::string_view id, const Json& fields) {

@@ -29,24 +29,6 @@ Result<bool> parse_bool(std::string_view text) {
   return fail(Errc::config, "expected true or false");
 }
 
-template <class Duration>
-Setting duration(std::string name, Kind kind, Duration& field, long long min, long long max, std::string doc) {
-  Setting s;
-  s.name = std::move(name);
-  s.kind = kind;
-  s.doc = std::move(doc);
-  s.min = min;
-  s.max = max;
-  s.assign = [&field, min, max](std::string_view v) -> Result<void> {
-    auto n = detail::parse_integer(v, min, max);
-    if (!n) return std::unexpected(n.error());
-    field = Duration{*n};
-    return {};
-  };
-  s.show = [&field] { return std::to_string(field.count()); };
-  return s;
-}
-
 std::string variable_for(const Setting& setting) {
   if (!setting.env.empty()) return setting.env;
   std::string variable = "AUTHD_" + setting.name;
@@ -58,12 +40,12 @@ std::string variable_for(const Setting& setting) {
 }  // namespace
 
 Setting seconds(std::string name, std::chrono::seconds& field, long long min, long long max, std::string doc) {
-  return duration(std::move(name), Kind::seconds, field, min, max, std::move(doc));
+  return detail::bounded(std::move(name), Kind::seconds, field, min, max, std::move(doc));
 }
 
 Setting milliseconds(std::string name, std::chrono::milliseconds& field, long long min, long long max,
                      std::string doc) {
-  return duration(std::move(name), Kind::milliseconds, field, min, max, std::move(doc));
+  return detail::bounded(std::move(name), Kind::milliseconds, field, min, max, std::move(doc));
 }
 
 Setting boolean(std::string name, bool& field, std::string doc) {

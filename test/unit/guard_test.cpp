@@ -65,17 +65,7 @@ TEST_F(GuardTest, ValidTokenOfAnExistingUserGivesAPrincipal) {
 }
 
 TEST_F(GuardTest, CapabilityMatrix) {
-  struct Row {
-    Role role;
-    bool read, create, update, del;
-  };
-  const Row table[] = {
-      {Role::admin, true, true, true, true},
-      {Role::editor, true, true, true, false},
-      {Role::writer, true, true, false, false},
-      {Role::user, true, false, false, false},
-  };
-  for (const Row& row : table) {
+  for (const auto& row : test::kSpecCapabilities) {
     User u = make_user(std::string("u-") + std::string(to_string(row.role)), row.role);
     const std::string header = bearer_for(u);
     const std::pair<Capability, bool> expectations[] = {{Capability::read, row.read},

@@ -40,17 +40,7 @@ TEST(Roles, CapabilitiesOfHasNoDuplicates) {
 }
 
 TEST(Roles, RoleHasMatchesTheTable) {
-  struct Row {
-    Role role;
-    bool read, create, update, del;
-  };
-  const Row table[] = {
-      {Role::admin, true, true, true, true},
-      {Role::editor, true, true, true, false},
-      {Role::writer, true, true, false, false},
-      {Role::user, true, false, false, false},
-  };
-  for (const Row& row : table) {
+  for (const auto& row : test::kSpecCapabilities) {
     SCOPED_TRACE(std::string(to_string(row.role)));
     EXPECT_EQ(role_has(row.role, Capability::read), row.read);
     EXPECT_EQ(role_has(row.role, Capability::create), row.create);

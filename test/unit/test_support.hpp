@@ -65,6 +65,18 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+// The spec's role table, as the tests check it against the code.
+struct CapabilityRow {
+  Role role;
+  bool read, create, update, del;
+};
+inline constexpr CapabilityRow kSpecCapabilities[] = {
+    {Role::admin, true, true, true, true},
+    {Role::editor, true, true, true, false},
+    {Role::writer, true, true, false, false},
+    {Role::user, true, false, false, false},
+};
+
 // Cheap argon2 parameters so that tests run fast (libargon2 needs
 // memory_kib >= 8 * parallelism).
 inline constexpr Argon2Params kFastArgon2{1, 256, 1};

@@ -133,24 +133,35 @@ Result<std::optional<Line>> parse_line(std::string_view text);
 // --- implementation of the templates --------------------------------------
 namespace detail {
 Result<long long> parse_integer(std::string_view text, long long min, long long max);
-}
 
-template <class Int>
-Setting integer(std::string name, Int& field, long long min, long long max, std::string doc) {
+// A whole number within [min, max] stored into an integer or a duration.
+template <class Number>
+Setting bounded(std::string name, Kind kind, Number& field, long long min, long long max, std::string doc) {
+  constexpr bool is_duration = requires { field.count(); };
   Setting s;
   s.name = std::move(name);
-  s.kind = Kind::integer;
+  s.kind = kind;
   s.doc = std::move(doc);
   s.min = min;
   s.max = max;
   s.assign = [&field, min, max](std::string_view v) -> Result<void> {
-    auto n = detail::parse_integer(v, min, max);
+    auto n = parse_integer(v, min, max);
     if (!n) return std::unexpected(n.error());
-    field = static_cast<Int>(*n);
+    if constexpr (is_duration) field = Number{*n};
+    else field = static_cast<Number>(*n);
     return {};
   };
-  s.show = [&field] { return std::to_string(field); };
+  s.show = [&field] {
+    if constexpr (is_duration) return std::to_string(field.count());
+    else return std::to_string(field);
+  };
   return s;
+}
+}  // namespace detail
+
+template <class Int>
+Setting integer(std::string name, Int& field, long long min, long long max, std::string doc) {
+  return detail::bounded(std::move(name), Kind::integer, field, min, max, std::move(doc));
 }
 
 template <class Enum>

@@ -111,6 +111,20 @@ class Store {
   virtual std::string_view name() const noexcept = 0;
 };
 
+// Runs `query(txn)` (returning Result<T>) in one read transaction of `store`
+// and hands back its value: the usual shape of a read.
+template <class Query>
+auto read_value(Store& store, Query&& query) -> decltype(query(std::declval<StoreTxn&>())) {
+  using Answer = decltype(query(std::declval<StoreTxn&>()));
+  std::optional<Answer> answer;
+  auto done = store.read([&](StoreTxn& txn) -> Result<void> {
+    answer.emplace(query(txn));
+    return {};
+  });
+  if (!done) return std::unexpected(done.error());
+  return std::move(*answer);
+}
+
 // A new 24-hex-character identifier: 4 bytes of seconds, 5 random bytes per
 // process, 3 bytes of counter (the MongoDB ObjectId layout).
 std::string new_object_id();
