@@ -24,6 +24,32 @@ Result<Int> parse_number(std::string_view text, Int min, Int max) {
   return value;
 }
 
+// A URL path prefix: "" (the site root) or "/a/b" with no empty, "." or ".."
+// segment and nothing a URL path cannot hold unencoded; one trailing '/' is
+// dropped ("/auth/" means "/auth", "/" means the root).
+Result<std::string> parse_base_path(std::string_view text) {
+  if (text == "/") return std::string();
+  if (text.size() > 1 && text.back() == '/') text.remove_suffix(1);
+  if (text.empty()) return std::string();
+  if (text.front() != '/') return fail(Errc::config, "expected a URL path starting with '/', e.g. /auth");
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u <= 0x20 || u >= 0x7f || c == '?' || c == '#' || c == '\\' || c == '%') {
+      return fail(Errc::config, "expected a plain URL path (no spaces, '?', '#', '%' or '\\')");
+    }
+  }
+  for (std::string_view rest = text.substr(1); ;) {
+    const auto slash = std::min(rest.find('/'), rest.size());
+    const auto segment = rest.substr(0, slash);
+    if (segment.empty() || segment == "." || segment == "..") {
+      return fail(Errc::config, "empty, '.' or '..' segment in the path");
+    }
+    if (slash == rest.size()) break;
+    rest.remove_prefix(slash + 1);
+  }
+  return std::string(text);
+}
+
 Result<bool> parse_bool(std::string_view text) {
   if (text == "true" || text == "yes" || text == "on" || text == "1") return true;
   if (text == "false" || text == "no" || text == "off" || text == "0") return false;
@@ -132,6 +158,13 @@ const std::map<std::string, Setter, std::less<>>& settings() {
          auto more = AccessRules::parse(v);
          if (!more) return std::unexpected(more.error());
          c.access_rules.append(*more);
+         return {};
+       }},
+      {"base_path",  // shared hosting: the URL prefix of the document root authd serves
+       [](Config& c, std::string_view v) -> Result<void> {
+         auto path = parse_base_path(v);
+         if (!path) return std::unexpected(path.error());
+         c.base_path = std::move(*path);
          return {};
        }},
       {"log_level",

@@ -15,6 +15,7 @@
 #include "authd/crypto.hpp"
 #include "authd/password.hpp"
 #include "authd/store.hpp"
+#include "program_config.hpp"
 
 namespace {
 
@@ -145,7 +146,7 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 2, argv + argc);
 
   const EnvLookup env = [](const char* name) { return std::getenv(name); };
-  const auto source = config_source(env, AUTHD_DEFAULT_CONFIG);
+  const auto source = program_config_source(env, AUTHD_DEFAULT_CONFIG);
   auto config = load_config(source.file, env, source.optional);
   if (!config) return failure(config.error().message);
   auto database = open_database(*config);

@@ -42,6 +42,7 @@ struct Config {
   CredentialPolicy credentials;                        // username_max_length, password_min_length, ...
   ThrottlePolicy throttle;                             // signin_throttle, signin_user_threshold, ...
   std::string log_level = "info";                      // error, warn, info, debug
+  std::string base_path;                               // URL prefix authd is mounted under ("" = the site root)
   OAuthSettings oauth;                                 // oauth_*, oauth.<name>.*
   AccessRules access_rules;                            // authorize_rule (repeatable) / AUTHD_AUTHORIZE_RULES
 
