@@ -7,7 +7,7 @@ namespace authd::http {
 RoutePath route_path(std::string_view script_name, std::string_view path_info, std::string_view program_name) {
   RoutePath route;
   const auto slash = script_name.rfind('/');
-  const bool names_program = slash != std::string_view::npos && !program_name.empty() &&
+  const bool names_program = !path_info.empty() && slash != std::string_view::npos && !program_name.empty() &&
                              script_name.substr(slash + 1) == program_name;
   if (names_program) {
     route.base_path = std::string(script_name.substr(0, slash));

@@ -34,9 +34,10 @@ struct RoutePath {
 
 // Usually SCRIPT_NAME and PATH_INFO joined, whatever way the web server
 // split them (lighttpd, mod_proxy_fcgi), with no prefix. When SCRIPT_NAME
-// names this program's own file (CGI, or mod_fcgid after a rewrite on shared
-// hosting: SCRIPT_NAME=/auth/authd.fcgi, PATH_INFO=/signup), the route is
-// PATH_INFO alone and SCRIPT_NAME's directory is the prefix ("/auth").
+// names this program's own file and PATH_INFO is not empty (CGI, or mod_fcgid
+// after a rewrite on shared hosting: SCRIPT_NAME=/auth/authd.fcgi,
+// PATH_INFO=/signup), the route is PATH_INFO alone and SCRIPT_NAME's
+// directory is the prefix ("/auth").
 // `program_name` is the program's file name (argv[0] without directories).
 // One trailing slash of the route is stripped.
 RoutePath route_path(std::string_view script_name, std::string_view path_info, std::string_view program_name);
