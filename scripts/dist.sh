@@ -31,7 +31,7 @@ while (($#)); do
   case $1 in
     --build-dir) build_dir=$2; shift 2 ;;
     --out) out_dir=$2; shift 2 ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "usage: $0 [--build-dir DIR] [--out DIR]" >&2; exit 2 ;;
   esac
 done

@@ -9,24 +9,30 @@
 #                  pages (www/), the program (authd.fcgi) and an .htaccess.
 #   --state DIR    authd's private directory, outside every document root:
 #                  database, signing key, config (authd.conf) and the admin
-#                  command (authctl). Mode 0700. Default: authd-state beside
-#                  this release's folder.
+#                  command (authctl). Mode 0700. Default: the one DIR already
+#                  uses (an upgrade), else authd-state beside this release's
+#                  folder.
 #   --url URL      the address DIR is served at, e.g. https://example.com/auth.
 #                  Default: guessed from DIR (the part after public_html, www,
 #                  htdocs, httpdocs or html; else the site root).
 #
-# Running it again (from this or a newer release, with the same --docroot and
-# --state) upgrades in place: the pages, the program and the .htaccess block
+# Running it again (from this or a newer release, with the same --docroot)
+# upgrades in place: the pages, the program and the .htaccess block
 # are replaced; the database (every user), the signing key (every token) and
 # the config are kept.
 set -euo pipefail
 umask 022
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
-version=$(cat "$here/VERSION")
+version=$(cat "$here/VERSION" 2>/dev/null || echo unknown)
 
 die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
-usage() { sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { # [EXIT]: the comment above, on stderr for a usage error
+  local text
+  text=$(awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}")
+  if ((${1:-0})); then printf '%s\n' "$text" >&2; else printf '%s\n' "$text"; fi
+  exit "${1:-0}"
+}
 
 docroot= state= url=
 while (($#)); do
@@ -43,8 +49,11 @@ done
 # Absolute, symlink-free paths (the directories are created first).
 absolute() { mkdir -p -- "$1" && (cd -- "$1" && pwd -P); }
 docroot=$(absolute "$docroot") || die "cannot create the document root $docroot"
+if [[ -z $state && -L $docroot/authd.conf && -f $docroot/authd.conf ]]; then
+  state=$(dirname "$(readlink "$docroot/authd.conf")")  # an upgrade: the installation's own state
+fi
 [[ -n $state ]] || state=$(dirname "$here")/authd-state
-state=$(absolute "$state") || die "cannot create the state directory $state"
+state=$(umask 077 && absolute "$state") || die "cannot create the state directory $state"
 [[ $state != *[\|\&]* && $docroot != *[\|\&]* ]] || die "paths with '|' or '&' are not supported"
 
 inside() { [[ $1 == "$2" || $1 == "$2"/* ]]; }  # is $1 the directory $2 or below it?
@@ -100,6 +109,14 @@ fi
 grep -qxF "state_dir = $state" "$config" ||
   echo "install.sh: note: state_dir in $config is not $state; authd uses what the file says" >&2
 
+# Does the program run on this host, with this config? Before anything in the
+# document root changes. --check opens the database and, on the first
+# install, creates the signing key.
+if ! check=$(env -i PATH=/usr/bin:/bin AUTHD_CONFIG="$config" "$here/bin/authd" --check 2>&1); then
+  printf '%s\n' "$check" >&2
+  die "authd cannot run here (see above; README.md, 'What the host needs'); nothing in $docroot was changed"
+fi
+
 # The admin command, beside its config (it reads the authd.conf beside it).
 install_file() { # SRC DEST MODE: replaced atomically (a running copy keeps its file)
   local tmp
@@ -141,14 +158,9 @@ fi
 chmod 0644 "$tmp"
 mv -f "$tmp" "$htaccess"
 
-# Does the program run on this host, with this config? --check opens the
-# database and creates the signing key on the first install. Then one request
-# as the web server would send it over CGI (the environment as only input).
+# One request as the web server sends it over CGI (the environment as the
+# only input; the program finds its config through the link beside it).
 program=$docroot/authd.fcgi
-if ! check=$(env -i PATH=/usr/bin:/bin "$program" --check 2>&1); then
-  printf '%s\n' "$check" >&2
-  die "authd cannot run here (see above; README.md, 'What the host needs')"
-fi
 answer=$(env -i PATH=/usr/bin:/bin GATEWAY_INTERFACE=CGI/1.1 REQUEST_METHOD=GET \
          SCRIPT_NAME="$base/authd.fcgi" PATH_INFO=/records "$program" </dev/null 2>&1 | head -n 1) || true
 [[ $answer == "Status: 401"* ]] || die "authd answered a test request with '$answer' instead of 401"

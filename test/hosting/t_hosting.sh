@@ -120,8 +120,9 @@ expect_eq "config: mode 600" 600 "$(stat -c %a "$STATE/authd.conf" 2>&1)"
 expect_eq "signing key: made by install.sh, mode 600" 600 "$(stat -c %a "$STATE/signing.key" 2>&1)"
 expect_eq "authctl in the state dir: mode 700" 700 "$(stat -c %a "$STATE/authctl" 2>&1)"
 expect_eq "program in the document root: mode 755" 755 "$(stat -c %a "$DOCROOT/authd.fcgi" 2>&1)"
-expect_eq "the document root has the pages and the .htaccess" "yes yes yes" \
-  "$(for f in index.html 404.html .htaccess; do [[ -f $DOCROOT/$f ]] && printf yes || printf no; done | sed 's/yes/yes /g; s/ $//')"
+expect_eq "the document root has the pages and the .htaccess" "index.html 404.html .htaccess" \
+  "$(for f in index.html 404.html .htaccess; do [[ -f $DOCROOT/$f ]] && printf '%s ' "$f"; done | sed 's/ $//')"
+expect_eq "the config link points into the state dir" "$STATE/authd.conf" "$(readlink "$DOCROOT/authd.conf")"
 KEY_SUM=$(sha256sum "$STATE/signing.key" | cut -d' ' -f1)
 
 # --- Apache as the host runs it ---------------------------------------------------------------
@@ -361,13 +362,21 @@ http GET /empty/
 expect_match "no directory listings although the server allows them" '^(403|404)$' "$STATUS"
 
 # --- what one request costs --------------------------------------------------------------------
+# Printed for the README (CGI: a process start, the LMDB open and the key load on every
+# request); judged only loosely, as the machine may be busy.
 step "cost per request"
-N=40
-start=$(date +%s%N)
-for ((i = 0; i < N; i++)); do curl -s -o /dev/null "$BASE_URL/records" -H "Authorization: Bearer ${TOK[admin]}"; done
-ms=$(( ($(date +%s%N) - start) / N / 1000000 ))
-echo "     $MODE: guarded GET /auth/records takes $ms ms per request through Apache (mean of $N, one at a time)"
-expect_match "a guarded request stays under a second" '^[0-9]{1,3}$' "$ms"
+N=100
+if command -v ab >/dev/null; then  # apache2-utils comes with apache2
+  ab -q -n 5 -c 1 -H "Authorization: Bearer ${TOK[admin]}" "$BASE_URL/records" >/dev/null 2>&1  # warm-up
+  ms=$(ab -q -n $N -c 1 -H "Authorization: Bearer ${TOK[admin]}" "$BASE_URL/records" 2>/dev/null |
+       awk '/^Time per request:.*\(mean\)$/ { print $4; exit }')
+else
+  start=$(date +%s%N)
+  for ((i = 0; i < N; i++)); do curl -s -o /dev/null "$BASE_URL/records" -H "Authorization: Bearer ${TOK[admin]}"; done
+  ms=$(( ($(date +%s%N) - start) / N / 1000000 ))
+fi
+echo "     $MODE: a guarded GET /auth/records takes $ms ms through Apache (mean of $N, one at a time; load $(cut -d' ' -f1 /proc/loadavg))"
+expect_match "a guarded request stays under a second" '^[0-9]{1,3}(\.[0-9]+)?$' "$ms"
 
 # --- upgrade ----------------------------------------------------------------------------------------
 step "upgrade"
@@ -381,11 +390,14 @@ tar czf "$HOME_DIR/$next_release.tar.gz" -C "$WORK/next" "$next_release"
 ((OWN_USER)) && chown "$HOST_USER:$HOST_USER" "$HOME_DIR/$next_release.tar.gz"
 as_user bash -c 'printf "\n# my own line\n" >>"$1"' _ "$DOCROOT/.htaccess"
 OLD_LIST=$LIST
-as_user bash -c 'cd ~ && tar xzf "$1"' _ "$next_release.tar.gz" || die "unpacking the newer release failed"
-OUT=$(as_user "$HOME_DIR/$next_release/install.sh" --docroot "$DOCROOT" 2>&1)
+# Unpacked elsewhere this time (~/releases): install.sh finds the state through the installation.
+as_user bash -c 'mkdir ~/releases && cd ~/releases && tar xzf ~/"$1"' _ "$next_release.tar.gz" ||
+  die "unpacking the newer release failed"
+OUT=$(as_user "$HOME_DIR/releases/$next_release/install.sh" --docroot "$DOCROOT" 2>&1)
 expect_eq "install.sh of $NEXT exits 0" 0 "$?"
 printf '%s\n' "$OUT" | sed 's/^/     | /'
 expect_match "install.sh reports the upgrade" "upgraded $VERSION -> $NEXT" "$OUT"
+expect_eq "the same state dir, none beside the new folder" no "$([[ -e $HOME_DIR/releases/authd-state ]] && echo yes || echo no)"
 expect_eq "signing key unchanged" "$KEY_SUM" "$(sha256sum "$STATE/signing.key" | cut -d' ' -f1)"
 expect_eq "every user kept (authctl list)" "$OLD_LIST" "$(authctl list 2>&1)"
 expect_eq ".htaccess: one authd block" 1 "$(grep -c '^# BEGIN authd$' "$DOCROOT/.htaccess")"
