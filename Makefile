@@ -6,9 +6,12 @@
 #   make test       + test deps; configure, build and run every test (CTest script)
 #   make test-asan  the same in build-asan/ with ASan+UBSan, Debug
 #   make soak       + the long fault tests (CTest label soak; `make test` skips them)
+#   make dist       the relocatable release for shared hosting (scripts/dist.sh):
+#                   $(DIST_DIR)/authd-<version>-linux-<arch>.tar.gz
 #   make clean      remove the build trees
 #
-# Variables: BUILD_DIR (build), BUILD_TYPE (RelWithDebInfo), JOBS (2), PORT (8080).
+# Variables: BUILD_DIR (build), BUILD_TYPE (RelWithDebInfo), JOBS (2), PORT (8080),
+# DIST_DIR (build-dist).
 
 BUILD_DIR  ?= build
 BUILD_TYPE ?= RelWithDebInfo
@@ -46,7 +49,15 @@ test-asan:
 	  -DCONFIGURE_OPTIONS=-DAUTHD_SANITIZE=ON -DJOBS=$(JOBS)
 
 clean:
-	rm -rf $(BUILD_DIR) build-asan
+	rm -rf $(BUILD_DIR) build-asan $(DIST_DIR)
+
+# make dist: scripts/dist.sh builds the programs in $(DIST_DIR) with the
+# libraries a shared host lacks linked in (cmake/Relocatable.cmake), checks
+# them against packaging/hosting/RELEASE-NOTES.md and packs the tarball there.
+DIST_DIR ?= build-dist
+.PHONY: dist
+dist:
+	JOBS=$(JOBS) scripts/dist.sh --build-dir $(DIST_DIR)
 
 # make bench: bench/run.sh (installs wrk + Google Benchmark if missing, builds
 # in build-bench/, micro-benchmarks, then wrk through lighttpd against the

@@ -38,6 +38,9 @@ test_pkgs+=(nginx)   # t_forward_auth_nginx.sh: nginx auth_request -> GET /auth/
 # Apache 2.4 (mod_proxy_fcgi, mod_authnz_fcgi): the second front end the
 # black-box suite runs on (conf/apache/, AUTHD_FRONTEND=apache).
 test_pkgs+=(apache2)
+# Shared hosting (test/hosting): Apache runs the release through mod_fcgid
+# (and, in a second run, plain mod_cgi, which comes with apache2).
+test_pkgs+=(libapache2-mod-fcgid)
 # The fault tests (t_load_*, t_shutdown_*): wrk drives the load test,
 # iproute2's ss counts the requests queued on authd's socket.
 test_pkgs+=(wrk iproute2)

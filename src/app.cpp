@@ -2,6 +2,7 @@
 
 #include "authd/clock.hpp"
 #include "log.hpp"
+#include "program_config.hpp"
 
 namespace authd {
 
@@ -35,7 +36,7 @@ Result<ProgramSettings> load_program_settings(const EnvLookup& env, const std::f
   ProgramSettings settings;
   settings::Loader loader;
   ProgramTables tables(settings, loader);
-  const auto source = settings::config_source(env, compiled_default);
+  const auto source = program_config_source(env, compiled_default);
   if (auto ok = loader.load(source.file, source.optional, env); !ok) return std::unexpected(ok.error());
   settings.effective = loader.print();
   return settings;

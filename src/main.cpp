@@ -1,6 +1,8 @@
 // authd: the FastCGI responder. Accepts on the socket the web server or
 // spawn-fcgi hands over as fd 0 (or --listen PATH|:PORT), serves requests on
 // a pool of threads, and on SIGTERM/SIGINT lets in-flight requests finish.
+// Started as a CGI program instead (shared hosting), it answers one request
+// (cgi_mode.hpp).
 #include <fcgiapp.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -14,8 +16,9 @@
 #include <thread>
 
 #include "app.hpp"
+#include "base_path.hpp"
+#include "cgi_mode.hpp"
 #include "log.hpp"
-#include "routes.hpp"
 #include "server.hpp"
 
 namespace {
@@ -34,7 +37,8 @@ void usage() {
   std::fputs(
       "usage: authd [--listen PATH|:PORT] [--check] [--print-config]\n"
       "  Runs as a FastCGI responder on fd 0 (spawn-fcgi -s SOCKET -- authd),\n"
-      "  or on its own socket with --listen. --check validates the configuration,\n"
+      "  or on its own socket with --listen; started as a CGI program (GATEWAY_INTERFACE\n"
+      "  set, no socket) it answers the one request. --check validates the configuration,\n"
       "  the state directory and the signing key, then exits. --print-config prints\n"
       "  the effective settings (secrets redacted) and exits.\n"
       "  Settings: conf/authd.conf or $AUTHD_CONFIG, overridden by AUTHD_<NAME>.\n",
@@ -90,6 +94,8 @@ int main(int argc, char** argv) {
     std::fputs("authd: configuration, state directory and signing key are usable\n", stderr);
     return 0;
   }
+  // Shared hosting without mod_fcgid: one request from the environment, then exit.
+  if (options.listen.empty() && started_as_cgi()) return serve_cgi_request(**app);
 
   // Signals: the main thread waits for TERM/INT/HUP; workers never see them.
   sigset_t stop_signals;
@@ -121,7 +127,7 @@ int main(int argc, char** argv) {
       .queue_limit = shared.server.queue_limit,
       .max_body_bytes = shared.server.max_body_bytes,
   };
-  Server server(listen_fd, server_options, [&shared](http::Request request) { return prepare(shared, std::move(request)); });
+  Server server(listen_fd, server_options, [&shared](http::Request request) { return prepare_mounted(shared, std::move(request)); });
   server.start();
   log::info("serving with " + std::to_string(server_options.accept_workers) + " threads (+" +
             std::to_string(server_options.hash_workers) + " hashing, +" +

@@ -13,6 +13,14 @@ std::vector<settings::Setting> server_settings(ServerSettings& s) {
     s.log_level = std::string(v);
     return {};
   };
+  settings::Setting base_path = settings::text("base_path", s.base_path,
+                                                "URL prefix authd is mounted under when the web server passes the whole path");
+  base_path.assign = [&s](std::string_view v) -> Result<void> {
+    auto path = parse_base_path(v);
+    if (!path) return std::unexpected(path.error());
+    s.base_path = std::move(*path);
+    return {};
+  };
   return {
       settings::integer("workers", s.workers, 0, 256, "request threads per process; 0 = two per CPU core"),
       settings::integer("hash_workers", s.hash_workers, 0, 64, "concurrent password hashes; 0 = one per core"),
@@ -25,7 +33,31 @@ std::vector<settings::Setting> server_settings(ServerSettings& s) {
                         {"never", CookieSecure::never}},
                        "Secure attribute of cookies: auto (when HTTPS), always or never"),
       std::move(log_level),
+      std::move(base_path),
   };
+}
+
+Result<std::string> parse_base_path(std::string_view text) {
+  if (text == "/") return std::string();
+  if (text.size() > 1 && text.back() == '/') text.remove_suffix(1);
+  if (text.empty()) return std::string();
+  if (text.front() != '/') return fail(Errc::config, "expected a URL path starting with '/', e.g. /auth");
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u <= 0x20 || u >= 0x7f || c == '?' || c == '#' || c == '\\' || c == '%') {
+      return fail(Errc::config, "expected a plain URL path (no spaces, '?', '#', '%' or '\\')");
+    }
+  }
+  for (std::string_view rest = text.substr(1);;) {
+    const auto slash = std::min(rest.find('/'), rest.size());
+    const auto segment = rest.substr(0, slash);
+    if (segment.empty() || segment == "." || segment == "..") {
+      return fail(Errc::config, "empty, '.' or '..' segment in the path");
+    }
+    if (slash == rest.size()) break;
+    rest.remove_prefix(slash + 1);
+  }
+  return std::string(text);
 }
 
 }  // namespace authd

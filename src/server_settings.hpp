@@ -21,8 +21,14 @@ struct ServerSettings {
   std::size_t max_json_depth = 16;
   CookieSecure cookie_secure = CookieSecure::automatic;
   std::string log_level = "info";
+  std::string base_path;            // URL prefix authd is mounted under ("" = the site root); see base_path.hpp
 };
 
 std::vector<settings::Setting> server_settings(ServerSettings& settings);
+
+// A URL path prefix: "" (the site root) or "/a/b" with no empty, "." or ".."
+// segment and nothing a URL path cannot hold unencoded; one trailing '/' is
+// dropped ("/auth/" means "/auth", "/" means the root). Error: config.
+Result<std::string> parse_base_path(std::string_view text);
 
 }  // namespace authd

@@ -110,6 +110,18 @@ int argon2id_raw(const Argon2Params& params, std::string_view password, std::str
   return argon2_ctx(&context, Argon2_id);
 }
 
+// "$argon2id$v=19$m=<m>,t=<t>,p=<p>$<salt>$<hash>", base64 without padding.
+std::string format_phc(const Argon2Params& params, std::span<const unsigned char> salt,
+                       std::span<const unsigned char> digest) {
+  std::string phc(kPrefix);
+  phc += "m=" + std::to_string(params.memory_kib) + ",t=" + std::to_string(params.iterations) +
+         ",p=" + std::to_string(params.parallelism) + "$";
+  phc += crypto::base64_encode_unpadded(salt);
+  phc += '$';
+  phc += crypto::base64_encode_unpadded(digest);
+  return phc;
+}
+
 std::span<const unsigned char> bytes_of(std::string_view text) {
   return {reinterpret_cast<const unsigned char*>(text.data()), text.size()};
 }
@@ -117,11 +129,13 @@ std::span<const unsigned char> bytes_of(std::string_view text) {
 }  // namespace
 
 PasswordHasher::PasswordHasher(Argon2Params params) : params_(params) {
-  // A real hash of a random password: verifying against it costs the same as
-  // verifying a real user's password.
-  auto hashed = hash(crypto::random_hex(16));
-  dummy_hash_ = hashed ? *hashed : std::string();
-  release_thread_memory();  // built once at start, on a thread that does not hash again
+  // This hasher's parameters with a random salt and a random digest:
+  // verifying against it runs exactly the argon2id work of verifying a real
+  // user's password, and fails. Made without hashing, so that a process that
+  // answers a single request (authd as CGI) does not pay an argon2id run to start.
+  std::array<unsigned char, kSaltBytes> salt{};
+  std::array<unsigned char, kHashBytes> digest{};
+  if (crypto::random_bytes(salt) && crypto::random_bytes(digest)) dummy_hash_ = format_phc(params_, salt, digest);
 }
 
 void PasswordHasher::release_thread_memory() noexcept { thread_memory.release(); }
@@ -132,12 +146,7 @@ Result<std::string> PasswordHasher::hash(std::string_view password) const {
   std::array<unsigned char, kHashBytes> digest{};
   const int rc = argon2id_raw(params_, password, {reinterpret_cast<const char*>(salt.data()), salt.size()}, digest);
   if (rc != ARGON2_OK) return fail(Errc::internal, std::string("argon2id failed: ") + argon2_error_message(rc));
-  std::string phc(kPrefix);
-  phc += "m=" + std::to_string(params_.memory_kib) + ",t=" + std::to_string(params_.iterations) +
-         ",p=" + std::to_string(params_.parallelism) + "$";
-  phc += crypto::base64_encode_unpadded(salt);
-  phc += '$';
-  phc += crypto::base64_encode_unpadded(digest);
+  std::string phc = format_phc(params_, salt, digest);
   crypto::wipe(digest.data(), digest.size());
   return phc;
 }

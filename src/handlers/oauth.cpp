@@ -18,8 +18,9 @@ constexpr std::string_view kStateCookie = "authd_oauth";
 
 std::string state_cookie(const App& app, const http::Request& request, std::string_view value,
                          std::int64_t max_age) {
-  std::string cookie = std::string(kStateCookie) + "=" + std::string(value) + "; Path=/oauth; Max-Age=" +
-                       std::to_string(max_age) + "; HttpOnly; SameSite=Lax";
+  // Below a base path (shared hosting) the browser must send it to <base>/oauth.
+  std::string cookie = std::string(kStateCookie) + "=" + std::string(value) + "; Path=" + request.base_path +
+                       "/oauth; Max-Age=" + std::to_string(max_age) + "; HttpOnly; SameSite=Lax";
   if (secure_cookies(app, request)) cookie += "; Secure";
   return cookie;
 }

@@ -23,7 +23,7 @@ HandlerResult create_record(App& app, const http::Request& request, const RouteC
   auto record = app.core->records().create(context.principal->user.username, *body);
   if (!record) return std::unexpected(record.error());
   auto response = http::Response::json(201, *record);
-  response.header("Location", "/records/" + std::string(record->get_string("_id").value_or("")));
+  response.header("Location", request.base_path + "/records/" + std::string(record->get_string("_id").value_or("")));
   return response;
 }
 

@@ -1,6 +1,7 @@
 #include "http/fcgi_io.hpp"
 
-#include <charconv>
+#include <errno.h>  // program_invocation_short_name (GNU)
+
 #include <string>
 
 namespace authd::http {
@@ -15,34 +16,22 @@ std::string_view param_of(FCGX_ParamArray env, const char* name) {
 
 Result<Request> read_request(FCGX_Request& fcgi, std::size_t max_body) {
   FCGX_ParamArray env = fcgi.envp;
-  Request request;
-  request.param = [env](const char* name) { return param_of(env, name); };
-  request.method = std::string(param_of(env, "REQUEST_METHOD"));
-  request.path = route_path(param_of(env, "SCRIPT_NAME"), param_of(env, "PATH_INFO"));
-  request.query = std::string(param_of(env, "QUERY_STRING"));
-  request.https = param_of(env, "HTTPS") == "on";
-  request.remote_addr = std::string(param_of(env, "REMOTE_ADDR"));
+  Request request = request_from_params([env](const char* name) { return param_of(env, name); },
+                                        program_invocation_short_name);
 
   // An authorizer sees the original request's CONTENT_LENGTH but no body
   // (FastCGI 1.0 §6.3): there is nothing to read.
   if (param_of(env, "FCGI_ROLE") == "AUTHORIZER") return request;
-  const auto length_text = param_of(env, "CONTENT_LENGTH");
-  std::size_t length = 0;
-  if (!length_text.empty()) {
-    const auto [end, ec] = std::from_chars(length_text.data(), length_text.data() + length_text.size(), length);
-    if (ec != std::errc() || end != length_text.data() + length_text.size()) {
-      return fail(Errc::invalid_input, "invalid Content-Length");
-    }
-  }
-  if (length > max_body) return fail(Errc::too_large, "body of " + std::to_string(length) + " bytes");
-  request.body.resize(length);
+  const auto length = content_length(request, max_body);
+  if (!length) return std::unexpected(length.error());
+  request.body.resize(*length);
   std::size_t done = 0;
-  while (done < length) {
-    const int n = FCGX_GetStr(request.body.data() + done, static_cast<int>(length - done), fcgi.in);
+  while (done < *length) {
+    const int n = FCGX_GetStr(request.body.data() + done, static_cast<int>(*length - done), fcgi.in);
     if (n <= 0) break;
     done += static_cast<std::size_t>(n);
   }
-  if (done != length) return fail(Errc::invalid_input, "request body shorter than Content-Length");
+  if (done != *length) return fail(Errc::invalid_input, "request body shorter than Content-Length");
   return request;
 }
 

@@ -1,27 +1,53 @@
 // A request as the handlers see it: no libfcgi types here.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <string_view>
 
+#include "authd/error.hpp"
+
 namespace authd::http {
+
+// CGI/FastCGI parameter lookup ("HTTP_AUTHORIZATION", ...); "" when absent.
+using ParamLookup = std::function<std::string_view(const char*)>;
 
 struct Request {
   std::string method;       // REQUEST_METHOD, upper case
-  std::string path;         // SCRIPT_NAME + PATH_INFO, one trailing '/' removed
+  std::string path;         // the route: see route_path
+  std::string base_path;    // URL prefix authd is mounted under ("" at the site root): see route_path
   std::string query;        // QUERY_STRING, still URL-encoded
   std::string body;
   bool https = false;       // HTTPS=on from the web server
   std::string remote_addr;
-  // CGI/FastCGI parameter lookup ("HTTP_AUTHORIZATION", ...); "" when absent.
-  std::function<std::string_view(const char*)> param;
+  ParamLookup param;
 
   std::string_view authorization() const { return param("HTTP_AUTHORIZATION"); }
 };
 
-// Joins SCRIPT_NAME and PATH_INFO into the route path ("/records/abc"),
-// whatever way the web server split them; strips one trailing slash.
-std::string route_path(std::string_view script_name, std::string_view path_info);
+// The route of a request ("/records/abc") and the prefix it was found under.
+struct RoutePath {
+  std::string path;
+  std::string base_path;
+};
+
+// Usually SCRIPT_NAME and PATH_INFO joined, whatever way the web server
+// split them (lighttpd, mod_proxy_fcgi), with no prefix. When SCRIPT_NAME
+// names this program's own file and PATH_INFO is not empty (CGI, or mod_fcgid
+// after a rewrite on shared hosting: SCRIPT_NAME=/auth/authd.fcgi,
+// PATH_INFO=/signup), the route is PATH_INFO alone and SCRIPT_NAME's
+// directory is the prefix ("/auth").
+// `program_name` is the program's file name (argv[0] without directories).
+// One trailing slash of the route is stripped.
+RoutePath route_path(std::string_view script_name, std::string_view path_info, std::string_view program_name);
+
+// Method, route, query, HTTPS, client address and `param` itself from the
+// CGI/FastCGI parameters (the body is left to the caller).
+Request request_from_params(ParamLookup param, std::string_view program_name);
+
+// CONTENT_LENGTH: 0 when absent. Errors: invalid_input when it is not a
+// number, too_large beyond `max_body`.
+Result<std::size_t> content_length(const Request& request, std::size_t max_body);
 
 }  // namespace authd::http

@@ -1,5 +1,5 @@
-// Request parsing helpers: the route path from SCRIPT_NAME + PATH_INFO,
-// query strings and cookies.
+// Request parsing helpers: query strings and cookies (the route path from
+// SCRIPT_NAME + PATH_INFO is in base_path_test.cpp).
 #include <gtest/gtest.h>
 
 #include "http/query.hpp"
@@ -7,19 +7,6 @@
 
 namespace authd::http {
 namespace {
-
-TEST(RoutePath, JoinsScriptNameAndPathInfoWhateverTheSplit) {
-  EXPECT_EQ(route_path("/records", "/abc"), "/records/abc");
-  EXPECT_EQ(route_path("", "/records/abc"), "/records/abc");
-  EXPECT_EQ(route_path("/records/abc", ""), "/records/abc");
-}
-
-TEST(RoutePath, OneTrailingSlashIsDroppedAndTheRootKept) {
-  EXPECT_EQ(route_path("/records/", ""), "/records");
-  EXPECT_EQ(route_path("", ""), "/");
-  EXPECT_EQ(route_path("/", ""), "/");
-  EXPECT_EQ(route_path("records", ""), "/records");
-}
 
 TEST(ParseQuery, DecodesPercentAndPlusAndKeepsTheFirstOccurrence) {
   auto q = parse_query("code=a%2Fb&state=x+y&code=second&&empty=&flag");

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# install.sh - installs (or upgrades) authd from this unpacked release into a
+# web server's document root, without root, a compiler or make.
+#
+#   ./install.sh --docroot DIR [--state DIR] [--url URL]
+#
+#   --docroot DIR  the directory the web server serves authd from, e.g.
+#                  ~/public_html/auth (created if missing). It receives the
+#                  pages (www/), the program (authd.fcgi) and an .htaccess.
+#   --state DIR    authd's private directory, outside every document root:
+#                  database, signing key, config (authd.conf) and the admin
+#                  command (authctl). Mode 0700. Default: the one DIR already
+#                  uses (an upgrade), else authd-state beside this release's
+#                  folder.
+#   --url URL      the address DIR is served at, e.g. https://example.com/auth.
+#                  Default: guessed from DIR (the part after public_html, www,
+#                  htdocs, httpdocs or html; else the site root).
+#
+# Running it again (from this or a newer release, with the same --docroot)
+# upgrades in place: the pages, the program and the .htaccess block
+# are replaced; the database (every user), the signing key (every token) and
+# the config are kept.
+set -euo pipefail
+umask 022
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+version=$(cat "$here/VERSION" 2>/dev/null || echo unknown)
+
+die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
+usage() { # [EXIT]: the comment above, on stderr for a usage error
+  local text
+  text=$(awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}")
+  if ((${1:-0})); then printf '%s\n' "$text" >&2; else printf '%s\n' "$text"; fi
+  exit "${1:-0}"
+}
+
+docroot= state= url=
+while (($#)); do
+  case $1 in
+    --docroot) (($# >= 2)) || usage 2; docroot=$2; shift 2 ;;
+    --state) (($# >= 2)) || usage 2; state=$2; shift 2 ;;
+    --url) (($# >= 2)) || usage 2; url=${2%/}; shift 2 ;;
+    -h|--help) usage 0 ;;
+    *) printf 'install.sh: unknown argument %s\n' "$1" >&2; usage 2 ;;
+  esac
+done
+[[ -n $docroot ]] || { echo "install.sh: --docroot DIR is required" >&2; usage 2; }
+
+# Absolute, symlink-free paths (the directories are created first).
+absolute() { mkdir -p -- "$1" && (cd -- "$1" && pwd -P); }
+docroot=$(absolute "$docroot") || die "cannot create the document root $docroot"
+if [[ -z $state && -L $docroot/authd.conf && -f $docroot/authd.conf ]]; then
+  state=$(dirname "$(readlink "$docroot/authd.conf")")  # an upgrade: the installation's own state
+fi
+[[ -n $state ]] || state=$(dirname "$here")/authd-state
+state=$(umask 077 && absolute "$state") || die "cannot create the state directory $state"
+[[ $state != *[\|\&]* && $docroot != *[\|\&]* ]] || die "paths with '|' or '&' are not supported"
+
+inside() { [[ $1 == "$2" || $1 == "$2"/* ]]; }  # is $1 the directory $2 or below it?
+
+# The URL path of the document root, and the site's root directory when DIR
+# lies below a directory a host serves (public_html, ...).
+site_root= base=
+if [[ -n $url ]]; then
+  [[ $url =~ ^https?://[^/]+(/.*)?$ ]] || die "--url must look like https://example.com/auth"
+  base=${BASH_REMATCH[1]:-}
+  base=${base%/}
+fi
+IFS=/ read -r -a parts <<<"${docroot#/}"
+for ((i = ${#parts[@]} - 1; i >= 0; i--)); do
+  case ${parts[i]} in
+    public_html|www|htdocs|httpdocs|html)
+      site_root=/$(IFS=/; echo "${parts[*]:0:i+1}")
+      [[ -n $url ]] || base=${docroot#"$site_root"}
+      break ;;
+  esac
+done
+if [[ -z $url && -z $site_root ]]; then
+  echo "install.sh: note: cannot tell which URL serves $docroot; assuming the site root (/). Pass --url if not." >&2
+fi
+[[ -z $base || $base =~ ^/[A-Za-z0-9._~/-]+$ ]] || die "unusual URL path '$base': pass --url with a plain path"
+
+# The state directory must never be reachable over HTTP.
+inside "$state" "$docroot" && die "the state directory $state lies inside the document root: choose another --state"
+inside "$docroot" "$state" && die "the document root lies inside the state directory $state"
+if [[ -n $site_root ]] && inside "$state" "$site_root"; then
+  die "the state directory $state lies inside the site's directory $site_root: choose a --state outside it"
+fi
+
+chmod 0700 "$state"
+config=$state/authd.conf
+previous=
+[[ -f $state/VERSION ]] && previous=$(cat "$state/VERSION")
+
+# The config: written once from the release's default, then the user's.
+if [[ -f $config ]]; then
+  config_note="kept $config"
+else
+  tmp=$(mktemp "$state/.authd.conf.XXXXXX")
+  {
+    printf '# authd settings for the installation in %s, written by install.sh.\n' "$docroot"
+    printf '# install.sh keeps this file on upgrade: edit it freely.\n\n'
+    sed -e "s|^state_dir = .*|state_dir = $state|" "$here/conf/authd.conf"
+  } >"$tmp"
+  chmod 0600 "$tmp"
+  mv -f "$tmp" "$config"
+  config_note="wrote $config"
+fi
+grep -qxF "state_dir = $state" "$config" ||
+  echo "install.sh: note: state_dir in $config is not $state; authd uses what the file says" >&2
+
+# Does the program run on this host, with this config? Before anything in the
+# document root changes. --check opens the database and, on the first
+# install, creates the signing key.
+if ! check=$(env -i PATH=/usr/bin:/bin AUTHD_CONFIG="$config" "$here/bin/authd" --check 2>&1); then
+  printf '%s\n' "$check" >&2
+  die "authd cannot run here (see above; README.md, 'What the host needs'); nothing in $docroot was changed"
+fi
+
+# The admin command, beside its config (it reads the authd.conf beside it).
+install_file() { # SRC DEST MODE: replaced atomically (a running copy keeps its file)
+  local tmp
+  tmp=$(mktemp "$(dirname "$2")/.install.XXXXXX")
+  cp -- "$1" "$tmp"
+  chmod "$3" "$tmp"
+  mv -f -- "$tmp" "$2"
+}
+install_file "$here/bin/authctl" "$state/authctl" 0700
+# In case the state directory ever ends up below a document root after all.
+printf 'RewriteEngine On\nRewriteRule ^ - [R=404,L]\n' >"$state/.htaccess"
+chmod 0600 "$state/.htaccess"
+
+# The document root: pages, program, config link, .htaccess.
+chmod 0755 "$docroot"
+cp -R -- "$here/www/." "$docroot/"
+if [[ -n $base ]]; then  # the error pages' "start page" link
+  for page in 404.html 500.html; do
+    sed -i "s|href=\"/\"|href=\"$base/\"|" "$docroot/$page"
+  done
+fi
+install_file "$here/bin/authd" "$docroot/authd.fcgi" 0755
+ln -sfn "$config" "$docroot/authd.conf"
+
+block=$(sed -e "s|@BASE@|$base|g" -e "s|@VERSION@|$version|g" "$here/conf/htaccess")
+htaccess=$docroot/.htaccess
+tmp=$(mktemp "$docroot/.htaccess.XXXXXX")
+if [[ -f $htaccess ]] && grep -q '^# BEGIN authd$' "$htaccess"; then
+  # Replace our block, keep the user's lines around it.
+  BLOCK=$block awk '
+    /^# BEGIN authd$/ { print ENVIRON["BLOCK"]; skipping = 1; next }
+    /^# END authd$/   { skipping = 0; next }
+    !skipping' "$htaccess" >"$tmp"
+elif [[ -f $htaccess ]]; then
+  { printf '%s\n\n' "$block"; cat "$htaccess"; } >"$tmp"
+else
+  printf '%s\n' "$block" >"$tmp"
+fi
+chmod 0644 "$tmp"
+mv -f "$tmp" "$htaccess"
+
+# One request as the web server sends it over CGI (the environment as the
+# only input; the program finds its config through the link beside it).
+program=$docroot/authd.fcgi
+answer=$(env -i PATH=/usr/bin:/bin GATEWAY_INTERFACE=CGI/1.1 REQUEST_METHOD=GET \
+         SCRIPT_NAME="$base/authd.fcgi" PATH_INFO=/records "$program" </dev/null 2>&1 | head -n 1) || true
+[[ $answer == "Status: 401"* ]] || die "authd answered a test request with '$answer' instead of 401"
+printf '%s\n' "$version" >"$state/VERSION"
+
+if [[ -n $previous ]]; then
+  echo "authd: upgraded $previous -> $version in $docroot (users and signing key kept)"
+else
+  echo "authd: installed $version in $docroot"
+fi
+echo "  state:  $state (0700; $config_note)"
+echo "  admin:  $state/authctl add NAME admin   (password on stdin)"
+if [[ -n $url ]]; then
+  echo "  URL:    $url/"
+else
+  echo "  URL:    https://YOUR-DOMAIN$base/   (sign-up: https://YOUR-DOMAIN$base/signup)"
+fi

@@ -1,0 +1,418 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# Proves the shared-hosting release (make dist) on a real Apache set up as a
+# shared host: an unprivileged user's ~/public_html as document root with
+# `AllowOverride FileInfo Options Indexes`, directory listings on by default,
+# no server-level directive for authd (nor the usual `.ht*` denial: the
+# release's own .htaccess must hold), and either mod_fcgid (MODE fcgid) or
+# mod_cgi alone (MODE cgi). That user unpacks the tarball and runs
+# install.sh --docroot ~/public_html/auth; then, through
+# http://127.0.0.1:PORT/auth/: the page, sign-up, sign-in, the guard, the
+# `auth` cookie under the prefix, the role matrix with the user's own
+# authctl, 404 and 500 (authd's JSON and the web server's pages), what must
+# never be served (.htaccess, the config, the program, the state directory
+# and its key), and an upgrade from a newer tarball that keeps every user,
+# the signing key (old tokens stay valid) and the user's own .htaccess lines.
+#
+#   bash test/hosting/t_hosting.sh fcgid|cgi
+#
+# Inputs: DIST_DIR (the tarball's directory; default $SOURCE_DIR/build-dist),
+# APACHE_BIN, HTTPD_MODULES (default /usr/lib/apache2/modules), KEEP_STATE=1.
+# As root the test creates a throw-away system user (useradd) to be the host
+# user, runs Apache's workers as that user (as suexec or a per-user PHP pool
+# would run the user's programs) and removes the user at the end; as another
+# user, that user is the host user.
+_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../blackbox/assert.sh
+source "$_DIR/../blackbox/assert.sh"
+
+MODE=${1:-}
+[[ $MODE == fcgid || $MODE == cgi ]] || { echo "usage: $0 fcgid|cgi" >&2; exit 2; }
+SOURCE_DIR=${SOURCE_DIR:-$(cd "$_DIR/../.." && pwd)}
+DIST_DIR=${DIST_DIR:-$SOURCE_DIR/build-dist}
+HTTPD_MODULES=${HTTPD_MODULES:-/usr/lib/apache2/modules}
+APACHE_BIN=${APACHE_BIN:-$(command -v apache2 || echo /usr/sbin/apache2)}
+
+die() { printf 't_hosting: %s\n' "$*" >&2; exit 1; }
+TARBALL=$(ls -t "$DIST_DIR"/authd-*-linux-*.tar.gz 2>/dev/null | head -n 1)
+[[ -f $TARBALL ]] || die "no release tarball in $DIST_DIR (make dist)"
+[[ -x $APACHE_BIN ]] || die "Apache is not installed (scripts/deps.sh test)"
+module=$([[ $MODE == fcgid ]] && echo mod_fcgid.so || echo mod_cgi.so)
+[[ -f $HTTPD_MODULES/$module ]] || die "$HTTPD_MODULES/$module is missing (scripts/deps.sh test)"
+for tool in curl jq tar; do command -v $tool >/dev/null || die "'$tool' is missing"; done
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/authd-hosting.XXXXXX") || die "mktemp failed"
+chmod 0711 "$WORK"
+HOME_DIR=$WORK/home
+RUN=$WORK/apache
+mkdir -p "$RUN"
+HOST_USER=
+OWN_USER=0
+APACHE_PID=
+
+# --- the host user ------------------------------------------------------------------------
+if ((EUID == 0)); then
+  for tool in useradd userdel runuser; do command -v $tool >/dev/null || die "'$tool' is missing"; done
+  for ((i = 0; i < 20; i++)); do  # useradd fails while another holds the passwd lock
+    HOST_USER=authdh$(printf '%06d' $((RANDOM * 32768 + RANDOM)) | tail -c 6)
+    id -u "$HOST_USER" >/dev/null 2>&1 && continue
+    if useradd --system --user-group --no-create-home --home-dir "$HOME_DIR" --shell /bin/bash "$HOST_USER" 2>"$WORK/useradd.err"; then
+      OWN_USER=1
+      break
+    fi
+    sleep 0.5
+  done
+  ((OWN_USER)) || die "useradd failed: $(cat "$WORK/useradd.err")"
+  mkdir -m 0711 "$HOME_DIR"
+  chown "$HOST_USER:$HOST_USER" "$HOME_DIR"
+  as_user() { runuser -u "$HOST_USER" -- env -i HOME="$HOME_DIR" USER="$HOST_USER" PATH=/usr/bin:/bin "$@"; }
+else
+  HOST_USER=$(id -un)
+  mkdir -m 0711 "$HOME_DIR"
+  as_user() { env -i HOME="$HOME_DIR" USER="$HOST_USER" PATH=/usr/bin:/bin "$@"; }
+fi
+
+cleanup() {
+  local rc=$?
+  if [[ -n $APACHE_PID ]]; then
+    kill -TERM "$APACHE_PID" 2>/dev/null
+    for ((i = 0; i < 100; i++)); do kill -0 "$APACHE_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$APACHE_PID" 2>/dev/null
+    wait "$APACHE_PID" 2>/dev/null
+  fi
+  if ((OWN_USER)); then
+    # authd processes of mod_fcgid end with Apache; any left are ours (this user exists only here).
+    local pids
+    for ((i = 0; i < 50; i++)); do
+      pids=$(pgrep -u "$HOST_USER" || true)
+      [[ -z $pids ]] && break
+      ((i == 30)) && kill -KILL $pids 2>/dev/null
+      sleep 0.1
+    done
+    userdel "$HOST_USER" 2>/dev/null || echo "t_hosting: userdel $HOST_USER failed" >&2
+  fi
+  if ((rc != 0 || FAILED > 0)) && [[ -f $RUN/error.log ]]; then
+    echo "----- Apache error log (last 60 lines) -----"
+    tail -n 60 "$RUN/error.log"
+  fi
+  if [[ ${KEEP_STATE:-0} == 1 ]]; then echo "t_hosting: kept $WORK"; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# --- unpack and install as that user ---------------------------------------------------------
+step "install as $HOST_USER ($MODE)"
+release=$(basename "$TARBALL" .tar.gz)
+VERSION=$(sed -E 's/^authd-([0-9.]+)-linux-.*/\1/' <<<"$release")
+cp "$TARBALL" "$HOME_DIR/"
+((OWN_USER)) && chown "$HOST_USER:$HOST_USER" "$HOME_DIR/$release.tar.gz"
+as_user bash -c 'cd ~ && mkdir -m 0755 public_html && tar xzf "$1"' _ "$release.tar.gz" || die "unpacking failed"
+DOCROOT=$HOME_DIR/public_html/auth
+STATE=$HOME_DIR/authd-state
+OUT=$(as_user "$HOME_DIR/$release/install.sh" --docroot "$DOCROOT" 2>&1)
+expect_eq "install.sh exits 0" 0 "$?"
+printf '%s\n' "$OUT" | sed 's/^/     | /'
+expect_match "install.sh prints the URL" 'URL: +https?://[^ ]*/auth/' "$OUT"
+expect_match "install.sh reports a fresh install" "installed $VERSION" "$OUT"
+expect_eq "state dir: beside the unpacked folder, mode 700, the user's" "700 $HOST_USER" "$(stat -c '%a %U' "$STATE" 2>&1)"
+expect_eq "config: mode 600" 600 "$(stat -c %a "$STATE/authd.conf" 2>&1)"
+expect_eq "signing key: made by install.sh, mode 600" 600 "$(stat -c %a "$STATE/signing.key" 2>&1)"
+expect_eq "authctl in the state dir: mode 700" 700 "$(stat -c %a "$STATE/authctl" 2>&1)"
+expect_eq "program in the document root: mode 755" 755 "$(stat -c %a "$DOCROOT/authd.fcgi" 2>&1)"
+expect_eq "the document root has the pages and the .htaccess" "index.html 404.html .htaccess" \
+  "$(for f in index.html 404.html .htaccess; do [[ -f $DOCROOT/$f ]] && printf '%s ' "$f"; done | sed 's/ $//')"
+expect_eq "the config link points into the state dir" "$STATE/authd.conf" "$(readlink "$DOCROOT/authd.conf")"
+KEY_SUM=$(sha256sum "$STATE/signing.key" | cut -d' ' -f1)
+
+# --- Apache as the host runs it ---------------------------------------------------------------
+_port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+write_apache_conf() {
+  local mpm=event
+  [[ $MODE == cgi ]] && mpm=prefork
+  {
+    cat <<EOF
+# A shared host's Apache: nothing in here knows about authd.
+ServerRoot "$RUN"
+DefaultRuntimeDir "$RUN"
+PidFile "$RUN/apache.pid"
+ErrorLog "$RUN/error.log"
+LogLevel warn
+ServerName 127.0.0.1
+Listen 127.0.0.1:$PORT
+LoadModule mpm_${mpm}_module $HTTPD_MODULES/mod_mpm_${mpm}.so
+LoadModule authz_core_module $HTTPD_MODULES/mod_authz_core.so
+LoadModule authz_host_module $HTTPD_MODULES/mod_authz_host.so
+LoadModule mime_module $HTTPD_MODULES/mod_mime.so
+LoadModule dir_module $HTTPD_MODULES/mod_dir.so
+LoadModule autoindex_module $HTTPD_MODULES/mod_autoindex.so
+LoadModule alias_module $HTTPD_MODULES/mod_alias.so
+LoadModule env_module $HTTPD_MODULES/mod_env.so
+LoadModule setenvif_module $HTTPD_MODULES/mod_setenvif.so
+LoadModule rewrite_module $HTTPD_MODULES/mod_rewrite.so
+<IfModule !log_config_module>
+  LoadModule log_config_module $HTTPD_MODULES/mod_log_config.so
+</IfModule>
+LogFormat "%h %l %u %t \"%r\" %>s %b" common
+CustomLog "$RUN/access.log" common
+TypesConfig /etc/mime.types
+AddType "text/html; charset=utf-8" .html
+DocumentRoot "$HOME_DIR/public_html"
+<Directory />
+  Options FollowSymLinks
+  AllowOverride None
+  Require all denied
+</Directory>
+<Directory "$HOME_DIR/public_html">
+  Options Indexes SymLinksIfOwnerMatch
+  AllowOverride FileInfo Options Indexes
+  Require all granted
+</Directory>
+DirectoryIndex index.html index.htm
+AccessFileName .htaccess
+EOF
+    ((EUID == 0)) && printf 'User %s\nGroup %s\n' "$HOST_USER" "$HOST_USER"
+    if [[ $MODE == fcgid ]]; then
+      cat <<EOF
+# As Debian's fcgid.conf: the module, its run files, .fcgi as FastCGI.
+LoadModule fcgid_module $HTTPD_MODULES/mod_fcgid.so
+FcgidIPCDir "$RUN/fcgid"
+FcgidProcessTableFile "$RUN/fcgid_shm"
+FcgidConnectTimeout 20
+AddHandler fcgid-script .fcgi
+EOF
+    else
+      cat <<EOF
+LoadModule cgi_module $HTTPD_MODULES/mod_cgi.so
+StartServers 2
+MaxRequestWorkers 32
+EOF
+    fi
+  } >"$RUN/httpd.conf"
+}
+
+start_apache() {
+  local attempt i
+  for ((attempt = 0; attempt < 10; attempt++)); do
+    PORT=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+    _port_free "$PORT" || continue
+    write_apache_conf
+    : >"$RUN/error.log"
+    setsid "$APACHE_BIN" -f "$RUN/httpd.conf" -d "$RUN" -DFOREGROUND </dev/null >>"$RUN/apache.out" 2>&1 &
+    APACHE_PID=$!
+    for ((i = 0; i < 100; i++)); do
+      if ! kill -0 "$APACHE_PID" 2>/dev/null; then
+        wait "$APACHE_PID" 2>/dev/null
+        APACHE_PID=
+        grep -qi 'address already in use' "$RUN/error.log" "$RUN/apache.out" 2>/dev/null && continue 2
+        cat "$RUN/apache.out" "$RUN/error.log" >&2
+        die "Apache did not start"
+      fi
+      [[ $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/" 2>/dev/null) != 000 ]] && return 0
+      sleep 0.05
+    done
+    die "Apache did not answer"
+  done
+  die "found no free port"
+}
+start_apache
+BASE_URL=http://127.0.0.1:$PORT/auth
+echo "Apache ($MODE) at $BASE_URL, document root $DOCROOT, state $STATE"
+
+authctl() { as_user "$STATE/authctl" "$@"; }
+basic() { printf 'Authorization: Basic %s' "$(printf '%s' "$1" | base64 -w0)"; }
+signup() { http POST /signup -H 'Content-Type: application/json' --data-binary "$(jq -nc --arg u "$1" --arg p "$2" '{username:$u,password:$p,fullname:"Test Person",email:"test@example.com"}')"; }
+signin() { http POST /signin -H "$(basic "$1:$2")"; }
+from_authd() { expect_match "$1: JSON from authd" '^application/json' "$(header Content-Type)"; }
+PAGE_404=$(<"$DOCROOT/404.html")
+PAGE_500=$(<"$DOCROOT/500.html")
+
+# --- 500 when the program cannot run (before any process of it exists) ------------------------
+step "500: the program cannot start"
+cp -p "$STATE/authd.conf" "$WORK/authd.conf.good"
+as_user bash -c 'printf "no_such_setting = 1\n" >>"$1"' _ "$STATE/authd.conf"
+http GET /records
+expect_match "broken config: 500 or 503 from Apache" '^(500|503)$' "$STATUS"
+expect_eq "broken config: the 500 page of the document root" "$PAGE_500" "$BODY"
+as_user cp "$WORK/authd.conf.good" "$STATE/authd.conf" 2>/dev/null || cp "$WORK/authd.conf.good" "$STATE/authd.conf"
+if [[ $MODE == fcgid ]]; then sleep 1; fi  # mod_fcgid waits a moment before spawning a failed class again
+for ((i = 0; i < 50; i++)); do http GET /records; [[ $STATUS == 401 ]] && break; sleep 0.2; done
+expect_status 401 "config repaired: GET /records answers again"
+
+# --- the page and sign-up ---------------------------------------------------------------------
+step "page, sign-up, sign-in"
+http GET /
+expect_status 200 "GET /auth/"
+expect_match "GET /auth/: the sign-in page" '<title>authd</title>' "$BODY"
+expect_match "the page calls the API relative to itself" 'call\("POST", "signup"' "$BODY"
+signup alice 'alice password 1'
+expect_status 201 "sign-up alice"
+from_authd "sign-up"
+expect_eq "sign-up: role user" user "$(json .user.role)"
+TOKEN=$(json .token)
+expect_eq "sign-up: token header = body token" "$TOKEN" "$(header token)"
+expect_match "sign-up: cookie auth with Path=/ under the prefix" "^auth=$TOKEN; Path=/;" "$(header Set-Cookie)"
+signup alice 'another password'
+expect_status 409 "sign-up alice again"
+signin alice 'alice password 1'
+expect_status 200 "sign-in alice"
+expect_eq "sign-in: username" alice "$(json .user.username)"
+signin alice 'wrong password'
+expect_status 500 "sign-in with a wrong password"
+expect_eq "wrong password: authd's JSON, not the 500 page" '{"error":"Invalid Login"}' "$(jq -c . <<<"$BODY" 2>/dev/null)"
+
+# --- the guard ----------------------------------------------------------------------------------
+step "guard"
+http GET /records
+expect_status 401 "no token"
+from_authd "no token"
+expect_match "no token: WWW-Authenticate" '^Bearer' "$(header WWW-Authenticate)"
+http GET /records -H "Authorization: Bearer $TOKEN"
+expect_status 200 "bearer token from sign-up"
+expect_eq "records: an array" array "$(json type 2>/dev/null)"
+http GET /records -H "Authorization: Bearer ${TOKEN%?}x"
+expect_status 401 "a forged signature"
+http GET /auth/check -H 'X-Original-Method: GET' -H 'X-Original-URI: /app/page' -H "Cookie: auth=$TOKEN"
+expect_status 204 "the auth cookie works for the app under the prefix (GET /auth/auth/check)"
+expect_eq "auth/check: the user" alice "$(header X-Auth-User)"
+
+# --- the role matrix with the user's authctl ---------------------------------------------------
+step "roles"
+declare -A TOK
+for role in admin editor writer user; do
+  printf '%s' "pw-$role-123" | authctl add "the$role" "$role" >/dev/null 2>&1
+  expect_eq "authctl add the$role $role (as $HOST_USER)" 0 "$?"
+  signin "the$role" "pw-$role-123"
+  expect_status 200 "the$role signs in"
+  TOK[$role]=$(json .token)
+done
+as() { local role=$1; shift; local m=$1 p=$2; shift 2; http "$m" "$p" -H "Authorization: Bearer ${TOK[$role]}" "$@"; }
+refused() { expect_status 403 "$1"; expect_eq "$1: body" '{"error":"Access Denied"}' "$(jq -c . <<<"$BODY" 2>/dev/null)"; }
+CT='Content-Type: application/json'
+for role in admin editor writer; do
+  as "$role" POST /records -H "$CT" --data-binary "{\"title\":\"by $role\"}"
+  expect_status 201 "$role creates"
+done
+expect_match "Location of a new record carries the prefix" '^/auth/records/[0-9a-f]{24}$' "$(header Location)"
+as user POST /records -H "$CT" --data-binary '{"title":"by user"}'
+refused "user cannot create"
+as admin POST /records -H "$CT" --data-binary '{"title":"shared"}'
+RID=$(json ._id)
+for role in admin editor writer user; do
+  as "$role" GET "/records/$RID"
+  expect_status 200 "$role reads"
+done
+for role in admin editor; do
+  as "$role" PUT "/records/$RID" -H "$CT" --data-binary "{\"title\":\"upd $role\"}"
+  expect_status 200 "$role updates"
+done
+for role in writer user; do
+  as "$role" PUT "/records/$RID" -H "$CT" --data-binary '{"title":"no"}'
+  refused "$role cannot update"
+done
+for role in editor writer user; do
+  as "$role" DELETE "/records/$RID"
+  refused "$role cannot delete"
+done
+as admin DELETE "/records/$RID"
+expect_status 200 "admin deletes"
+authctl role theuser editor >/dev/null 2>&1
+expect_eq "authctl role theuser editor" 0 "$?"
+as user POST /records -H "$CT" --data-binary '{"title":"after promotion"}'
+expect_status 201 "the same token creates after the role change"
+LIST=$(authctl list 2>&1)
+expect_eq "authctl list: five users" 5 "$(grep -cE '^(alice|the(admin|editor|writer|user))\b' <<<"$LIST")"
+
+# --- 404 and 405 ---------------------------------------------------------------------------------
+step "404"
+http GET /records/a/b -H "Authorization: Bearer ${TOK[admin]}"
+expect_status 404 "unknown route below the API"
+from_authd "unknown route"
+http GET /signup
+expect_status 405 "GET /signup"
+from_authd "GET /signup"
+expect_match "GET /signup: Allow" 'POST' "$(header Allow)"
+http GET /no-such-page.html
+expect_status 404 "unknown file"
+expect_eq "unknown file: the 404 page of the document root" "$PAGE_404" "$BODY"
+expect_match "the 404 page links to the start page under the prefix" 'href="/auth/"' "$BODY"
+
+# --- never served ---------------------------------------------------------------------------------
+step "never served"
+never() { # DESC PATH [CURL ARGS]: not 200, and none of the secret's text in the body
+  local desc=$1 path=$2; shift 2
+  http GET "$path" "$@"
+  expect_match "$desc: refused ($STATUS)" '^(403|404|400)$' "$STATUS"
+}
+never ".htaccess" /.htaccess
+expect_eq ".htaccess: no content" no "$(grep -q 'BEGIN authd' <<<"$BODY" && echo yes || echo no)"
+never "other dot files" /.htaccess.bak
+never "the config link" /authd.conf
+expect_eq "authd.conf: no content" no "$(grep -q 'state_dir' <<<"$BODY" && echo yes || echo no)"
+never "the program by name" /authd.fcgi
+never "the program with a path" /authd.fcgi/records
+http GET "http://127.0.0.1:$PORT/authd-state/signing.key"
+expect_eq "the state dir has no URL (/authd-state/signing.key)" 404 "$STATUS"
+http GET "/../../authd-state/signing.key" --path-as-is
+expect_match "no way up to the state dir (/auth/../../authd-state/signing.key)" '^(400|403|404)$' "$STATUS"
+http GET "/%2e%2e/%2e%2e/authd-state/signing.key" --path-as-is
+expect_match "nor encoded (%2e%2e)" '^(400|403|404)$' "$STATUS"
+mkdir -p "$DOCROOT/empty" && ((OWN_USER)) && chown "$HOST_USER:" "$DOCROOT/empty"
+http GET /empty/
+expect_match "no directory listings although the server allows them" '^(403|404)$' "$STATUS"
+
+# --- what one request costs --------------------------------------------------------------------
+# Printed for the README (CGI: a process start, the LMDB open and the key load on every
+# request); judged only loosely, as the machine may be busy.
+step "cost per request"
+N=100
+if command -v ab >/dev/null; then  # apache2-utils comes with apache2
+  ab -q -n 5 -c 1 -H "Authorization: Bearer ${TOK[admin]}" "$BASE_URL/records" >/dev/null 2>&1  # warm-up
+  ms=$(ab -q -n $N -c 1 -H "Authorization: Bearer ${TOK[admin]}" "$BASE_URL/records" 2>/dev/null |
+       awk '/^Time per request:.*\(mean\)$/ { print $4; exit }')
+else
+  start=$(date +%s%N)
+  for ((i = 0; i < N; i++)); do curl -s -o /dev/null "$BASE_URL/records" -H "Authorization: Bearer ${TOK[admin]}"; done
+  ms=$(( ($(date +%s%N) - start) / N / 1000000 ))
+fi
+echo "     $MODE: a guarded GET /auth/records takes $ms ms through Apache (mean of $N, one at a time; load $(cut -d' ' -f1 /proc/loadavg))"
+expect_match "a guarded request stays under a second" '^[0-9]{1,3}(\.[0-9]+)?$' "$ms"
+
+# --- upgrade ----------------------------------------------------------------------------------------
+step "upgrade"
+NEXT=$(awk -F. -v OFS=. '{ $NF = $NF + 1; print }' <<<"$VERSION")
+next_release=${release/$VERSION/$NEXT}
+mkdir "$WORK/next"
+tar xzf "$TARBALL" -C "$WORK/next"
+mv "$WORK/next/$release" "$WORK/next/$next_release"
+printf '%s\n' "$NEXT" >"$WORK/next/$next_release/VERSION"
+tar czf "$HOME_DIR/$next_release.tar.gz" -C "$WORK/next" "$next_release"
+((OWN_USER)) && chown "$HOST_USER:$HOST_USER" "$HOME_DIR/$next_release.tar.gz"
+as_user bash -c 'printf "\n# my own line\n" >>"$1"' _ "$DOCROOT/.htaccess"
+OLD_LIST=$LIST
+# Unpacked elsewhere this time (~/releases): install.sh finds the state through the installation.
+as_user bash -c 'mkdir ~/releases && cd ~/releases && tar xzf ~/"$1"' _ "$next_release.tar.gz" ||
+  die "unpacking the newer release failed"
+OUT=$(as_user "$HOME_DIR/releases/$next_release/install.sh" --docroot "$DOCROOT" 2>&1)
+expect_eq "install.sh of $NEXT exits 0" 0 "$?"
+printf '%s\n' "$OUT" | sed 's/^/     | /'
+expect_match "install.sh reports the upgrade" "upgraded $VERSION -> $NEXT" "$OUT"
+expect_eq "the same state dir, none beside the new folder" no "$([[ -e $HOME_DIR/releases/authd-state ]] && echo yes || echo no)"
+expect_eq "signing key unchanged" "$KEY_SUM" "$(sha256sum "$STATE/signing.key" | cut -d' ' -f1)"
+expect_eq "every user kept (authctl list)" "$OLD_LIST" "$(authctl list 2>&1)"
+expect_eq ".htaccess: one authd block" 1 "$(grep -c '^# BEGIN authd$' "$DOCROOT/.htaccess")"
+expect_match ".htaccess: the new version's block" "authd $NEXT" "$(cat "$DOCROOT/.htaccess")"
+expect_match ".htaccess: the user's own line kept" '# my own line' "$(cat "$DOCROOT/.htaccess")"
+expect_eq "state dir still 700" 700 "$(stat -c %a "$STATE")"
+http GET /records -H "Authorization: Bearer $TOKEN"
+expect_status 200 "a token issued before the upgrade still passes"
+for role in admin editor writer user; do
+  signin "the$role" "pw-$role-123"
+  expect_status 200 "the$role signs in after the upgrade"
+done
+signin alice 'alice password 1'
+expect_status 200 "alice signs in after the upgrade"
+signup bob 'bob password 1'
+expect_status 201 "sign-up after the upgrade"
+
+finish
