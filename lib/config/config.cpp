@@ -134,6 +134,22 @@ const std::map<std::string, Setter, std::less<>>& settings() {
          c.access_rules.append(*more);
          return {};
        }},
+      {"portal_return_origins",  // a list, separated by spaces or commas; replaces the default (none)
+       [](Config& c, std::string_view v) -> Result<void> {
+         std::vector<std::string> origins;
+         while (!v.empty()) {
+           const auto end = std::min(v.find_first_of(" ,\t"), v.size());
+           if (const auto item = v.substr(0, end); !item.empty()) {
+             auto origin = normalized_origin(item);
+             if (!origin) return fail(Errc::config, "'" + std::string(item) + "' is not an origin like https://app.example.com");
+             origins.push_back(std::move(*origin));
+           }
+           v.remove_prefix(std::min(end + 1, v.size()));
+         }
+         c.portal.return_origins = std::move(origins);
+         return {};
+       }},
+      {"portal_default_return", AUTHD_STRING(portal.default_return)},
       {"log_level",
        [](Config& c, std::string_view v) -> Result<void> {
          if (v != "error" && v != "warn" && v != "info" && v != "debug") {
@@ -220,6 +236,10 @@ Result<void> validate(const Config& config) {
   }
   if (config.credentials.password_min_length > config.credentials.password_max_length) {
     return fail(Errc::config, "password_min_length exceeds password_max_length");
+  }
+  if (!return_address_allowed(config.portal.default_return, config.portal.return_origins)) {
+    return fail(Errc::config, "portal_default_return must be a path on this site (/account) or a URL on an origin of "
+                              "portal_return_origins");
   }
   if (config.token.issuer.empty() || config.token.audience.empty()) {
     return fail(Errc::config, "token_issuer and token_audience must not be empty");

@@ -17,6 +17,7 @@
 #include "authd/error.hpp"
 #include "authd/oauth_config.hpp"
 #include "authd/password.hpp"
+#include "authd/return_to.hpp"
 #include "authd/throttle.hpp"
 #include "authd/token.hpp"
 
@@ -44,6 +45,7 @@ struct Config {
   std::string log_level = "info";                      // error, warn, info, debug
   OAuthSettings oauth;                                 // oauth_*, oauth.<name>.*
   AccessRules access_rules;                            // authorize_rule (repeatable) / AUTHD_AUTHORIZE_RULES
+  PortalSettings portal;                               // portal_return_origins, portal_default_return
 
   std::filesystem::path key_file() const {
     return signing_key_file.empty() ? state_dir / "signing.key" : signing_key_file;
