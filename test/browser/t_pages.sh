@@ -65,10 +65,21 @@ export AUTHD_OAUTH_CLIENT_SECRET=browser-s3cret
 # The provider sends the browser back to the portal, which completes the
 # sign-in with GET /oauth (see README, Pages).
 export AUTHD_OAUTH_REDIRECT_URI='http://127.0.0.1:@PORT@/login'
-# Two more origins on this host: an app on the allow-list, and a foreign one.
-APP_PORT=$(_pick_port) || _harness_die "found no free port"
-FOREIGN_PORT=$(_pick_port) || _harness_die "found no free port"
-while [[ $FOREIGN_PORT == "$APP_PORT" ]]; do FOREIGN_PORT=$(_pick_port); done
+# Two more origins on this host (test/browser/apps.mjs): an app on the
+# portal's allow-list, and a foreign one. They listen before authd starts, so
+# no other server of this test can take their ports.
+APPS_DIR=$(mktemp -d "${TMPDIR:-/tmp}/authd-apps.XXXXXX") || _harness_die "mktemp failed"
+(node "$_BROWSER_DIR/apps.mjs" "$APPS_DIR/ports" "$$" </dev/null >"$APPS_DIR/apps.log" 2>&1 & echo $! >"$APPS_DIR/pid")
+APPS_PID=$(<"$APPS_DIR/pid")
+_apps_stop() {
+  kill -TERM "$APPS_PID" 2>/dev/null || true
+  rm -rf "$APPS_DIR"
+}
+at_exit _apps_stop
+for ((i = 0; i < 100; i++)); do [[ -s $APPS_DIR/ports ]] && break; sleep 0.05; done
+[[ -s $APPS_DIR/ports ]] || { cat "$APPS_DIR/apps.log" >&2; _harness_die "the stand-in apps did not start"; }
+# shellcheck source=/dev/null
+source "$APPS_DIR/ports"
 export APP_PORT FOREIGN_PORT
 export AUTHD_PORTAL_RETURN_ORIGINS="http://127.0.0.1:$APP_PORT"
 stack_start

@@ -31,7 +31,8 @@ function userPath(username) {
 }
 
 function cell(label, ...children) {
-  const td = document.createElement("td");
+  const td = document.createElement(label === "Username" ? "th" : "td"); // the username heads its row
+  if (label === "Username") td.scope = "row";
   td.dataset.label = label;
   td.append(...children);
   return td;
