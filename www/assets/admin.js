@@ -30,10 +30,11 @@ function userPath(username) {
   return `/admin/users/${encodeURIComponent(username)}`;
 }
 
+// `label` is shown before the value when the table is stacked on a phone.
 function cell(label, ...children) {
   const td = document.createElement(label === "Username" ? "th" : "td"); // the username heads its row
   if (label === "Username") td.scope = "row";
-  td.dataset.label = label;
+  if (label === "Role" || label === "Id") td.dataset.label = label;
   td.append(...children);
   return td;
 }
