@@ -34,11 +34,15 @@ function notice(text) {
   $("notice").textContent = text;
 }
 
+// "Continue" appears when there is somewhere to go back to.
 function showSignedIn(username) {
+  const rd = requestedReturn();
   $("signed-in-user").textContent = username;
-  $("continue").href = returnUrl(requestedReturn());
+  $("continue").href = returnUrl(rd);
+  $("continue").hidden = !rd;
+  $("account-link").className = rd ? "button secondary" : "button";
   show("signed-in");
-  $("continue").focus();
+  (rd ? $("continue") : $("account-link")).focus();
 }
 
 // After any successful sign-in: back where the user came from, if anywhere.
