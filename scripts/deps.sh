@@ -8,7 +8,8 @@
 #   test   + GoogleTest, curl, jq, lmdb-utils, procps, nodejs and npm (what
 #          `make test` needs; node runs the OAuth test provider of test/oauth)
 #          and nginx (the forward-auth test puts a real nginx auth_request
-#          in front of authd's GET /auth/check)
+#          in front of authd's GET /auth/check) and chromium (the browser
+#          tests of test/browser drive it with npm playwright-core)
 #   bench  build + run + wrk, Google Benchmark, curl, jq, procps (`make bench`)
 #   fuzz   build + clang-19 and its runtime libraries (libFuzzer, ASan, UBSan)
 #          for `make fuzz` (Debian 12's clang 14 cannot compile C++23 <expected>)
@@ -44,6 +45,10 @@ test_pkgs+=(libapache2-mod-fcgid)
 # The fault tests (t_load_*, t_shutdown_*): wrk drives the load test,
 # iproute2's ss counts the requests queued on authd's socket.
 test_pkgs+=(wrk iproute2)
+# The browser tests (test/browser/): the pages in Debian's Chromium, driven by
+# npm playwright-core (installed by the test itself with `npm ci`; it downloads
+# no browser).
+test_pkgs+=(chromium)
 
 # Packages satisfied by a command on PATH, however it was installed.
 declare -A pkg_command=([nodejs]=node [npm]=npm)
@@ -54,7 +59,7 @@ case $level in
   test)  wanted=("${build_pkgs[@]}" "${run_pkgs[@]}" "${test_pkgs[@]}") ;;
   bench) wanted=("${build_pkgs[@]}" "${run_pkgs[@]}" "${bench_pkgs[@]}") ;;
   fuzz)  wanted=("${build_pkgs[@]}" "${fuzz_pkgs[@]}") ;;
-  -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "usage: $0 [build|run|test|bench|fuzz]" >&2; exit 2 ;;
 esac
 

@@ -12,6 +12,8 @@ namespace {
 struct ProgramTables {
   ProgramTables(ProgramSettings& settings, settings::Loader& loader) : core(settings.core, loader) {
     loader.add(server_settings(settings.server));
+    loader.add(portal_settings(settings.server.portal));
+    loader.add_check([&portal = settings.server.portal] { return validate_portal_settings(portal); });
   }
   CoreSettingsTables core;
 };

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "authd/return_to.hpp"
 #include "authd/settings.hpp"
 
 namespace authd {
@@ -22,6 +23,7 @@ struct ServerSettings {
   CookieSecure cookie_secure = CookieSecure::automatic;
   std::string log_level = "info";
   std::string base_path;            // URL prefix authd is mounted under ("" = the site root); see base_path.hpp
+  PortalSettings portal;            // portal_return_origins, portal_default_return
 };
 
 std::vector<settings::Setting> server_settings(ServerSettings& settings);

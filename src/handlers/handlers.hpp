@@ -26,6 +26,10 @@ HandlerResult oauth(App& app, const http::Request& request, const RouteContext& 
 HandlerResult auth_check(App& app, const http::Request& request, const RouteContext& context);
 // The FastCGI Authorizer role (FCGI_ROLE=AUTHORIZER), whatever the path.
 HandlerResult authorizer(App& app, const http::Request& request, const RouteContext& context);
+// For the sign-in portal (www/login.html): its provider buttons and its way back.
+HandlerResult auth_providers(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult return_to(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult portal_redirect(App& app, const http::Request& request, const RouteContext& context);
 
 HandlerResult list_records(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult get_record(App& app, const http::Request& request, const RouteContext& context);

@@ -32,8 +32,8 @@ down_checks() {
   http POST /signup -H 'Content-Type: application/json' \
     --data-binary '{"username":"bob","password":"pw","fullname":"B","email":"b@example.com"}'
   expect_match "$when: POST /signup answers a 5xx" '^5[0-9][0-9]$' "$STATUS"
-  http GET /
-  expect_status 200 "$when: the static page / is still served"
+  http GET /login
+  expect_status 200 "$when: the static page /login is still served"
 }
 
 step "supervised: SIGKILL, the supervisor waits 3 s before restarting"

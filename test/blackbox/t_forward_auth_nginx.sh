@@ -5,7 +5,9 @@
 #                values replaced (ports, directory, app), checking over HTTP
 #                through the harness's lighttpd;
 #   - "fastcgi": the same file with the check location switched to the
-#                documented fastcgi_pass variant, straight to authd's socket.
+#                documented fastcgi_pass variant, straight to authd's socket;
+#   - a browser (Accept: text/html) without credentials is sent to the
+#     sign-in portal with rd=<its URI>, and back once signed in.
 # The proxied app is a second nginx server that echoes the X-Auth-User /
 # X-Auth-Role it receives. nginx runs from a private prefix on free loopback
 # ports (nginx -p PREFIX -c CONF -g 'daemon off;'), with its own pid and logs.
@@ -154,6 +156,30 @@ for who in user writer admin; do
 done
 expect_header "signin through nginx sets the auth cookie" Set-Cookie '^auth='
 bearer() { printf 'Authorization: Bearer %s' "${TOKEN[$1]}"; }
+
+step "a browser without a cookie: to the sign-in portal and back"
+BROWSER_ACCEPT='Accept: text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'
+for B in "$NGINX_HTTP" "$NGINX_FCGI"; do
+  http GET "$B/files/report.txt?x=1&y=a+b" -H "$BROWSER_ACCEPT"
+  expect_status 302 "a page load without credentials ($B) goes to the portal"
+  expect_eq "with the original URI, percent-encoded, as rd ($B)" \
+    '/login?rd=%2Ffiles%2Freport.txt%3Fx%3D1%26y%3Da%2Bb' "$(header Location)"
+  http POST "$B/app/items" -H "$BROWSER_ACCEPT" -d 'x=1'
+  expect_status 302 "a form post without credentials ($B) goes to the portal"
+done
+JAR=$NGX/jar
+http GET "$NGINX_HTTP/login?rd=%2Ffiles%2Freport.txt%3Fx%3D1" -H "$BROWSER_ACCEPT"
+expect_status 200 "the portal is served through nginx"
+expect_header "the portal keeps its Content-Security-Policy" Content-Security-Policy "script-src 'self'"
+http GET "$NGINX_HTTP/assets/login.js"
+expect_status 200 "the portal's script is served through nginx"
+http POST "$NGINX_HTTP/signin" -u writer-1:pw-writer -c "$JAR"
+expect_status 200 "sign in at the portal through nginx"
+http GET "$NGINX_HTTP/auth/return?rd=%2Ffiles%2Freport.txt%3Fx%3D1" -b "$JAR"
+expect_status 303 "the portal's way back"
+expect_eq "back to the original URI" '/files/report.txt?x=1' "$(header Location)"
+http GET "$NGINX_HTTP/files/report.txt?x=1" -b "$JAR" -H "$BROWSER_ACCEPT"
+expect_eq "the file, with the cookie the portal set" "200 quarterly report" "$STATUS $BODY"
 
 for variant in http fastcgi; do
   if [[ $variant == http ]]; then B=$NGINX_HTTP; else B=$NGINX_FCGI; fi

@@ -10,9 +10,13 @@ www=$SOURCE_DIR/www
 
 step "static files"
 http GET /
-expect_status 200 "GET /"
-expect_header "index is HTML" Content-Type '^text/html'
-expect_eq "GET / serves www/index.html" "$(<"$www/index.html")" "$BODY"
+expect_status 302 "GET / leads to the sign-in portal"
+expect_match "GET / -> /login" '/login$' "$(header Location)"
+
+http GET /login
+expect_status 200 "GET /login"
+expect_header "the portal is HTML" Content-Type '^text/html'
+expect_eq "GET /login serves www/login.html" "$(<"$www/login.html")" "$BODY"
 
 http GET /index.html
 expect_status 200 "GET /index.html"
@@ -51,7 +55,7 @@ expect_match "API path with authd down answers 5xx" '^5[0-9][0-9]$' "$STATUS"
 expect_header "5xx page is HTML" Content-Type '^text/html'
 expect_eq "5xx body is www/500.html" "$(<"$www/500.html")" "$BODY"
 
-http GET /
+http GET /login
 expect_status 200 "static files still served with authd down"
 
 step "backend back"

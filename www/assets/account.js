@@ -1,0 +1,82 @@
+// The account page (/account): who you are (GET /me), change password
+// (PUT /me/password), sign out here or everywhere (POST /signout[/all]).
+import { call, signOut, whoAmI } from "./api.js";
+import { clearErrors, fieldFor, setBusy, showError, values } from "./forms.js";
+
+const $ = (id) => document.getElementById(id);
+const form = $("password-form");
+
+function tags(list, items, empty) {
+  list.replaceChildren();
+  for (const item of items.length ? items : [empty]) {
+    const li = document.createElement("li");
+    li.textContent = typeof item === "string" ? item : String(item.name || item.provider || JSON.stringify(item));
+    list.append(li);
+  }
+}
+
+async function load() {
+  const me = await whoAmI();
+  $("profile").removeAttribute("aria-busy");
+  if (me.status === 401) {
+    location.replace(`/login?rd=${encodeURIComponent("/account")}`);
+    return;
+  }
+  if (!me.user) {
+    $("profile-lead").textContent = me.status === 404
+      ? "This server does not offer the account page yet (GET /me is missing)."
+      : me.message;
+    return;
+  }
+  const user = me.user;
+  $("profile-lead").textContent = "Signed in as " + user.username + ".";
+  $("username").textContent = user.username;
+  $("role").textContent = user.role;
+  tags($("capabilities"), Array.isArray(user.capabilities) ? user.capabilities : [], "nothing yet");
+  tags($("providers"), Array.isArray(user.providers) ? user.providers : [], "none");
+  $("facts").hidden = false;
+  $("password").hidden = false;
+  $("sessions").hidden = false;
+  $("admin-link").hidden = user.role !== "admin";
+}
+
+async function onChangePassword(event) {
+  event.preventDefault();
+  clearErrors(form);
+  $("notice").textContent = "";
+  const v = values(form);
+  if (v.new_password !== v.confirm_password) {
+    showError(form, "The two new passwords are not the same.", form.elements.confirm_password);
+    return;
+  }
+  setBusy(form, true, "Changing…");
+  const result = await call("PUT", "/me/password", { current_password: v.current_password, new_password: v.new_password });
+  setBusy(form, false);
+  if (result.ok) {
+    form.reset();
+    $("notice").textContent = "Your password is changed. Every other session of this account is signed out.";
+    return;
+  }
+  let input = fieldFor(form, result);
+  // A wrong current password is the usual reason for a refusal.
+  if (!input && [401, 403, 500].includes(result.status)) input = form.elements.current_password;
+  showError(form, result.status === 404 ? "Changing the password is not available on this server yet." : result.message,
+            input);
+}
+
+async function onSignOut(everywhere) {
+  $("page-error").textContent = "";
+  const result = await signOut(everywhere);
+  if (result.ok) {
+    location.assign("/login?signedout=1");
+    return;
+  }
+  $("page-error").textContent = result.status === 404
+    ? "Signing out is not available on this server yet."
+    : result.message;
+}
+
+form.addEventListener("submit", onChangePassword);
+$("signout").addEventListener("click", () => onSignOut(false));
+$("signout-all").addEventListener("click", () => onSignOut(true));
+load();

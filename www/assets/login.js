@@ -1,0 +1,177 @@
+// The sign-in portal (/login): sign in, sign up, third-party sign-in, and the
+// way back to the address in ?rd= (or ?return_to=), which the server checks
+// (GET /auth/return) against its allow-list.
+import { call, signIn, signOut, whoAmI } from "./api.js";
+import { clearErrors, fieldFor, setBusy, showError, values } from "./forms.js";
+
+// The return address survives the trip to a third-party provider in
+// sessionStorage (this tab only). It is no secret: the token itself never
+// leaves the HttpOnly cookie.
+const RETURN_KEY = "authd.return";
+const params = new URLSearchParams(location.search);
+const $ = (id) => document.getElementById(id);
+const signinForm = $("signin-form");
+const signupForm = $("signup-form");
+
+const PROVIDER_LABELS = { github: "GitHub", gitlab: "GitLab", google: "Google", microsoft: "Microsoft",
+                          azure: "Microsoft", keycloak: "Keycloak", auth0: "Auth0", okta: "Okta" };
+
+function requestedReturn() {
+  return params.get("rd") || params.get("return_to") || "";
+}
+
+// The server decides where "back" is: an allowed address or its safe default.
+function returnUrl(rd) {
+  return rd ? `/auth/return?rd=${encodeURIComponent(rd)}` : "/account";
+}
+
+function show(view, focusTarget) {
+  for (const id of ["signin", "signup", "signed-in"]) $(id).hidden = id !== view;
+  if (focusTarget) focusTarget.focus();
+}
+
+function notice(text) {
+  $("notice").textContent = text;
+}
+
+// "Continue" appears when there is somewhere to go back to.
+function showSignedIn(username) {
+  const rd = requestedReturn();
+  $("signed-in-user").textContent = username;
+  $("continue").href = returnUrl(rd);
+  $("continue").hidden = !rd;
+  $("account-link").className = rd ? "button secondary" : "button";
+  show("signed-in");
+  (rd ? $("continue") : $("account-link")).focus();
+}
+
+// After any successful sign-in: back where the user came from, if anywhere.
+function finish(username) {
+  const rd = requestedReturn() || sessionStorage.getItem(RETURN_KEY) || "";
+  sessionStorage.removeItem(RETURN_KEY);
+  if (rd) {
+    location.assign(returnUrl(rd));
+    return;
+  }
+  notice("");
+  showSignedIn(username);
+}
+
+async function onSignIn(event) {
+  event.preventDefault();
+  clearErrors(signinForm);
+  notice("");
+  const { username, password } = values(signinForm);
+  if (!username) return showError(signinForm, "Enter your username.", signinForm.elements.username);
+  if (!password) return showError(signinForm, "Enter your password.", signinForm.elements.password);
+  setBusy(signinForm, true, "Signing in…");
+  const result = await signIn(username, password);
+  setBusy(signinForm, false);
+  if (result.ok) {
+    signinForm.reset();
+    finish(result.data && result.data.user ? result.data.user.username : username);
+    return;
+  }
+  const wrong = result.data && result.data.error === "Invalid Login";
+  showError(signinForm, wrong ? "Invalid Login: the username or the password is wrong." : result.message);
+  signinForm.elements.password.value = "";
+  signinForm.elements.password.focus();
+}
+
+async function onSignUp(event) {
+  event.preventDefault();
+  clearErrors(signupForm);
+  notice("");
+  const body = values(signupForm);
+  setBusy(signupForm, true, "Creating your account…");
+  const result = await call("POST", "/signup", {
+    username: body.username, password: body.password, fullname: body.fullname, email: body.email,
+  });
+  setBusy(signupForm, false);
+  if (result.ok) {
+    signupForm.reset();
+    finish(result.data && result.data.user ? result.data.user.username : body.username);
+    return;
+  }
+  showError(signupForm, result.message, fieldFor(signupForm, result));
+}
+
+async function onSignOut() {
+  $("signout-error").textContent = "";
+  const result = await signOut();
+  if (result.ok) {
+    show("signin", signinForm.elements.username);
+    notice("You are signed out.");
+    return;
+  }
+  $("signout-error").textContent = result.status === 404
+    ? "Signing out is not available on this server yet (POST /signout)."
+    : result.message;
+}
+
+async function loadProviders() {
+  const result = await call("GET", "/auth/providers");
+  if (!result.ok || !result.data || !Array.isArray(result.data.providers)) return;
+  const list = $("provider-list");
+  list.replaceChildren();
+  for (const provider of result.data.providers) {
+    const url = String(provider.login_url || "");
+    if (!url.startsWith("/") || url.startsWith("//")) continue; // same site only
+    const name = String(provider.name || "");
+    const label = PROVIDER_LABELS[name] || (name === "default" ? "single sign-on" : name);
+    const link = document.createElement("a");
+    link.className = "button secondary wide";
+    link.href = url;
+    link.textContent = `Continue with ${label}`;
+    link.addEventListener("click", () => {
+      const rd = requestedReturn();
+      if (rd) sessionStorage.setItem(RETURN_KEY, rd);
+      else sessionStorage.removeItem(RETURN_KEY);
+    });
+    const item = document.createElement("li");
+    item.append(link);
+    list.append(item);
+  }
+  $("providers").hidden = list.children.length === 0;
+}
+
+// The provider sent the browser back here (?code=&state=, or ?error=):
+// authd's GET /oauth completes the sign-in with those parameters and its
+// state cookie, and sets the `auth` cookie.
+async function completeThirdParty() {
+  const query = location.search;
+  history.replaceState(null, "", "/login"); // the one-time code leaves the address bar and history
+  show("signin");
+  $("signin-lead").textContent = "Completing the sign-in…";
+  const result = await call("GET", `/oauth${query}`);
+  $("signin-lead").textContent = "Use your account to continue.";
+  if (result.ok) {
+    finish(result.data && result.data.user ? result.data.user.username : "");
+    return;
+  }
+  showError(signinForm, `The sign-in with the other account did not succeed. ${result.message}`);
+  loadProviders();
+}
+
+async function start() {
+  signinForm.addEventListener("submit", onSignIn);
+  signupForm.addEventListener("submit", onSignUp);
+  $("signout").addEventListener("click", onSignOut);
+  $("to-signup").addEventListener("click", () => show("signup", signupForm.elements.username));
+  $("to-signin").addEventListener("click", () => show("signin", signinForm.elements.username));
+  if (requestedReturn()) $("signin-lead").textContent = "Sign in to continue to the page you asked for.";
+
+  if (params.has("code") || params.has("error")) {
+    await completeThirdParty();
+    return;
+  }
+  if (params.has("signedout")) notice("You are signed out.");
+  const me = await whoAmI();
+  if (me.user) {
+    showSignedIn(me.user.username);
+    return;
+  }
+  await loadProviders();
+}
+
+start();
