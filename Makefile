@@ -4,7 +4,7 @@
 #   make            install build deps, configure and build in build/
 #   make run        + lighttpd/spawn-fcgi, build, serve on http://127.0.0.1:$(PORT)
 #   make test       + test deps; configure, build and run every test (CTest script)
-#   make test-asan  the same in build-asan/ with ASan+UBSan, Debug
+#   make test-asan  unit + lighttpd black-box tests in build-asan/ with ASan+UBSan, Debug
 #   make soak       + the long fault tests (CTest label soak; `make test` skips them)
 #   make dist       the relocatable release for shared hosting (scripts/dist.sh):
 #                   $(DIST_DIR)/authd-<version>-linux-<arch>.tar.gz
@@ -43,10 +43,14 @@ test:
 	@$(DEPS) test
 	$(CTEST) -V -S test/ci.cmake -DBUILD_DIR=$(BUILD_DIR) -DBUILD_TYPE=$(BUILD_TYPE) -DJOBS=$(JOBS)
 
+# The sanitizer run covers the code, not the front servers again: unit tests
+# and the black-box suite through lighttpd (the other front servers, the
+# browser, PostgreSQL and hosting suites exercise the same code paths).
+ASAN_EXCLUDE ?= soak|apache|nginx|postgresql|browser|hosting
 test-asan:
 	@$(DEPS) test
 	$(CTEST) -V -S test/ci.cmake -DBUILD_DIR=build-asan -DBUILD_TYPE=Debug \
-	  -DCONFIGURE_OPTIONS=-DAUTHD_SANITIZE=ON -DJOBS=$(JOBS)
+	  -DCONFIGURE_OPTIONS=-DAUTHD_SANITIZE=ON -DJOBS=$(JOBS) "-DEXCLUDE_LABEL=$(ASAN_EXCLUDE)"
 
 clean:
 	rm -rf $(BUILD_DIR) build-asan $(DIST_DIR)
