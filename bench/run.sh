@@ -62,6 +62,11 @@ REPORT_JQ=$ROOT/bench/report.jq
 
 say() { printf 'bench: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
+# The start-up and shut-down of the stack, shared with `make run` and the tests.
+# shellcheck disable=SC2034  # read by stack_lib.sh
+STACK_SAY=bench
+# shellcheck source=../scripts/stack_lib.sh
+source "$ROOT/scripts/stack_lib.sh"
 
 for v in BENCH_CONNECTIONS BENCH_THREADS BENCH_DURATION BENCH_WARMUP BENCH_HASH_CONNECTIONS \
          BENCH_HASH_DURATION BENCH_TIMEOUT BENCH_WORKERS JOBS; do
@@ -104,34 +109,12 @@ FCGI_PID=
 LIGHTTPD_PID=
 WRK_PID=
 
-alive() {
-  local st
-  st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
-  st=${st##*) }
-  [[ ${st:0:1} != Z ]]
-}
-
-# TERM the process group led by PID (started with setsid), KILL after 5 s.
-stop_group() {
-  local pid=$1 name=$2 i
-  [[ -n $pid ]] || return 0
-  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-  for ((i = 0; i < 50; i++)); do
-    alive "$pid" || wait "$pid" 2>/dev/null || true
-    kill -0 -- "-$pid" 2>/dev/null || kill -0 "$pid" 2>/dev/null || return 0
-    sleep 0.1
-  done
-  say "$name (pid $pid) did not stop within 5 s: killing it"
-  kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-}
-
 cleaned=0
 cleanup() {
   ((cleaned)) && return 0
   cleaned=1
   trap '' INT TERM HUP
-  if [[ -n $WRK_PID ]]; then kill -TERM "$WRK_PID" 2>/dev/null || true; wait "$WRK_PID" 2>/dev/null || true; fi
+  stop_pid "$WRK_PID" wrk
   stop_group "$LIGHTTPD_PID" lighttpd
   stop_group "$FCGI_PID" "FastCGI responder"
   if [[ $BENCH_KEEP_STATE == 1 ]]; then
@@ -146,16 +129,10 @@ trap 'exit 143' TERM HUP
 
 # Starts a FastCGI program on $SOCKET under spawn-fcgi (own process group).
 start_fcgi() {
-  local bin=$1 log=$2 i
-  rm -f "$SOCKET"
-  AUTHD_WORKERS=$BENCH_WORKERS AUTHD_STATE_DIR=$STATE/db \
-    setsid spawn-fcgi -n -s "$SOCKET" -M 0600 -- "$bin" </dev/null >>"$log" 2>&1 &
-  FCGI_PID=$!
-  for ((i = 0; i < 200; i++)); do
-    [[ -S $SOCKET ]] && return 0
-    alive "$FCGI_PID" || break
-    sleep 0.05
-  done
+  local bin=$1 log=$2 rc=0
+  AUTHD_WORKERS=$BENCH_WORKERS AUTHD_STATE_DIR=$STATE/db fcgi_spawn "$SOCKET" "$log" "$bin" || rc=$?
+  FCGI_PID=$SPAWNED_PID
+  ((rc == 0)) && return 0
   cat "$log" >&2 || true
   die "$(basename "$bin") did not start on $SOCKET"
 }
@@ -166,31 +143,17 @@ stop_fcgi() {
   rm -f "$SOCKET"
 }
 
-pick_port() {
-  local p i
-  for ((i = 0; i < 50; i++)); do
-    p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
-    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return 0; }
-  done
-  return 1
-}
-
 start_lighttpd() {
-  local attempt i
+  local attempt rc
   for ((attempt = 0; attempt < 10; attempt++)); do
     PORT=$(pick_port) || die "found no free port"
-    : >"$STATE/lighttpd-error.log"
-    LIGHTTPD_PORT=$PORT LIGHTTPD_WWW=$ROOT/www LIGHTTPD_RUN_DIR=$STATE LIGHTTPD_FCGI_SOCKET=$SOCKET \
-      setsid lighttpd -D -f "$ROOT/conf/lighttpd.conf" </dev/null >>"$STATE/lighttpd.out" 2>&1 &
-    LIGHTTPD_PID=$!
-    for ((i = 0; i < 100; i++)); do
-      alive "$LIGHTTPD_PID" || break
-      (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && { BASE=http://127.0.0.1:$PORT; return 0; }
-      sleep 0.05
-    done
-    wait "$LIGHTTPD_PID" 2>/dev/null || true
+    rc=0
+    lighttpd_spawn "$ROOT/conf/lighttpd.conf" "$PORT" "$ROOT/www" "$STATE" "$SOCKET" || rc=$?
+    LIGHTTPD_PID=$SPAWNED_PID
+    ((rc == 0)) && { BASE=http://127.0.0.1:$PORT; return 0; }
+    stop_group "$LIGHTTPD_PID" lighttpd
     LIGHTTPD_PID=
-    grep -qi 'address already in use' "$STATE/lighttpd-error.log" "$STATE/lighttpd.out" 2>/dev/null || break
+    ((rc == 2)) || break
   done
   cat "$STATE/lighttpd-error.log" "$STATE/lighttpd.out" >&2 2>/dev/null || true
   die "lighttpd did not start"
@@ -203,13 +166,7 @@ status_of() {  # METHOD PATH [curl args...] -> HTTP status
 }
 
 wait_for_status() {  # PATH STATUS: until lighttpd routes to the new backend
-  local deadline=$((SECONDS + 15)) code=
-  while ((SECONDS < deadline)); do
-    code=$(status_of GET "$1")
-    [[ $code == "$2" ]] && return 0
-    sleep 0.1
-  done
-  die "GET $1 answered $code, expected $2"
+  wait_for_http "$BASE$1" "$2" 15 || die "GET $1 answered $WAIT_STATUS, expected $2"
 }
 
 # VmRSS etc. of PID as a JSON object (kB values).

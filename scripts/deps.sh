@@ -7,9 +7,10 @@
 #   run    + lighttpd and spawn-fcgi (what `make run` serves with)
 #   test   + GoogleTest, curl, jq, lmdb-utils, procps, nodejs and npm (what
 #          `make test` needs; node runs the OAuth test provider of test/oauth)
-#          and nginx (the forward-auth test puts a real nginx auth_request
-#          in front of authd's GET /auth/check) and chromium (the browser
-#          tests of test/browser drive it with npm playwright-core)
+#          and nginx (the third front end of the black-box suite, and the
+#          forward-auth test's auth_request in front of GET /auth/check) and
+#          chromium (the browser tests of test/browser drive it with npm
+#          playwright-core)
 #   bench  build + run + wrk, Google Benchmark, curl, jq, procps (`make bench`)
 #   fuzz   build + clang-19 and its runtime libraries (libFuzzer, ASan, UBSan)
 #          for `make fuzz` (Debian 12's clang 14 cannot compile C++23 <expected>)
@@ -35,7 +36,9 @@ run_pkgs=(lighttpd spawn-fcgi)
 bench_pkgs=(wrk libbenchmark-dev curl jq procps)
 fuzz_pkgs=(clang-19 libclang-rt-19-dev)
 test_pkgs=(libgtest-dev curl jq lmdb-utils procps nodejs npm)
-test_pkgs+=(nginx)   # t_forward_auth_nginx.sh: nginx auth_request -> GET /auth/check
+# nginx: the third front end of the black-box suite (conf/nginx/authd.conf,
+# AUTHD_FRONTEND=nginx) and t_forward_auth_nginx.sh's auth_request.
+test_pkgs+=(nginx)
 # Apache 2.4 (mod_proxy_fcgi, mod_authnz_fcgi): the second front end the
 # black-box suite runs on (conf/apache/, AUTHD_FRONTEND=apache).
 test_pkgs+=(apache2)

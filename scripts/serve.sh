@@ -36,10 +36,13 @@ AUTHD_BIN=${AUTHD_BIN:-$BUILD_DIR/authd}
 RUN_DIR=${RUN_DIR:-$ROOT/var/run}
 STOP_TIMEOUT=5        # lighttpd
 AUTHD_STOP_TIMEOUT=15 # authd may take its 10 s grace period for in-flight requests
-SUPERVISOR=$ROOT/scripts/supervise-authd.sh
 
 say() { printf 'serve: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
+# shellcheck disable=SC2034  # read by stack_lib.sh
+STACK_SAY=serve
+# shellcheck source=stack_lib.sh
+source "$ROOT/scripts/stack_lib.sh"
 
 for tool in lighttpd spawn-fcgi setsid; do
   command -v "$tool" >/dev/null 2>&1 || die "'$tool' is not installed (run: scripts/deps.sh run)"
@@ -55,7 +58,7 @@ mkdir -p "${AUTHD_STATE_DIR:-var}"
 SOCKET=$RUN_DIR/authd.sock
 ((${#SOCKET} < 108)) || die "socket path too long for a unix socket (${#SOCKET} bytes): set RUN_DIR to a shorter directory"
 
-if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
+if port_in_use "$PORT"; then
   die "port $PORT on 127.0.0.1 is already in use: choose another with PORT=..."
 fi
 if [[ -S $SOCKET ]]; then
@@ -69,30 +72,6 @@ fi
 
 SUPERVISOR_PID=
 LIGHTTPD_PID=
-
-# True while PID exists and is not a zombie.
-alive() {
-  local st
-  st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
-  st=${st##*) }
-  [[ ${st:0:1} != Z ]]
-}
-
-# TERM the process group led by PID (each child runs under setsid), wait up
-# to TIMEOUT seconds for all of it, then KILL. Reaps the leader.
-stop_group() {
-  local pid=$1 name=$2 timeout=$3 i
-  [[ -n $pid ]] || return 0
-  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-  for ((i = 0; i < timeout * 10; i++)); do
-    alive "$pid" || wait "$pid" 2>/dev/null || true
-    kill -0 -- "-$pid" 2>/dev/null || kill -0 "$pid" 2>/dev/null || return 0
-    sleep 0.1
-  done
-  say "$name (pid $pid) did not stop within ${timeout}s: killing it"
-  kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-}
 
 stopping=0
 shutdown() {
@@ -115,30 +94,20 @@ trap 'shutdown $?' EXIT
 # whenever it exits; it writes the current authd pid to authd.pid. setsid
 # gives it (and authd) its own process group, so that Ctrl-C reaches only
 # this script, which then stops everything in order.
-AUTHD_BIN=$AUTHD_BIN SUPERVISE_PID_FILE=$RUN_DIR/authd.pid \
-  setsid "$SUPERVISOR" "$SOCKET" </dev/null &
-SUPERVISOR_PID=$!
+rc=0
+AUTHD_BIN=$AUTHD_BIN supervisor_spawn "$SOCKET" "$RUN_DIR/authd.pid" || rc=$?
+SUPERVISOR_PID=$SPAWNED_PID
 echo "$SUPERVISOR_PID" >"$RUN_DIR/supervisor.pid"
-for ((i = 0; i < 200; i++)); do
-  [[ -S $SOCKET ]] && break
-  alive "$SUPERVISOR_PID" || break
-  sleep 0.05
-done
-if ! [[ -S $SOCKET ]] || ! alive "$SUPERVISOR_PID"; then
+if ((rc != 0)) || ! proc_alive "$SUPERVISOR_PID"; then
   die "authd did not start (see its messages above)"
 fi
 
-LIGHTTPD_PORT=$PORT LIGHTTPD_WWW=$ROOT/www LIGHTTPD_RUN_DIR=$RUN_DIR LIGHTTPD_FCGI_SOCKET=$SOCKET \
-  setsid lighttpd -D -f "$ROOT/conf/lighttpd.conf" </dev/null &
-LIGHTTPD_PID=$!
-for ((i = 0; i < 100; i++)); do
-  (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break
-  alive "$LIGHTTPD_PID" || break
-  sleep 0.05
-done
-if ! alive "$LIGHTTPD_PID"; then
+rc=0
+lighttpd_spawn "$ROOT/conf/lighttpd.conf" "$PORT" "$ROOT/www" "$RUN_DIR" "$SOCKET" || rc=$?
+LIGHTTPD_PID=$SPAWNED_PID
+if ((rc != 0)); then
   say "lighttpd did not start:"
-  tail -n 20 "$RUN_DIR/lighttpd-error.log" >&2 2>/dev/null || true
+  tail -n 20 "$RUN_DIR/lighttpd-error.log" "$RUN_DIR/lighttpd.out" >&2 2>/dev/null || true
   exit 1
 fi
 
@@ -150,7 +119,7 @@ echo "Serving on http://127.0.0.1:$PORT/  (Ctrl-C to stop)"
 # is restarted by the supervisor and does not end this wait.
 rc=0
 wait -n "$SUPERVISOR_PID" "$LIGHTTPD_PID" || rc=$?
-if ! alive "$SUPERVISOR_PID"; then
+if ! proc_alive "$SUPERVISOR_PID"; then
   say "the authd supervisor exited unexpectedly (status $rc)"
 else
   say "lighttpd exited unexpectedly (status $rc):"

@@ -1,11 +1,11 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034  # FRONTEND_LOGS is read by harness.sh
 # test/blackbox/apache.sh - Apache 2.4 as the front end of the black-box stack.
 # harness.sh sources this file when AUTHD_FRONTEND=apache; stack_start then
 # runs Apache from conf/apache/authd.conf (mod_proxy_fcgi to authd's unix
 # socket) instead of lighttpd, with everything else unchanged: same BASE_URL,
-# PORT, FCGI_SOCKET, authd_stop/authd_start, logs printed on failure. For
-# scripts that look at the front end's pid, LIGHTTPD_PID holds Apache's
-# parent pid too (also exported as APACHE_PID and FRONTEND_PID).
+# PORT, FCGI_SOCKET, authd_stop/authd_start, logs printed on failure.
+# FRONTEND_PID (and LIGHTTPD_PID, for scripts written with lighttpd in mind)
+# hold Apache's parent pid, also exported as APACHE_PID.
 #
 # Inputs (environment)
 #   APACHE_BIN      the httpd binary            (default: apache2 on PATH, else /usr/sbin/apache2)
@@ -27,12 +27,9 @@
 
 APACHE_CONF=${APACHE_CONF:-$SOURCE_DIR/conf/apache/authd.conf}
 HTTPD_MODULES=${HTTPD_MODULES:-/usr/lib/apache2/modules}
-if [[ -z ${APACHE_BIN:-} ]]; then
-  APACHE_BIN=$(command -v apache2 2>/dev/null || true)
-  [[ -n $APACHE_BIN ]] || APACHE_BIN=/usr/sbin/apache2
-fi
+APACHE_BIN=${APACHE_BIN:-$(_tool_path apache2 /usr/sbin/apache2)}
 APACHE_PID=
-FRONTEND_PID=
+FRONTEND_LOGS=(apache-error.log apache-access.log apache.out)
 
 # The command prefix that runs Apache as an unprivileged user when we are root.
 _apache_run_as() {
@@ -48,9 +45,10 @@ _apache_run_as() {
   return 1
 }
 
-# Starts Apache on $PORT. Returns 0 when it listens, 2 when the port was
-# taken (the caller retries with another), 1 on any other failure.
-_apache_start() {
+# Starts Apache on $PORT (harness.sh's _frontend_start). Returns 0 when it
+# listens, 2 when the port was taken (the caller retries with another), 1 on
+# any other failure.
+_frontend_start() {
   [[ -x $APACHE_BIN ]] ||
     _harness_die "Apache ($APACHE_BIN) is not installed (scripts/deps.sh test installs what is missing)"
   [[ -f $APACHE_CONF ]] || _harness_die "no Apache config at $APACHE_CONF"
@@ -62,28 +60,13 @@ _apache_start() {
   local name
   for name in ${HTTPD_DEFINES:-}; do defines+=("-D$name"); done
 
-  : >"$STATE_DIR/apache-error.log"
+  local rc=0
   HTTPD_PORT=$PORT HTTPD_WWW=$SOURCE_DIR/www HTTPD_RUN_DIR=$STATE_DIR \
   HTTPD_FCGI_SOCKET=$FCGI_SOCKET HTTPD_MODULES=$HTTPD_MODULES \
   HTTPD_CONF_DIR=$(dirname "$APACHE_CONF") \
-    setsid "${prefix[@]}" "$APACHE_BIN" -f "$APACHE_CONF" -d "$STATE_DIR" "${defines[@]}" \
-    </dev/null >>"$STATE_DIR/apache.out" 2>&1 &
-  APACHE_PID=$!
-  LIGHTTPD_PID=$APACHE_PID
-  FRONTEND_PID=$APACHE_PID
-  export APACHE_PID LIGHTTPD_PID FRONTEND_PID
-  local i
-  for ((i = 0; i < 200; i++)); do
-    if ! _proc_alive "$APACHE_PID"; then
-      wait "$APACHE_PID" 2>/dev/null || true
-      APACHE_PID='' LIGHTTPD_PID='' FRONTEND_PID=''
-      if grep -qi 'address already in use' "$STATE_DIR/apache-error.log" "$STATE_DIR/apache.out" 2>/dev/null; then
-        return 2
-      fi
-      return 1
-    fi
-    [[ $(_probe /) != 000 ]] && return 0
-    sleep 0.05
-  done
-  return 1
+    _frontend_spawn apache apache.out apache-error.log \
+    "${prefix[@]}" "$APACHE_BIN" -f "$APACHE_CONF" -d "$STATE_DIR" "${defines[@]}" || rc=$?
+  APACHE_PID=$FRONTEND_PID
+  export APACHE_PID
+  return "$rc"
 }

@@ -1,35 +1,19 @@
 # shellcheck shell=bash source-path=SCRIPTDIR disable=SC2034  # GAP_MS etc. are for the tests
-# test/blackbox/fault_lib.sh - helpers for the concurrency, crash, load, fault
-# and shutdown tests (t_race_*, t_crash_*, t_load_*, t_fault_*, t_shutdown_*).
-# Source it instead of harness.sh (it sources harness.sh):
+# test/blackbox/fault_lib.sh - measurements for the concurrency, crash, load,
+# fault and shutdown tests (t_race_*, t_crash_*, t_load_*, t_fault_*,
+# t_shutdown_*). Source it instead of harness.sh (it sources harness.sh):
 #
 #   source "$(dirname "${BASH_SOURCE[0]}")/fault_lib.sh"
-#   stack_start_supervised        # or stack_start, as with harness.sh
+#   stack_start_supervised        # or stack_start (both in harness.sh)
 #   kill_authd_and_measure_gap    # sets GAP_MS
 #   finish
 #
-# Functions (besides everything in harness.sh and assert.sh)
-#   stack_start_supervised
-#                  stack_start, with authd run by scripts/supervise-authd.sh
-#                  (the supervisor `make run` uses) instead of plain
-#                  spawn-fcgi: a killed authd comes back by itself. Then
-#                  AUTHD_PID (and SUPERVISOR_PID) is the supervisor's pid;
-#                  authd_child_pid prints the FastCGI process's pid.
-#                  authd_start / authd_stop then start and stop the
-#                  supervisor (stop: SIGTERM, which it forwards to authd,
-#                  then waits; KILL after 15 s). SUPERVISE_* settings
-#                  (back-off) pass through from the environment.
-#   authd_child_pid [TIMEOUT_S]
-#                  prints the pid of the live authd process (supervised:
-#                  the supervisor's current child; otherwise AUTHD_PID),
-#                  waiting up to TIMEOUT_S (default 15) for one; returns 1
-#                  when there is none.
-#   now_ms         milliseconds since the epoch.
-#   probe PATH     status of GET PATH through lighttpd, 000 when no answer
-#                  (1 s timeout).
-#   wait_status PATH CODE [TIMEOUT_S]
-#                  polls GET PATH every 50 ms until it answers CODE; sets
-#                  WAITED_MS; returns 1 on timeout (default 20 s).
+# The supervised stack (stack_start_supervised, authd_child_pid), probe,
+# wait_status and now_ms are in harness.sh / scripts/stack_lib.sh; the
+# status-only requests (status_of, signup_status, signup_answer,
+# signin_status, signin_token, users_listed) in api.sh.
+#
+# Functions (besides everything in harness.sh)
 #   kill_authd_and_measure_gap [SIGNAL]
 #                  (supervised stack) sends SIGNAL (default KILL) to the
 #                  current authd process and polls GET /records until it
@@ -40,21 +24,17 @@
 #   rss_anon_kib PID
 #                  anonymous resident memory (RssAnon: heap, stacks) in KiB;
 #                  unlike VmRSS it leaves out the pages of the LMDB map.
-#   status_of METHOD PATH [CURL ARGS...]
-#                  prints only the HTTP status of one request ("000" when no
-#                  answer); light enough for many background jobs.
-#   signup_status USER PASSWORD
-#                  POST /signup for USER; prints the status.
-#   signup_answer USER PASSWORD
-#                  POST /signup for USER; prints "STATUS MEDIA-TYPE", e.g.
-#                  "201 application/json", "500 text/html" (lighttpd's own
-#                  error page), "000 -" (no answer).
-#   signin_status USER PASSWORD
-#                  POST /signin with Basic credentials; prints the status.
-#   signin_token USER PASSWORD
-#                  prints the token of a successful sign-in (empty otherwise).
 #   count_lines FILE REGEX
 #                  number of lines of FILE matching the ERE REGEX (0 if none).
+#   expect_signins USERS OUT COUNT DESC
+#                  signs in every user named in the file USERS (one a line,
+#                  password pw-USER), 4 at a time, "USER STATUS" lines in OUT;
+#                  checks that COUNT users were checked and (DESC) that every
+#                  one answered 200, listing those that did not. Sets CHECKED
+#                  and SIGNED_IN (the 200s).
+#   accounts_missing USERS
+#                  prints how many of the users named in the file USERS
+#                  `authctl list` does not show.
 #   lmdb_check DIR
 #                  checks the LMDB environment in DIR with lmdb-utils:
 #                  `mdb_stat -ef` (environment and free list), `mdb_stat -rr -a`
@@ -62,8 +42,26 @@
 #                  and `mdb_dump -a` (reads every page of every table). Prints
 #                  the first failure's output and returns 1 on a failure.
 #                  Sets LMDB_STALE_READERS (slots of dead processes cleared).
-#   users_listed   number of accounts `authctl list` shows.
-#   free_port      prints a free 127.0.0.1 port.
+#   fault_out NAME sets OUT to a new directory $STATE_DIR/NAME for the test's
+#                  files (removed with the state directory).
+#   setup_user USER PASSWORD
+#                  signs USER up (a failed check "setup: signup USER" unless
+#                  201), then signs in: TOKEN is the token (empty on failure).
+#   signup_stream OUT_FILE PREFIX MAX ANSWER
+#                  one client's sign-ups, one after the other, of new users
+#                  PREFIX1, PREFIX2... (password pw-USER); each answer
+#                  (ANSWER: signup_status or signup_answer) as a line
+#                  "USER ANSWER" in OUT_FILE; stops after MAX sign-ups (0: no
+#                  limit) or once $OUT/stop exists.
+#   clients_start N FUNC [ARGS...]
+#                  starts N clients, each a background subshell running
+#                  `FUNC ARGS... I` (I = 1..N) once clients_go fired, so that
+#                  they all begin at the same moment. Their pids: CLIENT_PIDS.
+#   clients_go [SETTLE_S]
+#                  gives the clients SETTLE_S (default 0.3) to get ready, then
+#                  lets them all go at once.
+#   clients_wait   waits for the clients started last (unlike a bare `wait`,
+#                  not for the stack's processes, which are children too).
 #   fault_die MSG  prints MSG and exits 1 (a setup failure, not a check).
 #   print_figure NAME VALUE
 #                  prints "figure: NAME = VALUE" (the figures each test
@@ -72,102 +70,13 @@
 # shellcheck source=harness.sh
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
-SUPERVISOR=${SUPERVISOR:-$SOURCE_DIR/scripts/supervise-authd.sh}
-
 fault_die() {
   printf 'fault_lib: %s\n' "$*" >&2
   exit 1
 }
 
-# A free 127.0.0.1 port (for stacks the test starts itself, e.g. serve.sh).
-free_port() {
-  local p i
-  for ((i = 0; i < 50; i++)); do
-    # below Linux's ephemeral range (32768-60999), where outgoing connections
-    # (wrk, curl) would take ports between this check and the bind
-    p=$((20000 + (RANDOM * 32768 + RANDOM) % 12000))
-    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return 0; }
-  done
-  return 1
-}
-SUPERVISOR_PID=
-SUPERVISED=0
-export SUPERVISOR
-
-now_ms() {
-  local t=${EPOCHREALTIME/[.,]/}
-  echo $((t / 1000))
-}
-
 print_figure() {
   printf 'figure: %s = %s\n' "$1" "$2"
-}
-
-_fault_alive() {
-  local st
-  st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
-  st=${st##*) }
-  [[ ${st:0:1} != Z ]]
-}
-
-probe() {
-  curl --silent --noproxy '*' --max-time 1 --output /dev/null \
-       --write-out '%{http_code}' "http://127.0.0.1:$PORT$1" 2>/dev/null || true
-}
-
-wait_status() {
-  local path=$1 want=$2 timeout=${3:-20} start code
-  start=$(now_ms)
-  WAITED_MS=0
-  while :; do
-    code=$(probe "$path")
-    WAITED_MS=$(($(now_ms) - start))
-    [[ $code == "$want" ]] && return 0
-    ((WAITED_MS < timeout * 1000)) || return 1
-    sleep 0.05
-  done
-}
-
-status_of() {
-  local method=$1 path=$2 code
-  shift 2
-  local -a extra=()
-  if [[ $method == POST || $method == PUT ]]; then
-    local a has_body=0
-    for a in "$@"; do
-      case $a in -d* | --data*) has_body=1 ;; esac
-    done
-    ((has_body)) || extra=(--header 'Content-Length: 0')
-  fi
-  code=$(curl --silent --noproxy '*' --max-time "${HTTP_TIMEOUT:-10}" --output /dev/null \
-              --write-out '%{http_code}' --request "$method" "${extra[@]}" "$@" \
-              "$BASE_URL$path" 2>/dev/null) || true
-  echo "${code:-000}"
-}
-
-signup_status() {
-  status_of POST /signup -H 'Content-Type: application/json' \
-    --data-binary "{\"username\":\"$1\",\"password\":\"$2\",\"fullname\":\"Load Test\",\"email\":\"$1@example.com\"}"
-}
-
-signup_answer() {
-  local out
-  out=$(curl --silent --noproxy '*' --max-time "${HTTP_TIMEOUT:-10}" --output /dev/null \
-             --write-out '%{http_code} %{content_type}' -H 'Content-Type: application/json' \
-             --data-binary "{\"username\":\"$1\",\"password\":\"$2\",\"fullname\":\"Load Test\",\"email\":\"$1@example.com\"}" \
-             "$BASE_URL/signup" 2>/dev/null) || true
-  local code=${out%% *} type=${out#* }
-  type=${type%%;*}
-  echo "${code:-000} ${type:--}"
-}
-
-signin_status() {
-  status_of POST /signin -u "$1:$2"
-}
-
-signin_token() {
-  curl --silent --noproxy '*' --max-time "${HTTP_TIMEOUT:-10}" -u "$1:$2" \
-       -H 'Content-Length: 0' -X POST "$BASE_URL/signin" 2>/dev/null | jq -r '.token // empty' 2>/dev/null
 }
 
 count_lines() {
@@ -182,6 +91,65 @@ rss_kib() {
 
 rss_anon_kib() {
   awk '/^RssAnon:/ { print $2; found = 1 } END { if (!found) print 0 }' "/proc/$1/status" 2>/dev/null || echo 0
+}
+
+fault_out() {
+  OUT=$STATE_DIR/$1
+  mkdir -p "$OUT"
+}
+
+setup_user() {
+  expect_eq "setup: signup $1" 201 "$(signup_status "$1" "$2")"
+  TOKEN=$(signin_token "$1" "$2")
+}
+
+signup_stream() {
+  local file=$1 names=$2 max=$3 answer=$4 i=0 u
+  while ((max == 0 || i < max)) && [[ ! -e $OUT/stop ]]; do
+    i=$((i + 1))
+    u=$names$i
+    echo "$u $("$answer" "$u" "pw-$u")"
+  done >"$file"
+}
+
+CLIENT_PIDS=()
+clients_start() {
+  local n=$1 i
+  shift
+  rm -f "$STATE_DIR/clients.go"
+  CLIENT_PIDS=()
+  for ((i = 1; i <= n; i++)); do
+    (
+      while [[ ! -e $STATE_DIR/clients.go ]]; do sleep 0.01; done
+      "$@" "$i"
+    ) &
+    CLIENT_PIDS+=($!)
+  done
+}
+
+clients_go() {
+  sleep "${1:-0.3}"
+  : >"$STATE_DIR/clients.go"
+}
+
+clients_wait() {
+  wait "${CLIENT_PIDS[@]}"
+}
+
+expect_signins() {
+  local users=$1 out=$2 count=$3 desc=$4
+  export -f status_of signin_status
+  export BASE_URL
+  xargs -P 4 -I{} bash -c 'echo "{} $(signin_status {} pw-{})"' <"$users" >"$out"
+  CHECKED=$(wc -l <"$out")
+  SIGNED_IN=$(count_lines "$out" ' 200$')
+  expect_eq "users checked" "$count" "$CHECKED"
+  expect_eq "$desc" "$CHECKED" "$SIGNED_IN"
+  ((CHECKED == SIGNED_IN)) || fail "$desc: users that could not sign in" "$(grep -v ' 200$' "$out" | head)"
+}
+
+accounts_missing() {
+  comm -23 <(sort "$1") <(account_names) | wc -l
 }
 
 lmdb_check() {
@@ -204,95 +172,6 @@ lmdb_check() {
   done
   rm -f "$tmp" "$tmp.err"
   return 0
-}
-
-users_listed() {
-  authctl list 2>/dev/null | grep -cvE '^[[:space:]]*$|^(USERNAME|username)\b' || true
-}
-
-authd_child_pid() {
-  local timeout=${1:-15} deadline pid
-  if ((!SUPERVISED)); then
-    [[ -n $AUTHD_PID ]] && _fault_alive "$AUTHD_PID" && { echo "$AUTHD_PID"; return 0; }
-    return 1
-  fi
-  deadline=$(($(now_ms) + timeout * 1000))
-  while :; do
-    pid=$(cat "$STATE_DIR/authd.pid" 2>/dev/null) || pid=
-    if [[ -n $pid ]] && _fault_alive "$pid" &&
-       [[ $(cat "/proc/$pid/comm" 2>/dev/null) == authd* ]]; then
-      echo "$pid"
-      return 0
-    fi
-    (($(now_ms) < deadline)) || return 1
-    sleep 0.05
-  done
-}
-
-# --- supervised stack ----------------------------------------------------------
-
-_supervised_authd_start() {
-  [[ -n $STATE_DIR ]] || fault_die "authd_start: call stack_start_supervised first"
-  if [[ -n $SUPERVISOR_PID ]] && _fault_alive "$SUPERVISOR_PID"; then
-    echo "fault_lib: authd_start: the supervisor already runs (pid $SUPERVISOR_PID)" >&2
-    return 0
-  fi
-  rm -f "$STATE_DIR/authd.pid"
-  SUPERVISE_PID_FILE=$STATE_DIR/authd.pid AUTHD_BIN=$AUTHD_BIN \
-    setsid "$SUPERVISOR" "$FCGI_SOCKET" </dev/null >>"$STATE_DIR/authd.log" 2>&1 &
-  SUPERVISOR_PID=$!
-  AUTHD_PID=$SUPERVISOR_PID
-  export SUPERVISOR_PID AUTHD_PID
-
-  local i
-  for ((i = 0; i < 200; i++)); do
-    [[ -S $FCGI_SOCKET && -s $STATE_DIR/authd.pid ]] && break
-    if ! _fault_alive "$SUPERVISOR_PID"; then
-      echo "fault_lib: the supervisor exited during start-up" >&2
-      dump_logs >&2
-      return 1
-    fi
-    sleep 0.05
-  done
-  if [[ ! -S $FCGI_SOCKET ]]; then
-    echo "fault_lib: the supervisor did not create $FCGI_SOCKET" >&2
-    dump_logs >&2
-    return 1
-  fi
-  if [[ -n $LIGHTTPD_PID ]]; then
-    if ! wait_status /records 401 "${STACK_START_TIMEOUT:-15}"; then
-      echo "fault_lib: GET /records did not answer 401 after the supervisor started" >&2
-      dump_logs >&2
-      return 1
-    fi
-  fi
-  return 0
-}
-
-_supervised_authd_stop() {
-  [[ -n $SUPERVISOR_PID ]] || return 0
-  local i
-  kill -TERM "$SUPERVISOR_PID" 2>/dev/null || true
-  for ((i = 0; i < 150; i++)); do
-    _fault_alive "$SUPERVISOR_PID" || break
-    sleep 0.1
-  done
-  if _fault_alive "$SUPERVISOR_PID"; then
-    echo "fault_lib: the supervisor (pid $SUPERVISOR_PID) did not stop within 15 s: killing its group" >&2
-    kill -KILL -- "-$SUPERVISOR_PID" 2>/dev/null || true
-  fi
-  wait "$SUPERVISOR_PID" 2>/dev/null || true
-  SUPERVISOR_PID=
-  AUTHD_PID=
-  rm -f "$FCGI_SOCKET"
-}
-
-stack_start_supervised() {
-  SUPERVISED=1
-  [[ -x $SUPERVISOR ]] || fault_die "SUPERVISOR=$SUPERVISOR is not an executable"
-  authd_start() { _supervised_authd_start; }
-  authd_stop() { _supervised_authd_stop; }
-  stack_start
 }
 
 kill_authd_and_measure_gap() {

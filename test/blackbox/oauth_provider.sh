@@ -7,12 +7,9 @@
 #   source "$(dirname "$0")/harness.sh"
 #   source "$(dirname "$0")/oauth_provider.sh"
 #   provider_start                       # before stack_start: authd needs its URL
-#   export AUTHD_OAUTH_ISSUER=$PROVIDER_URL AUTHD_OAUTH_CLIENT_ID=authd-test \
-#          AUTHD_OAUTH_CLIENT_SECRET=s3cret \
-#          AUTHD_OAUTH_REDIRECT_URI='http://127.0.0.1:@PORT@/oauth'   # see @PORT@ in harness.sh
+#   provider_configure_authd authd-test s3cret   # the AUTHD_OAUTH_* of one provider
 #   stack_start
-#   provider_set_identity sub=u-1 preferred_username=alice
-#   oauth_signin                         # start -> provider -> /oauth, one call per hop
+#   oauth_signin_as sub=u-1 preferred_username=alice   # start -> provider -> /oauth
 #   expect_status 200 "signed in"
 #   finish
 #
@@ -30,6 +27,11 @@
 #                      MOCK OPTIONS go to mock-provider.js, e.g.
 #                      --issuer-trailing-slash (then PROVIDER_URL has no slash,
 #                      PROVIDER_ISSUER has it).
+#   provider_configure_authd CLIENT_ID CLIENT_SECRET
+#                      exports the settings of one (unnamed) provider for authd:
+#                      AUTHD_OAUTH_ISSUER=$PROVIDER_URL, AUTHD_OAUTH_CLIENT_ID,
+#                      AUTHD_OAUTH_CLIENT_SECRET and AUTHD_OAUTH_REDIRECT_URI
+#                      http://127.0.0.1:@PORT@/oauth (see @PORT@ in harness.sh).
 #   provider_set_identity JSON | KEY=VALUE...
 #                      who the next sign-ins are. KEY=VALUE sets a string,
 #                      KEY:=JSON a raw JSON value (e.g. id:=4242). sub,
@@ -50,8 +52,9 @@
 #   provider_stop      stops the provider (TERM, then KILL), e.g. to test a
 #                      provider that is not listening; its files (cookie jars,
 #                      log) stay until the script exits. Safe to call twice. At
-#                      exit the provider is stopped, its log printed when the test
-#                      failed, and PROVIDER_DIR removed (kept with KEEP_STATE=1).
+#                      exit its log is printed when the test failed (extra_log),
+#                      the provider stopped and PROVIDER_DIR removed (kept with
+#                      KEEP_STATE=1).
 #   A control request that fails counts as a failed check.
 #
 # Browser (a curl cookie jar; every hop is one `http` call, so STATUS,
@@ -69,22 +72,18 @@
 #   oauth_signin [QUERY]
 #                      the three hops; stops early (returning 1) when a hop
 #                      does not answer 302, leaving that hop's STATUS/BODY.
+#   oauth_signin_as IDENTITY...
+#                      provider_set_identity IDENTITY, a new browser, then
+#                      oauth_signin.
 #   query_param URL NAME
 #                      prints the percent-decoded value of query parameter NAME
 #                      of URL; returns 1 when absent.
 #   with_query URL NAME VALUE
 #                      prints URL with parameter NAME set to VALUE (replaced
 #                      when present, appended otherwise; VALUE is percent-encoded).
-#   account_field USERNAME COLUMN
-#                      prints a column of `authctl list` for USERNAME: role, id
-#                      or v (__v); returns 1 when there is no such account.
-#   accounts           prints `authctl list` without its header, sorted: a
-#                      snapshot to compare before/after.
-#   set_cookie NAME    the Set-Cookie line of the last response that sets NAME.
-#   cookie_attr LINE ATTR
-#                      true when that Set-Cookie LINE has attribute ATTR exactly.
 #   pkce_challenge VERIFIER
 #                      base64url(sha256(VERIFIER)), the S256 code_challenge.
+# (accounts, account_field, set_cookie and cookie_attr are in api.sh.)
 
 _OAUTH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../oauth" && pwd)
 PROVIDER_DIR=
@@ -136,17 +135,14 @@ _provider_install() {
 }
 
 provider_start() {
-  local tool
-  for tool in node curl jq; do
-    command -v "$tool" >/dev/null 2>&1 ||
-      _harness_die "'$tool' is not installed: the OAuth tests need it (scripts/deps.sh test installs what is missing)"
-  done
+  need_tools node curl jq
   [[ -z $PROVIDER_PID ]] || _harness_die "provider_start: the provider already runs (pid $PROVIDER_PID)"
   _provider_install
   PROVIDER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/authd-provider.XXXXXX") || _harness_die "mktemp failed"
   OAUTH_JAR=$PROVIDER_DIR/jar
   _PROVIDER_STOPPED=0
   at_exit _provider_at_exit
+  extra_log "$PROVIDER_DIR/provider.log"
 
   # Started from a subshell, so that it is not a job of this shell: a bare
   # `wait` in a test (for its own background curls) does not wait for it.
@@ -159,7 +155,7 @@ provider_start() {
   PROVIDER_PID=$(<"$PROVIDER_DIR/pid")
   local deadline=$((SECONDS + PROVIDER_START_TIMEOUT))
   while [[ ! -s $PROVIDER_DIR/ports ]]; do
-    if ! _proc_alive "$PROVIDER_PID" || ((SECONDS >= deadline)); then
+    if ! proc_alive "$PROVIDER_PID" || ((SECONDS >= deadline)); then
       echo "oauth_provider: the provider did not start; its log:" >&2
       cat "$PROVIDER_DIR/provider.log" >&2
       _harness_die "provider_start failed"
@@ -181,35 +177,23 @@ provider_start() {
 provider_stop() {
   ((_PROVIDER_STOPPED)) && return 0
   _PROVIDER_STOPPED=1
-  if [[ -n $PROVIDER_PID ]]; then
-    local i
-    kill -TERM "$PROVIDER_PID" 2>/dev/null || true
-    for ((i = 0; i < 50; i++)); do
-      _proc_alive "$PROVIDER_PID" || break
-      sleep 0.1
-    done
-    if _proc_alive "$PROVIDER_PID"; then
-      echo "oauth_provider: the provider (pid $PROVIDER_PID) ignored SIGTERM: killing it" >&2
-      kill -KILL "$PROVIDER_PID" 2>/dev/null || true
-    fi
-    PROVIDER_PID=
-  fi
+  stop_pid "$PROVIDER_PID" "the OAuth provider"
+  PROVIDER_PID=
 }
 
-# At exit: stop the provider, show its log when the test failed, remove its files.
+# At exit (after harness.sh printed its log on a failure): stop the provider,
+# remove its files.
 _provider_at_exit() {
   provider_stop
-  [[ -n $PROVIDER_DIR && -d $PROVIDER_DIR ]] || return 0
-  if ((FAILED > 0 || ${_EXIT_RC:-0} != 0)) && [[ -s $PROVIDER_DIR/provider.log ]]; then
-    printf -- '----- provider.log (last 60 lines) -----\n'
-    tail -n 60 "$PROVIDER_DIR/provider.log"
-    printf -- '----- end of provider.log -----\n'
-  fi
-  if [[ ${KEEP_STATE:-0} == 1 ]]; then
-    echo "oauth_provider: provider files kept in $PROVIDER_DIR"
-  else
-    rm -rf "$PROVIDER_DIR"
-  fi
+  remove_unless_kept "$PROVIDER_DIR" "provider files"
+}
+
+provider_configure_authd() {
+  [[ -n $PROVIDER_URL ]] || _harness_die "call provider_start first"
+  export AUTHD_OAUTH_ISSUER=$PROVIDER_URL
+  export AUTHD_OAUTH_CLIENT_ID=$1
+  export AUTHD_OAUTH_CLIENT_SECRET=$2
+  export AUTHD_OAUTH_REDIRECT_URI='http://127.0.0.1:@PORT@/oauth'
 }
 
 # _provider_control METHOD PATH [JSON]: one request to the control server.
@@ -307,6 +291,12 @@ oauth_signin() {
   oauth_callback
 }
 
+oauth_signin_as() {
+  provider_set_identity "$@"
+  oauth_new_browser
+  oauth_signin
+}
+
 _url_decode() {
   local v=${1//+/ }
   printf '%b' "${v//%/\\x}"
@@ -346,41 +336,6 @@ with_query() {
   done
   ((found)) || out+=${out:+&}$name=$encoded
   printf '%s?%s\n' "$base" "$out"
-}
-
-accounts() {
-  authctl list | tail -n +2 | sort
-}
-
-account_field() {
-  local user=$1 column=$2 n
-  case $column in
-    role) n=2 ;;
-    id | _id) n=3 ;;
-    v | __v) n=4 ;;
-    username) n=1 ;;
-    *) _harness_die "account_field: unknown column '$column'" ;;
-  esac
-  authctl list | awk -v u="$user" -v n="$n" 'NR > 1 && $1 == u { print $n; found = 1 } END { exit found ? 0 : 1 }'
-}
-
-# set_cookie NAME: the Set-Cookie line of the last response that sets NAME
-# (returns 1 when there is none).
-set_cookie() {
-  header Set-Cookie | grep -m1 -- "^$1=" || return 1
-}
-
-# cookie_attr LINE ATTR: true when the Set-Cookie LINE has attribute ATTR
-# (e.g. HttpOnly, Path=/oauth), matched exactly and case-sensitively.
-cookie_attr() {
-  local line=$1 want=$2 part
-  local IFS=';'
-  for part in $line; do
-    part=${part#"${part%%[![:space:]]*}"}
-    part=${part%"${part##*[![:space:]]}"}
-    [[ $part == "$want" ]] && return 0
-  done
-  return 1
 }
 
 # pkce_challenge VERIFIER: base64url(sha256(VERIFIER)) without padding (RFC 7636 S256).

@@ -21,9 +21,8 @@ export AUTHD_FRONTEND=apache
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
 # --- the protected application -----------------------------------------------
-APP_DIR=$(mktemp -d "${TMPDIR:-/tmp}/authd-app.XXXXXX") || _harness_die "mktemp failed"
+make_temp_dir APP_DIR app
 chmod 0755 "$APP_DIR"
-at_exit rm -rf "$APP_DIR"
 mkdir -p "$APP_DIR/static/public" "$APP_DIR/cgi-bin"
 printf 'the secret report\n' >"$APP_DIR/static/report.txt"
 printf 'hello, anyone\n' >"$APP_DIR/static/public/hello.txt"
@@ -47,43 +46,28 @@ cp -p "$APP_DIR/cgi-bin/whoami" "$APP_DIR/cgi-bin/open"
 
 # --- authd's access rules and the Apache side -----------------------------------
 export AUTHD_AUTHORIZE_RULES="/app/static/public/ GET public; /app/static/public/ HEAD public; /app/cgi-bin/open * public"
-AUTHZ_PORT=$(_pick_port) || _harness_die "found no free port"
+AUTHZ_PORT=$(pick_port) || _harness_die "found no free port"
 export HTTPD_DEFINES=AUTHD_AUTHORIZER HTTPD_APP_DIR=$APP_DIR HTTPD_AUTHZ_ADDR=127.0.0.1:$AUTHZ_PORT
 
 stack_start
 
 AUTHZ_PID=
-authz_stop() {
-  [[ -n $AUTHZ_PID ]] || return 0
-  _stop_group "$AUTHZ_PID" "authd (authorizer)"
-  AUTHZ_PID=
-}
-at_exit authz_stop
+stop_at_exit AUTHZ_PID "authd (authorizer)"
 # Same state directory and settings as the first authd; logs into authd.log
 # too (dumped on failure, scanned for sanitizer reports).
 setsid spawn-fcgi -n -a 127.0.0.1 -p "$AUTHZ_PORT" -- "$AUTHD_BIN" \
   </dev/null >>"$STATE_DIR/authd.log" 2>&1 &
 AUTHZ_PID=$!
-for ((i = 0; i < 100; i++)); do
-  _port_in_use "$AUTHZ_PORT" && break
-  _proc_alive "$AUTHZ_PID" || break
-  sleep 0.05
-done
-_port_in_use "$AUTHZ_PORT" || { dump_logs; _harness_die "the TCP authd did not start on $AUTHZ_PORT"; }
+wait_for_port "$AUTHZ_PORT" "$AUTHZ_PID" 5 ||
+  { dump_logs; _harness_die "the TCP authd did not start on $AUTHZ_PORT"; }
 
 # --- accounts ------------------------------------------------------------------
-signin() { # USER PASSWORD: sets TOKEN
-  http POST /signin -u "$1:$2"
-  expect_status 200 "$1 signs in"
-  TOKEN=$(json .token)
-}
-http POST /signup -H 'Content-Type: application/json' \
-  --data-binary '{"username":"alice","password":"alice-pass-1","fullname":"Alice","email":"alice@example.com"}'
+signup alice alice-pass-1
 expect_status 201 "alice signs up (role user)"
-printf 'writer-pass-1' | authctl add wendy writer >/dev/null
+add_user wendy writer-pass-1 writer
 expect_eq "authctl add wendy writer" 0 "$?"
-signin alice alice-pass-1; ALICE=$TOKEN
-signin wendy writer-pass-1; WENDY=$TOKEN
+signin alice alice-pass-1; expect_status 200 "alice signs in"; ALICE=$TOKEN
+signin wendy writer-pass-1; expect_status 200 "wendy signs in"; WENDY=$TOKEN
 
 refused() { # CODE DESC: authd's refusal, untouched, no redirect, no HTML
   local code=$1 desc=$2
@@ -175,7 +159,7 @@ http GET /records -H "Authorization: Bearer $WENDY"
 expect_status 200 "GET /records with wendy's token"
 
 step "authorizer unreachable: refused with 500, never granted"
-authz_stop
+stop_group "$AUTHZ_PID" "authd (authorizer)"; AUTHZ_PID=
 http GET /app/static/report.txt -H "Authorization: Bearer $WENDY"
 expect_status 500 "authorizer down"
 expect_eq "500 body is www/500.html" "$(<"$SOURCE_DIR/www/500.html")" "$BODY"

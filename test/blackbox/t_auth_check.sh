@@ -10,13 +10,7 @@ export AUTHD_AUTHORIZE_RULES='/public/ * public; /api/ GET public; /api/ * delet
 
 stack_start
 
-declare -A TOKEN
-for who in user writer editor admin; do
-  printf 'pw-%s' "$who" | authctl add "$who-1" "$who" >/dev/null || fail "authctl add $who-1"
-  http POST /signin -u "$who-1:pw-$who"
-  expect_status 200 "signin as $who-1"
-  TOKEN[$who]=$(json .token)
-done
+role_users user writer editor admin
 
 # check METHOD URI [curl args...]: asks /auth/check about METHOD URI.
 check() {
@@ -24,7 +18,6 @@ check() {
   shift 2
   http GET /auth/check -H "X-Original-Method: $method" -H "X-Original-URI: $uri" "$@"
 }
-bearer() { printf 'Authorization: Bearer %s' "${TOKEN[$1]}"; }
 # granted DESC USER ROLE: 204, no body, the identity headers, no-store.
 granted() {
   expect_status 204 "$1"
@@ -51,33 +44,33 @@ check GET /files/a.txt -H 'Authorization: Bearer a b'
 refused "a malformed Authorization header" 400 'error="invalid_request"'
 
 step "default capabilities by original method"
-check GET /files/a.txt -H "$(bearer user)"
+check GET /files/a.txt -H "$(role_bearer user)"
 granted "GET as user" user-1 user
-check HEAD /files/a.txt -H "$(bearer user)"
+check HEAD /files/a.txt -H "$(role_bearer user)"
 granted "HEAD as user" user-1 user
-check POST /files/ -H "$(bearer user)"
+check POST /files/ -H "$(role_bearer user)"
 refused "POST as user" 403 'error="insufficient_scope"'
-check POST /files/ -H "$(bearer writer)"
+check POST /files/ -H "$(role_bearer writer)"
 granted "POST as writer" writer-1 writer
-check PUT /files/a.txt -H "$(bearer writer)"
+check PUT /files/a.txt -H "$(role_bearer writer)"
 refused "PUT as writer" 403
-check PUT /files/a.txt -H "$(bearer editor)"
+check PUT /files/a.txt -H "$(role_bearer editor)"
 granted "PUT as editor" editor-1 editor
-check PATCH /files/a.txt -H "$(bearer writer)"
+check PATCH /files/a.txt -H "$(role_bearer writer)"
 refused "PATCH as writer" 403
-check PATCH /files/a.txt -H "$(bearer editor)"
+check PATCH /files/a.txt -H "$(role_bearer editor)"
 granted "PATCH as editor" editor-1 editor
-check DELETE /files/a.txt -H "$(bearer editor)"
+check DELETE /files/a.txt -H "$(role_bearer editor)"
 refused "DELETE as editor" 403
-check DELETE /files/a.txt -H "$(bearer admin)"
+check DELETE /files/a.txt -H "$(role_bearer admin)"
 granted "DELETE as admin" admin-1 admin
-check PROPFIND /files/ -H "$(bearer editor)"
+check PROPFIND /files/ -H "$(role_bearer editor)"
 refused "an unusual method needs delete" 403
-http GET /auth/check -H 'X-Original-URI: /files/a.txt' -H "$(bearer user)"
+http GET /auth/check -H 'X-Original-URI: /files/a.txt' -H "$(role_bearer user)"
 granted "no X-Original-Method: the check's own method (GET)" user-1 user
-http POST /auth/check -H 'X-Original-Method: GET' -H 'X-Original-URI: /files/a.txt' -H "$(bearer user)"
+http POST /auth/check -H 'X-Original-Method: GET' -H 'X-Original-URI: /files/a.txt' -H "$(role_bearer user)"
 granted "the check itself may be a POST (the original method decides)" user-1 user
-check GET '/files/a.txt?x=1&y=/../' -H "$(bearer user)"
+check GET '/files/a.txt?x=1&y=/../' -H "$(role_bearer user)"
 granted "the query string is not part of the path" user-1 user
 
 step "rules: public, authenticated, method-specific, longest prefix"
@@ -91,63 +84,63 @@ check GET /public/x -H 'Authorization: Bearer garbage'
 expect_status 204 "public rule ignores credentials"
 check GET /api/items
 expect_status 204 "'/api/ GET public'"
-check POST /api/items -H "$(bearer editor)"
+check POST /api/items -H "$(role_bearer editor)"
 refused "'/api/ * delete': POST as editor" 403
-check POST /api/items -H "$(bearer admin)"
+check POST /api/items -H "$(role_bearer admin)"
 granted "'/api/ * delete': POST as admin" admin-1 admin
-check GET /reports/q1 -H "$(bearer user)"
+check GET /reports/q1 -H "$(role_bearer user)"
 granted "authenticated rule: GET as user" user-1 user
-check DELETE /reports/q1 -H "$(bearer user)"
+check DELETE /reports/q1 -H "$(role_bearer user)"
 granted "authenticated rule: any method with any valid token" user-1 user
 check DELETE /reports/q1
 refused "authenticated rule without a token" 401
-check GET /reports/archive/2023 -H "$(bearer writer)"
+check GET /reports/archive/2023 -H "$(role_bearer writer)"
 refused "longest prefix wins (/reports/archive/ needs update)" 403
-check GET /reports/archive/2023 -H "$(bearer editor)"
+check GET /reports/archive/2023 -H "$(role_bearer editor)"
 granted "longest prefix: editor has update" editor-1 editor
 
 step "the original URI must be a safe path"
-http GET /auth/check -H 'X-Original-Method: GET' -H "$(bearer admin)"
+http GET /auth/check -H 'X-Original-Method: GET' -H "$(role_bearer admin)"
 expect_status 400 "missing X-Original-URI"
 expect_json "missing X-Original-URI: says which" .error "X-Original-URI is required"
 for uri in '/public/../files/a.txt' '/public/./x' '/public/%2e%2e/files/a.txt' '/public%2F..%2Ffiles' \
            '/files/%zz' '/files/%0' '/files/a%00b' 'files/a.txt' 'http://example.com/files/a.txt'; do
-  check GET "$uri" -H "$(bearer admin)"
+  check GET "$uri" -H "$(role_bearer admin)"
   expect_status 400 "unsafe original URI '$uri'"
   expect_json "unsafe original URI '$uri': JSON" .error "the original URI is not a valid path"
 done
-check GET '/public/%41bc' -H "$(bearer admin)"
+check GET '/public/%41bc' -H "$(role_bearer admin)"
 expect_status 204 "percent-escapes are decoded before the rules apply"
-check GET '/%61dmin/keys' -H "$(bearer user)"
+check GET '/%61dmin/keys' -H "$(role_bearer user)"
 refused "an escaped prefix still meets its rule" 403
 # Web servers merge repeated slashes (lighttpd, nginx merge_slashes, Apache
 # MergeSlashes): /admin//keys is served as /admin/keys, so it must meet the
 # /admin/ rule too, not the default.
 for uri in '/admin//keys' '//admin/keys' '/admin%2f/keys' '///admin///keys'; do
-  check GET "$uri" -H "$(bearer user)"
+  check GET "$uri" -H "$(role_bearer user)"
   refused "'$uri' meets the /admin/ rule (repeated slashes)" 403
 done
-check GET '/admin//keys' -H "$(bearer admin)"
+check GET '/admin//keys' -H "$(role_bearer admin)"
 granted "'/admin//keys' as admin" admin-1 admin
 check GET '/public//x'
 expect_status 204 "'/public//x' is still public"
 
 step "the auth cookie"
-check GET /files/a.txt -H "Cookie: a=b; auth=${TOKEN[writer]}; c=d"
+check GET /files/a.txt -H "Cookie: a=b; auth=${ROLE_TOKEN[writer]}; c=d"
 granted "GET with the auth cookie" writer-1 writer
-check POST /files/ -H "Cookie: auth=${TOKEN[user]}"
+check POST /files/ -H "Cookie: auth=${ROLE_TOKEN[user]}"
 refused "POST with a user's cookie" 403
-check DELETE /files/a.txt -H "$(bearer user)" -H "Cookie: auth=${TOKEN[admin]}"
+check DELETE /files/a.txt -H "$(role_bearer user)" -H "Cookie: auth=${ROLE_TOKEN[admin]}"
 refused "the Authorization header wins over the cookie" 403
-check GET /files/a.txt -H "Cookie: other=${TOKEN[admin]}"
+check GET /files/a.txt -H "Cookie: other=${ROLE_TOKEN[admin]}"
 refused "a token in another cookie does not count" 401
 
 step "authctl changes take effect on the next check"
 authctl role user-1 admin >/dev/null || fail "authctl role user-1 admin"
-check DELETE /files/a.txt -H "$(bearer user)"
+check DELETE /files/a.txt -H "$(role_bearer user)"
 granted "promoted with the same token" user-1 admin
 authctl delete user-1 >/dev/null || fail "authctl delete user-1"
-check GET /files/a.txt -H "$(bearer user)"
+check GET /files/a.txt -H "$(role_bearer user)"
 refused "token of a deleted user" 401 'error="invalid_token"'
 
 finish

@@ -7,10 +7,6 @@
 source "$(dirname "$0")/harness.sh"
 stack_start
 
-basic() { printf 'Authorization: Basic %s' "$(printf '%s' "$1" | base64 -w0)"; }
-signup() { http POST /signup -H 'Content-Type: application/json' --data-binary "$(jq -nc --arg u "$1" --arg p "$2" '{username:$u,password:$p,fullname:"Test Person",email:"test@example.com"}')"; }
-signin() { http POST /signin -H "$(basic "$1:$2")"; }
-yesno() { if "$@"; then echo yes; else echo no; fi; }
 # list_has USER ROLE: some line of `authctl list` names both USER and ROLE as whole words
 list_has() { authctl list 2>/dev/null | grep -Ew "$1" | grep -qEw "$2"; }
 list_names() { authctl list 2>/dev/null | grep -qEw "$1"; }

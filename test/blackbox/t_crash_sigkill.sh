@@ -23,22 +23,14 @@ MAX_GAP_MS=${MAX_GAP_MS:-10000}
 export SUPERVISE_BACKOFF_MIN=${SUPERVISE_BACKOFF_MIN:-0.2}
 stack_start_supervised
 
-OUT=$STATE_DIR/crash
-mkdir -p "$OUT"
+fault_out crash
+
+# signup_client C: new users kCn1, kCn2... until $OUT/stop appears
+signup_client() { signup_stream "$OUT/client.$1" "k${1}n" 0 signup_answer; }
 
 step "sign-up traffic from $CLIENTS clients"
-pids=()
-for ((c = 1; c <= CLIENTS; c++)); do
-  (
-    i=0
-    while [[ ! -e $OUT/stop ]]; do
-      i=$((i + 1))
-      u=k${c}n${i}
-      echo "$u $(signup_answer "$u" "pw-$u")"
-    done >"$OUT/client.$c"
-  ) &
-  pids+=($!)
-done
+clients_start "$CLIENTS" signup_client
+clients_go 0
 
 gaps=()
 rss_first=$(rss_kib "$(authd_child_pid)")
@@ -58,7 +50,7 @@ for ((k = 1; k <= KILLS; k++)); do
 done
 sleep 1
 : >"$OUT/stop"
-wait "${pids[@]}"
+clients_wait
 
 cat "$OUT"/client.* >"$OUT/all"
 requests=$(wc -l <"$OUT/all")
@@ -75,20 +67,12 @@ expect_eq "sign-ups answered 201, or the front end's HTML 500/502/503 when caugh
 
 step "every user answered 201 signs in"
 awk '$2 == 201 && $3 == "application/json" { print $1 }' "$OUT/all" >"$OUT/created"
-export -f status_of signin_status
-export BASE_URL
-xargs -P 4 -I{} bash -c 'echo "{} $(signin_status {} pw-{})"' <"$OUT/created" >"$OUT/signins"
-checked=$(wc -l <"$OUT/signins")
-signed_in=$(count_lines "$OUT/signins" ' 200$')
-expect_eq "users checked" "$created" "$checked"
-expect_eq "every user answered 201 signs in after $KILLS kills" "$checked" "$signed_in"
-((checked == signed_in)) || fail "users lost" "$(grep -v ' 200$' "$OUT/signins" | head)"
+expect_signins "$OUT/created" "$OUT/signins" "$created" "every user answered 201 signs in after $KILLS kills"
+checked=$CHECKED signed_in=$SIGNED_IN
 
-authctl list 2>/dev/null | awk 'NR > 1 { print $1 }' | sort >"$OUT/listed"
-sort "$OUT/created" >"$OUT/created.sorted"
-missing=$(comm -23 "$OUT/created.sorted" "$OUT/listed" | wc -l)
+missing=$(accounts_missing "$OUT/created")
 expect_eq "authctl list has every user answered 201" 0 "$missing"
-listed=$(wc -l <"$OUT/listed")
+listed=$(users_listed)
 echo "accounts in the store: $listed ($((listed - created)) whose sign-up answer was lost to a kill but committed)"
 
 step "the LMDB environment checks clean"

@@ -7,10 +7,6 @@
 source "$(dirname "$0")/harness.sh"
 stack_start
 
-basic() { printf 'Authorization: Basic %s' "$(printf '%s' "$1" | base64 -w0)"; }
-signup() { http POST /signup -H 'Content-Type: application/json' --data-binary "$(jq -nc --arg u "$1" --arg p "$2" '{username:$u,password:$p,fullname:"Test Person",email:"test@example.com"}')"; }
-signin() { http POST /signin -H "$(basic "$1:$2")"; }
-yesno() { if "$@"; then echo yes; else echo no; fi; }
 CT='Content-Type: application/json'
 
 signup alice 'alice password'; expect_eq "setup: signup alice" 201 "$STATUS"
@@ -38,7 +34,7 @@ for req in "PATCH /signup" "GET /signup" "PUT /signup" "DELETE /signup" "PATCH /
 done
 
 # --- garbage ------------------------------------------------------------------------------
-TMPD=$(mktemp -d)
+make_temp_dir TMPD errors
 head -c 4096 /dev/urandom >"$TMPD/bin"
 printf '{"username":"a\0b","password":"x","fullname":"f","email":"e"}' >"$TMPD/nul"
 printf '{"username":"\xff\xfe","password":"x","fullname":"f","email":"e"}' >"$TMPD/badutf8"
@@ -73,7 +69,6 @@ garbage "signin basic of binary"      '^500$' POST /signin -H "Authorization: Ba
 garbage "signin with a body"          '^500$' POST /signin -H "$CT" --data-binary "@$TMPD/bin"
 garbage "records id of 300 chars"     '^(400|404)$' GET "/records/$(head -c 300 /dev/zero | tr '\0' 'a')" -H "$AUTH"
 garbage "records id with encoded NUL" '^(400|404)$' GET "/records/abc%00def" -H "$AUTH"
-rm -rf "$TMPD"
 
 # --- still serving, same process ---------------------------------------------------------
 expect_eq "authd process still alive" yes "$(yesno kill -0 "$AUTHD_PID")"

@@ -16,21 +16,20 @@ stack_start_supervised
 
 PAGE=$SOURCE_DIR/www/500.html
 [[ -f $PAGE ]] || fault_die "no $PAGE"
-expect_eq "setup: signup alice" 201 "$(signup_status alice 'alice password')"
-TOKEN=$(signin_token alice 'alice password')
+setup_user alice 'alice password'
+ALICE=$TOKEN
 LIGHTTPD_BEFORE=$LIGHTTPD_PID
 
 down_checks() {
   local when=$1
-  http GET /records -H "Authorization: Bearer $TOKEN"
+  http GET /records -H "Authorization: Bearer $ALICE"
   expect_status 503 "$when: GET /records"
   expect_match "$when: GET /records is HTML" '^text/html' "$(header Content-Type)"
   expect_eq "$when: the body is www/500.html" "$(<"$PAGE")" "$BODY"
   http POST /signin -u 'alice:alice password'
   expect_match "$when: POST /signin answers a 5xx" '^5[0-9][0-9]$' "$STATUS"
   expect_match "$when: POST /signin's answer is HTML" '^text/html' "$(header Content-Type)"
-  http POST /signup -H 'Content-Type: application/json' \
-    --data-binary '{"username":"bob","password":"pw","fullname":"B","email":"b@example.com"}'
+  signup bob pw
   expect_match "$when: POST /signup answers a 5xx" '^5[0-9][0-9]$' "$STATUS"
   http GET /login
   expect_status 200 "$when: the static page /login is still served"
@@ -63,7 +62,7 @@ expect_eq "back by itself: GET /records without a token" 401 "$(probe /records)"
 NEW=$(authd_child_pid)
 expect_ne "a new authd process serves" "$OLD" "$NEW"
 expect_eq "lighttpd was not restarted" "$LIGHTTPD_BEFORE" "$LIGHTTPD_PID"
-expect_eq "guarded GET works again" 200 "$(status_of GET /records -H "Authorization: Bearer $TOKEN")"
+expect_eq "guarded GET works again" 200 "$(status_of GET /records -H "Authorization: Bearer $ALICE")"
 expect_eq "sign-in works again" 200 "$(signin_status alice 'alice password')"
 expect_eq "sign-up works again" 201 "$(signup_status bob pw)"
 
@@ -74,7 +73,7 @@ down_checks "authd stopped"
 t1=$(now_ms)
 authd_start || fail "authd did not start again"
 recover_ms=$(($(now_ms) - t1))
-expect_eq "served again after the start" 200 "$(status_of GET /records -H "Authorization: Bearer $TOKEN")"
+expect_eq "served again after the start" 200 "$(status_of GET /records -H "Authorization: Bearer $ALICE")"
 expect_eq "lighttpd still the same process" "$LIGHTTPD_BEFORE" "$LIGHTTPD_PID"
 
 print_figure requests_while_down "$down_requests"

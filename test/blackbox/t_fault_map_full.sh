@@ -13,9 +13,9 @@ source "$(dirname "$0")/fault_lib.sh"
 export AUTHD_MAP_SIZE_MB=1
 stack_start
 
-expect_eq "setup: signup alice" 201 "$(signup_status alice 'alice password')"
-ALICE=$(signin_token alice 'alice password')
-printf '%s' 'admin password' | authctl add filler admin >/dev/null
+setup_user alice 'alice password'
+ALICE=$TOKEN
+add_user filler 'admin password' admin
 ADMIN=$(signin_token filler 'admin password')
 expect_ne "setup: admin token" "" "$ADMIN"
 
@@ -47,8 +47,7 @@ echo "507 body: $BODY"
 step "sign-ups until the map is full for them too"
 signed=0 refused=
 for ((i = 1; i <= 300; i++)); do
-  http POST /signup -H 'Content-Type: application/json' \
-    --data-binary "{\"username\":\"fill$i\",\"password\":\"pw\",\"fullname\":\"F\",\"email\":\"f@example.com\"}"
+  signup "fill$i" pw
   [[ $STATUS == 201 ]] || { refused=fill$i; break; }
   signed=$((signed + 1))
 done

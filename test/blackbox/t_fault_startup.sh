@@ -20,18 +20,17 @@
 # Figures: cases, runs, errors.
 source "$(dirname "$0")/fault_lib.sh"
 
-command -v spawn-fcgi >/dev/null || fault_die "spawn-fcgi is not installed"
+need_tools spawn-fcgi
 [[ -x $AUTHD_BIN ]] || fault_die "AUTHD_BIN=$AUTHD_BIN is not an executable (build first)"
-T=$(mktemp -d "${TMPDIR:-/tmp}/authd-startup.XXXXXX")
+make_temp_dir T startup
 chmod 0755 "$T"
-at_exit rm -rf "$T"
 mkdir -m 1777 "$T/run"  # the socket's directory, writable by the unprivileged user
 SOCK=$T/run/s.sock
 
 # An unprivileged user for the permission cases (root reads and writes
 # anything). Without root we already are one.
 if (($(id -u) == 0)); then
-  command -v setpriv >/dev/null || fault_die "setpriv (util-linux) is not installed"
+  need_tools setpriv
   AS_USER=(setpriv --reuid=65534 --regid=65534 --clear-groups)
   owner_other() { chown 0:0 "$@"; }          # root's, unreadable to nobody
   owner_self() { chown 65534:65534 "$@"; }   # nobody's

@@ -3,7 +3,7 @@
 # directory and a proxied app, asking authd's GET /auth/check:
 #   - "http":    conf/nginx/authd-forward-auth.conf as shipped, its CHANGE
 #                values replaced (ports, directory, app), checking over HTTP
-#                through the harness's lighttpd;
+#                through the harness's front end (lighttpd, Apache or nginx);
 #   - "fastcgi": the same file with the check location switched to the
 #                documented fastcgi_pass variant, straight to authd's socket;
 #   - a browser (Accept: text/html) without credentials is sent to the
@@ -13,30 +13,16 @@
 # ports (nginx -p PREFIX -c CONF -g 'daemon off;'), with its own pid and logs.
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
-command -v nginx >/dev/null 2>&1 ||
-  _harness_die "'nginx' is not installed (scripts/deps.sh test installs what is missing)"
+need_tools nginx
 SHIPPED=$SOURCE_DIR/conf/nginx/authd-forward-auth.conf
 
 export AUTHD_AUTHORIZE_RULES='/app/public/ * public; /files/admin/ * delete'
 stack_start
 
-NGX=$(mktemp -d "${TMPDIR:-/tmp}/authd-nginx.XXXXXX") || exit 1
-NGINX_PID=
-nginx_stop() {
-  if [[ -n $NGINX_PID ]]; then
-    _stop_group "$NGINX_PID" nginx
-    NGINX_PID=
-  fi
-}
-nginx_cleanup() {
-  nginx_stop
-  if ((FAILED > 0 || _EXIT_RC != 0)) && [[ -s $NGX/error.log ]]; then
-    echo '----- nginx error.log (last 40 lines) -----'
-    tail -n 40 "$NGX/error.log"
-  fi
-  rm -rf "$NGX"
-}
-at_exit nginx_cleanup
+GUARD_PID=
+stop_at_exit GUARD_PID nginx
+make_temp_dir NGX nginx
+extra_log "$NGX/error.log" "nginx error.log (forward auth)"
 
 mkdir -p "$NGX/tmp" "$NGX/protected/admin"
 printf 'admins only\n' >"$NGX/protected/admin/keys.txt"
@@ -97,9 +83,9 @@ EOF
 }
 
 nginx_start() {
-  local attempt port fport aport i
+  local attempt port fport aport rc
   for ((attempt = 1; attempt <= 5; attempt++)); do
-    port=$(_pick_port) && fport=$(_pick_port) && aport=$(_pick_port) || _harness_die "no free port"
+    port=$(pick_port) && fport=$(pick_port) && aport=$(pick_port) || _harness_die "no free port"
     [[ $port != "$fport" && $port != "$aport" && $fport != "$aport" ]] || continue
     write_configs "$port" "$fport" "$aport"
     : >"$NGX/error.log"
@@ -109,24 +95,18 @@ nginx_start() {
     fi
     setsid nginx -p "$NGX/" -c "$NGX/nginx.conf" -e "$NGX/error.log" -g 'daemon off;' \
       </dev/null >>"$NGX/nginx.out" 2>&1 &
-    NGINX_PID=$!
-    for ((i = 0; i < 100; i++)); do
-      if ! _proc_alive "$NGINX_PID"; then
-        wait "$NGINX_PID" 2>/dev/null || true
-        NGINX_PID=
-        break
-      fi
-      if [[ $(curl -s --noproxy '*' -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/files/" 2>/dev/null) != 000 &&
-            $(curl -s --noproxy '*' -o /dev/null -w '%{http_code}' "http://127.0.0.1:$fport/files/" 2>/dev/null) != 000 ]]; then
-        NGINX_HTTP=http://127.0.0.1:$port
-        NGINX_FCGI=http://127.0.0.1:$fport
-        echo "nginx up: $NGINX_HTTP (check over HTTP), $NGINX_FCGI (check over FastCGI), app on $aport"
-        return 0
-      fi
-      sleep 0.05
-    done
-    nginx_stop
-    grep -q 'Address already in use' "$NGX/error.log" "$NGX/nginx.out" 2>/dev/null && continue
+    GUARD_PID=$!
+    rc=0
+    await_listener "$GUARD_PID" "$port" 5 "$NGX/error.log" "$NGX/nginx.out" || rc=$?
+    if ((rc == 0)) && wait_for_port "$fport" "$GUARD_PID" 5; then
+      NGINX_HTTP=http://127.0.0.1:$port
+      NGINX_FCGI=http://127.0.0.1:$fport
+      echo "nginx up: $NGINX_HTTP (check over HTTP), $NGINX_FCGI (check over FastCGI), app on $aport"
+      return 0
+    fi
+    stop_group "$GUARD_PID" nginx
+    GUARD_PID=
+    ((rc == 2)) && continue
     cat "$NGX/nginx.out" "$NGX/error.log" >&2
     _harness_die "nginx did not start"
   done
@@ -147,15 +127,8 @@ refused() {  # refused DESC STATUS CHALLENGE-REGEX
 }
 
 step "users, signed in through nginx (proxied to authd)"
-declare -A TOKEN
-for who in user writer admin; do
-  printf 'pw-%s' "$who" | authctl add "$who-1" "$who" >/dev/null || fail "authctl add $who-1"
-  http POST "$NGINX_HTTP/signin" -u "$who-1:pw-$who"
-  expect_status 200 "signin as $who-1 through nginx"
-  TOKEN[$who]=$(json .token)
-done
+role_users --via "$NGINX_HTTP" --note " through nginx" user writer admin
 expect_header "signin through nginx sets the auth cookie" Set-Cookie '^auth='
-bearer() { printf 'Authorization: Bearer %s' "${TOKEN[$1]}"; }
 
 step "a browser without a cookie: to the sign-in portal and back"
 BROWSER_ACCEPT='Accept: text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'
@@ -188,41 +161,41 @@ for variant in http fastcgi; do
   refused "[$variant] no token" 401 '^Bearer realm="authd"$'
   http GET "$B/files/report.txt" -H 'Authorization: Bearer not.a.token'
   refused "[$variant] a bad token" 401 'error="invalid_token"'
-  http GET "$B/files/report.txt" -H "$(bearer user)"
+  http GET "$B/files/report.txt" -H "$(role_bearer user)"
   expect_status 200 "[$variant] GET the file as user"
   expect_eq "[$variant] file content" "quarterly report" "$BODY"
-  http GET "$B/files/report.txt" -H "Cookie: auth=${TOKEN[user]}"
+  http GET "$B/files/report.txt" -H "Cookie: auth=${ROLE_TOKEN[user]}"
   expect_status 200 "[$variant] GET the file with the auth cookie"
-  http DELETE "$B/files/report.txt" -H "$(bearer writer)"
+  http DELETE "$B/files/report.txt" -H "$(role_bearer writer)"
   refused "[$variant] DELETE a file as writer" 403 'error="insufficient_scope"'
-  http GET "$B/files/admin/keys.txt" -H "$(bearer user)"
+  http GET "$B/files/admin/keys.txt" -H "$(role_bearer user)"
   refused "[$variant] /files/admin/ needs delete: user" 403 'error="insufficient_scope"'
-  http GET "$B/files/admin/keys.txt" -H "$(bearer admin)"
+  http GET "$B/files/admin/keys.txt" -H "$(role_bearer admin)"
   expect_eq "[$variant] /files/admin/ as admin" "200 admins only" "$STATUS $BODY"
   # nginx merges repeated slashes (merge_slashes on) before it serves the
   # file; $request_uri keeps them: the rule must still apply.
-  http GET "$B/files//admin/keys.txt" --path-as-is -H "$(bearer user)"
+  http GET "$B/files//admin/keys.txt" --path-as-is -H "$(role_bearer user)"
   expect_status 403 "[$variant] /files//admin/keys.txt as user (repeated slashes)"
   http GET "$B/files/report.txt" -H 'X-Original-URI: /app/public/x' -H 'X-Original-Method: GET'
   refused "[$variant] client X-Original-* headers are ignored" 401 '^Bearer'
 
   step "[$variant] proxied app: identity forwarded"
-  http GET "$B/app/items?page=2" -H "$(bearer user)"
+  http GET "$B/app/items?page=2" -H "$(role_bearer user)"
   expect_status 200 "[$variant] GET the app as user"
   expect_eq "[$variant] the app got X-Auth-User / X-Auth-Role" \
     "app user=[user-1] role=[user] method=GET uri=/app/items?page=2" "$BODY"
-  http POST "$B/app/items" -H "$(bearer user)" -d '{"x":1}'
+  http POST "$B/app/items" -H "$(role_bearer user)" -d '{"x":1}'
   refused "[$variant] POST as user" 403 'error="insufficient_scope"'
-  http POST "$B/app/items" -H "$(bearer writer)" -d '{"x":1}'
+  http POST "$B/app/items" -H "$(role_bearer writer)" -d '{"x":1}'
   expect_status 200 "[$variant] POST as writer"
   expect_eq "[$variant] POST reached the app as writer" \
     "app user=[writer-1] role=[writer] method=POST uri=/app/items" "$BODY"
-  http DELETE "$B/app/items/1" -H "$(bearer writer)"
+  http DELETE "$B/app/items/1" -H "$(role_bearer writer)"
   refused "[$variant] DELETE as writer" 403 'error="insufficient_scope"'
-  http DELETE "$B/app/items/1" -H "$(bearer admin)"
+  http DELETE "$B/app/items/1" -H "$(role_bearer admin)"
   expect_status 200 "[$variant] DELETE as admin"
   expect_match "[$variant] DELETE reached the app as admin" 'user=\[admin-1\] role=\[admin\]' "$BODY"
-  http GET "$B/app/items" -H "$(bearer user)" -H 'X-Auth-User: admin-1' -H 'X-Auth-Role: admin'
+  http GET "$B/app/items" -H "$(role_bearer user)" -H 'X-Auth-User: admin-1' -H 'X-Auth-Role: admin'
   expect_match "[$variant] a forged X-Auth-User is replaced" 'user=\[user-1\] role=\[user\]' "$BODY"
   http GET "$B/app/public/info" -H 'X-Auth-User: admin-1' -H 'X-Auth-Role: admin'
   expect_status 200 "[$variant] a public rule needs no token"
@@ -234,19 +207,19 @@ done
 
 step "authctl changes take effect on the next request"
 authctl role user-1 admin >/dev/null || fail "authctl role user-1 admin"
-http DELETE "$NGINX_HTTP/app/items/2" -H "$(bearer user)"
+http DELETE "$NGINX_HTTP/app/items/2" -H "$(role_bearer user)"
 expect_status 200 "promoted: DELETE with the same token"
 expect_match "the app sees the new role" 'role=\[admin\]' "$BODY"
 authctl delete user-1 >/dev/null || fail "authctl delete user-1"
 for B in "$NGINX_HTTP" "$NGINX_FCGI"; do
-  http GET "$B/files/report.txt" -H "$(bearer user)"
+  http GET "$B/files/report.txt" -H "$(role_bearer user)"
   refused "deleted user ($B)" 401 'error="invalid_token"'
 done
 
 step "authd down: refused with 503 JSON, never served"
 authd_stop
 for B in "$NGINX_HTTP" "$NGINX_FCGI"; do
-  http GET "$B/files/report.txt" -H "$(bearer admin)"
+  http GET "$B/files/report.txt" -H "$(role_bearer admin)"
   expect_status 503 "authd down ($B)"
   expect_json "authd down ($B): JSON" .error "Service Unavailable"
   expect_header "authd down ($B): JSON type" Content-Type '^application/json'

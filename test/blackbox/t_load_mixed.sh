@@ -23,15 +23,14 @@ LOAD_SECONDS=${LOAD_SECONDS:-20}
 LOAD_WARMUP=${LOAD_WARMUP:-5}
 LOAD_THREADS=${LOAD_THREADS:-4}
 RSS_SLACK_KIB=${RSS_SLACK_KIB:-8192}
-command -v wrk >/dev/null 2>&1 || fault_die "'wrk' is not installed (scripts/deps.sh test installs it)"
+need_tools wrk
 
 export AUTHD_TOKEN_TTL=$((LOAD_SECONDS + LOAD_WARMUP + 3600))
 # The brute-force throttle would (rightly) answer 429 to a client that keeps
 # sending wrong passwords; keep it counting, but never delaying, here.
 export AUTHD_SIGNIN_USER_THRESHOLD=100000 AUTHD_SIGNIN_ADDRESS_THRESHOLD=1000000
 stack_start
-OUT=$STATE_DIR/load
-mkdir -p "$OUT"
+fault_out load
 
 step "setup: 8 users, a user token, one record"
 basic=() badbasic=()
@@ -41,7 +40,7 @@ for ((i = 1; i <= 8; i++)); do
   badbasic+=("$(printf 'loaduser%d:wrong-%d' "$i" "$i" | base64 -w0)")
 done
 TOKEN=$(signin_token loaduser1 pw-loaduser1)
-printf '%s' 'admin password' | authctl add loadadmin admin >/dev/null
+add_user loadadmin 'admin password' admin
 ADMIN=$(signin_token loadadmin 'admin password')
 http POST /records -H "Authorization: Bearer $ADMIN" -H 'Content-Type: application/json' -d '{"title":"load"}'
 expect_status 201 "setup: the record"

@@ -15,7 +15,7 @@ source "$(dirname "$0")/harness.sh"
 source "$(dirname "$0")/oauth_provider.sh"
 
 provider_start --issuer-trailing-slash
-CLOSED_PORT=$(_pick_port)
+CLOSED_PORT=$(pick_port)
 export AUTHD_OAUTH_PROVIDERS=slash,other,explicit,jwksdown
 for p in SLASH OTHER EXPLICIT JWKSDOWN; do
   export "AUTHD_OAUTH_${p}_CLIENT_ID=client-${p,,}"

@@ -17,10 +17,7 @@ source "$(dirname "$0")/harness.sh"
 source "$(dirname "$0")/oauth_provider.sh"
 
 provider_start
-export AUTHD_OAUTH_ISSUER=$PROVIDER_URL
-export AUTHD_OAUTH_CLIENT_ID=authd-errors
-export AUTHD_OAUTH_CLIENT_SECRET=errors-secret
-export AUTHD_OAUTH_REDIRECT_URI='http://127.0.0.1:@PORT@/oauth'
+provider_configure_authd authd-errors errors-secret
 export AUTHD_OAUTH_TIMEOUT_MS=1500
 export AUTHD_OAUTH_CONNECT_TIMEOUT_MS=1000
 stack_start

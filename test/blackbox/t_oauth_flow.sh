@@ -16,10 +16,7 @@ source "$(dirname "$0")/harness.sh"
 source "$(dirname "$0")/oauth_provider.sh"
 
 provider_start
-export AUTHD_OAUTH_ISSUER=$PROVIDER_URL
-export AUTHD_OAUTH_CLIENT_ID=authd-test
-export AUTHD_OAUTH_CLIENT_SECRET='s3cret/with+odd=chars'
-export AUTHD_OAUTH_REDIRECT_URI='http://127.0.0.1:@PORT@/oauth'
+provider_configure_authd authd-test 's3cret/with+odd=chars'
 export AUTHD_TOKEN_TTL=3600
 stack_start
 

@@ -16,22 +16,12 @@ source "$(dirname "$0")/harness.sh"
 source "$(dirname "$0")/oauth_provider.sh"
 
 provider_start
-export AUTHD_OAUTH_ISSUER=$PROVIDER_URL
-export AUTHD_OAUTH_CLIENT_ID=authd-linking
-export AUTHD_OAUTH_CLIENT_SECRET=linking-secret
-export AUTHD_OAUTH_REDIRECT_URI='http://127.0.0.1:@PORT@/oauth'
+provider_configure_authd authd-linking linking-secret
 stack_start
-
-signin_as() { # IDENTITY ARGS (as for provider_set_identity)
-  provider_set_identity "$@"
-  oauth_new_browser
-  oauth_signin
-}
 
 # --- a local password account ------------------------------------------------------------------
 step "local alice"
-http POST /signup -H 'Content-Type: application/json' \
-  -d '{"username":"alice","password":"alice-local-pw","fullname":"Alice Local","email":"alice@local.test"}'
+signup alice alice-local-pw
 expect_status 201 "signup alice"
 ALICE_ID=$(account_field alice id)
 ALICE_V=$(account_field alice v)
@@ -39,7 +29,7 @@ ALICE_ROLE=$(account_field alice role)
 
 # --- provider user with the same name ------------------------------------------------------------
 step "provider user named alice"
-signin_as sub=sub-a1 preferred_username=alice name='Alice Remote' email=alice@remote.test
+oauth_signin_as sub=sub-a1 preferred_username=alice name='Alice Remote' email=alice@remote.test
 expect_status 200 "provider alice signs in"
 expect_eq "provider alice gets alice.default" alice.default "$(json .user.username)"
 A1_TOKEN=$(json .token)
@@ -62,12 +52,12 @@ expect_status 403 "alice.default's token does not carry local alice's admin role
 ALICE_V=$(account_field alice v)
 
 step "another subject with the same hint"
-signin_as sub=sub-a2 preferred_username=alice
+oauth_signin_as sub=sub-a2 preferred_username=alice
 expect_status 200 "second provider alice signs in"
 expect_eq "second provider alice gets alice.default.2" alice.default.2 "$(json .user.username)"
 
 step "the first subject again"
-signin_as sub=sub-a1 preferred_username=alice
+oauth_signin_as sub=sub-a1 preferred_username=alice
 expect_status 200 "first provider alice again"
 expect_eq "first subject comes back to alice.default" alice.default "$(json .user.username)"
 expect_eq "alice.default __v 1" 1 "$(account_field alice.default v)"
@@ -78,8 +68,7 @@ expect_eq "local alice: _id unchanged" "$ALICE_ID" "$(account_field alice id)"
 expect_eq "three accounts: alice, alice.default, alice.default.2" 3 "$(accounts | wc -l)"
 
 step "sign-up cannot take a provider account's name"
-http POST /signup -H 'Content-Type: application/json' \
-  -d '{"username":"alice.default","password":"takeover-pw-1","fullname":"X","email":"x@x.test"}'
+signup alice.default takeover-pw-1
 expect_status 409 "signup alice.default"
 expect_eq "alice.default still has no password" no \
   "$(http POST /signin -u 'alice.default:takeover-pw-1'; [[ $STATUS == 200 ]] && echo yes || echo no)"
@@ -91,7 +80,7 @@ authctl delete alice.default >/dev/null
 expect_eq "authctl delete alice.default exits 0" 0 "$?"
 http GET /records -H "Authorization: Bearer $A1_TOKEN"
 expect_status 401 "the deleted account's token stops working"
-signin_as sub=sub-a1 preferred_username=alice
+oauth_signin_as sub=sub-a1 preferred_username=alice
 expect_status 200 "the subject signs in again after the deletion"
 expect_eq "a fresh account under the first free name" alice.default "$(json .user.username)"
 expect_ne "the fresh account has a new _id" "$OLD_ID" "$(account_field alice.default id)"
@@ -101,11 +90,10 @@ expect_status 401 "the old token does not work for the re-created account"
 
 # A local account that takes the name of a deleted provider account is not linked to it.
 authctl delete alice.default.2 >/dev/null
-http POST /signup -H 'Content-Type: application/json' \
-  -d '{"username":"alice.default.2","password":"squatter-pw-1","fullname":"S","email":"s@s.test"}'
+signup alice.default.2 squatter-pw-1
 expect_status 201 "a local account takes the freed name alice.default.2"
 SQUAT_ID=$(account_field alice.default.2 id)
-signin_as sub=sub-a2 preferred_username=alice
+oauth_signin_as sub=sub-a2 preferred_username=alice
 expect_status 200 "the second subject signs in again"
 expect_ne "it does not get the local squatter's account" alice.default.2 "$(json .user.username)"
 expect_eq "it gets the next free name" alice.default.3 "$(json .user.username)"
@@ -138,18 +126,18 @@ expect_eq "it was created once and updated three times (__v 3)" 3 "$(account_fie
 
 # --- hints -------------------------------------------------------------------------------------
 step "username hints"
-signin_as sub=sub-odd preferred_username='Zoe Smith!<script>'
+oauth_signin_as sub=sub-odd preferred_username='Zoe Smith!<script>'
 expect_status 200 "an odd hint"
 expect_eq "odd hint reduced to username characters" ZoeSmithscript "$(json .user.username)"
 LONG=$(printf 'x%.0s' {1..60})
-signin_as sub=sub-long preferred_username="$LONG"
+oauth_signin_as sub=sub-long preferred_username="$LONG"
 expect_status 200 "a 60-character hint"
 # Long hints are cut so that even "<base>.<provider>.<n>" fits 64 characters: 64 - len(".default.") - 4 = 51.
 expect_eq "long hint cut to 51 characters" "${LONG:0:51}" "$(json .user.username)"
-signin_as sub=sub-nohint
+oauth_signin_as sub=sub-nohint
 expect_status 200 "no hint at all"
 expect_eq "no hint -> default_user" default_user "$(json .user.username)"
-signin_as sub=sub-nohint2
+oauth_signin_as sub=sub-nohint2
 expect_eq "no hint, second subject -> default_user.default" default_user.default "$(json .user.username)"
 
 finish

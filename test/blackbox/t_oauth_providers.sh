@@ -17,7 +17,7 @@ source "$(dirname "$0")/harness.sh"
 source "$(dirname "$0")/oauth_provider.sh"
 
 provider_start
-CLOSED_PORT=$(_pick_port)   # free now, and nothing will listen on it
+CLOSED_PORT=$(pick_port)   # free now, and nothing will listen on it
 export AUTHD_OAUTH_PROVIDERS=one,two,gh,down,hang
 export AUTHD_OAUTH_ONE_ISSUER=$PROVIDER_URL
 export AUTHD_OAUTH_ONE_CLIENT_ID=client-one

@@ -10,27 +10,15 @@ source "$(dirname "$0")/harness.sh"
 source "$(dirname "$0")/oauth_provider.sh"
 
 provider_start
-export AUTHD_OAUTH_ISSUER=$PROVIDER_URL
-export AUTHD_OAUTH_CLIENT_ID=authd-roles
-export AUTHD_OAUTH_CLIENT_SECRET=roles-secret
-export AUTHD_OAUTH_REDIRECT_URI='http://127.0.0.1:@PORT@/oauth'
+provider_configure_authd authd-roles roles-secret
 unset AUTHD_OAUTH_KEEP_ROLE
 stack_start
 
-signin_as() { # SUB USERNAME_HINT
-  provider_set_identity sub="$1" preferred_username="$2"
-  oauth_new_browser
-  oauth_signin
-}
+signin_as() { oauth_signin_as sub="$1" preferred_username="$2"; }   # SUB USERNAME_HINT
 
-# A record to try DELETE on (made by a local admin).
-printf '%s' 'admin-password-1' | authctl add root admin >/dev/null
-http POST /signin -u 'root:admin-password-1'
-ROOT=$(json .token)
-new_record() {
-  http POST /records -H "Authorization: Bearer $ROOT" -H 'Content-Type: application/json' -d '{"t":1}'
-  json ._id
-}
+# Records to try DELETE on, made by a local admin (new_record uses $TOKEN).
+add_user root admin-password-1 admin
+signin root admin-password-1
 
 # --- default: role reset to user ---------------------------------------------------------------
 step "default: oauth_keep_role = false"

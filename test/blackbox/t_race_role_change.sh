@@ -15,11 +15,9 @@ stack_start
 
 CLIENTS=${ROLE_CLIENTS:-3}
 SECONDS_TO_RUN=${ROLE_SECONDS:-8}
-OUT=$STATE_DIR/roles
-mkdir -p "$OUT"
+fault_out roles
 
-expect_eq "setup: signup alice" 201 "$(signup_status alice 'alice password')"
-TOKEN=$(signin_token alice 'alice password')
+setup_user alice 'alice password'
 expect_ne "setup: alice's token" "" "$TOKEN"
 authctl role alice writer >/dev/null
 http POST /records -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d '{"title":"shared"}'
@@ -48,23 +46,23 @@ step "$CLIENTS clients for ${SECONDS_TO_RUN}s while authctl switches roles"
 ) &
 changer=$!
 
-pids=()
-for ((c = 1; c <= CLIENTS; c++)); do
-  (
-    i=0
-    while (($(now_ms) < end_ms)); do
-      i=$((i + 1))
-      case $((i % 4)) in
-        0) echo "LIST $(status_of GET /records "${auth[@]}")" ;;
-        1) echo "GET $(status_of GET "/records/$RID" "${auth[@]}")" ;;
-        2) echo "POST $(status_of POST /records "${auth[@]}" "${jsonh[@]}" -d "{\"c\":$c,\"i\":$i}")" ;;
-        3) echo "PUT $(status_of PUT "/records/$RID" "${auth[@]}" "${jsonh[@]}" -d "{\"title\":\"c$c-$i\"}")" ;;
-      esac
-    done >"$OUT/client.$c"
-  ) &
-  pids+=($!)
-done
-wait "${pids[@]}" "$changer"
+# request_client C: guarded requests with alice's token until end_ms
+request_client() {
+  local c=$1 i=0
+  while (($(now_ms) < end_ms)); do
+    i=$((i + 1))
+    case $((i % 4)) in
+      0) echo "LIST $(status_of GET /records "${auth[@]}")" ;;
+      1) echo "GET $(status_of GET "/records/$RID" "${auth[@]}")" ;;
+      2) echo "POST $(status_of POST /records "${auth[@]}" "${jsonh[@]}" -d "{\"c\":$c,\"i\":$i}")" ;;
+      3) echo "PUT $(status_of PUT "/records/$RID" "${auth[@]}" "${jsonh[@]}" -d "{\"title\":\"c$c-$i\"}")" ;;
+    esac
+  done >"$OUT/client.$c"
+}
+clients_start "$CLIENTS" request_client
+clients_go 0
+clients_wait
+wait "$changer"
 
 cat "$OUT"/client.* >"$OUT/all"
 requests=$(wc -l <"$OUT/all")

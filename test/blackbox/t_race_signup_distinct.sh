@@ -10,25 +10,16 @@ stack_start
 
 CLIENTS=${RACE_CLIENTS:-8}
 PER=${USERS_PER_CLIENT:-15}
-OUT=$STATE_DIR/distinct
-mkdir -p "$OUT"
+fault_out distinct
+
+# signup_client C: PER sign-ups of new users cCu1, cCu2..., one after the other
+signup_client() { signup_stream "$OUT/client.$1" "c${1}u" "$PER" signup_status; }
 
 step "$CLIENTS clients x $PER sign-ups each, concurrently"
-pids=()
-for ((c = 1; c <= CLIENTS; c++)); do
-  (
-    while [[ ! -e $OUT/go ]]; do sleep 0.01; done
-    for ((i = 1; i <= PER; i++)); do
-      u=c${c}u${i}
-      echo "$u $(signup_status "$u" "pw-$u")"
-    done >"$OUT/client.$c"
-  ) &
-  pids+=($!)
-done
-sleep 0.3
-: >"$OUT/go"
+clients_start "$CLIENTS" signup_client
+clients_go 0.3
 t0=$(now_ms)
-wait "${pids[@]}"
+clients_wait
 elapsed=$(($(now_ms) - t0))
 cat "$OUT"/client.* >"$OUT/all"
 requests=$(wc -l <"$OUT/all")
@@ -41,21 +32,12 @@ expect_eq "every sign-up answered 201" "$requests" "$ok"
 
 step "every user that got a 201 signs in (4 in parallel)"
 awk '$2 == 201 { print $1 }' "$OUT/all" >"$OUT/created"
-export -f status_of signin_status
-export BASE_URL
-xargs -P 4 -I{} bash -c 'echo "{} $(signin_status {} pw-{})"' <"$OUT/created" >"$OUT/signins"
-checked=$(wc -l <"$OUT/signins")
-signed_in=$(count_lines "$OUT/signins" ' 200$')
-expect_eq "users checked" "$ok" "$checked"
-expect_eq "every created user signs in" "$checked" "$signed_in"
-((checked == signed_in)) || fail "users that could not sign in" "$(grep -v ' 200$' "$OUT/signins" | head)"
+expect_signins "$OUT/created" "$OUT/signins" "$ok" "every created user signs in"
+checked=$CHECKED signed_in=$SIGNED_IN
 
 listed=$(users_listed)
 expect_eq "the store lists exactly the created accounts" "$ok" "$listed"
-missing=0
-authctl list 2>/dev/null | awk 'NR > 1 { print $1 }' | sort >"$OUT/listed"
-sort "$OUT/created" >"$OUT/created.sorted"
-missing=$(comm -23 "$OUT/created.sorted" "$OUT/listed" | wc -l)
+missing=$(accounts_missing "$OUT/created")
 expect_eq "no created account is missing from authctl list" 0 "$missing"
 
 token=$(signin_token c1u1 pw-c1u1)

@@ -9,28 +9,17 @@ stack_start
 
 N=${RACE_CLIENTS:-50}
 ROUNDS=${RACE_ROUNDS:-3}
-OUT=$STATE_DIR/race
-mkdir -p "$OUT"
+fault_out race
 total=0 total_201=0 total_409=0 total_other=0
 
 for ((r = 1; r <= ROUNDS; r++)); do
   user=racer$r
   step "round $r: $N concurrent sign-ups of '$user'"
   rm -f "$OUT"/*
-  # Every client waits for the same file to appear, so they fire together.
-  pids=()
-  for ((i = 1; i <= N; i++)); do
-    (
-      while [[ ! -e $OUT/go ]]; do sleep 0.01; done
-      s=$(signup_status "$user" "password-$r-$i")
-      echo "$i $s" >"$OUT/res.$i"
-    ) &
-    pids+=($!)
-  done
-  sleep 0.5
-  : >"$OUT/go"
-  wait "${pids[@]}"  # (not a bare wait: lighttpd and authd are children too)
-  rm -f "$OUT/go"
+  race_client() { echo "$1 $(signup_status "$user" "password-$r-$1")" >"$OUT/res.$1"; }
+  clients_start "$N" race_client   # they fire together at clients_go
+  clients_go 0.5
+  clients_wait
   cat "$OUT"/res.* >"$OUT/all" 2>/dev/null
   n=$(wc -l <"$OUT/all")
   c201=$(count_lines "$OUT/all" ' 201$')

@@ -8,7 +8,7 @@ stack_start
 CT='Content-Type: application/json'
 
 # an operator makes an admin, who creates a record to delete later
-printf '%s' 'root password' | authctl add root admin >/dev/null 2>&1
+add_user root 'root password' admin
 expect_eq "operator: authctl add root admin" 0 "$?"
 http POST /signin -u 'root:root password'
 expect_eq "operator: root signs in" 200 "$STATUS"

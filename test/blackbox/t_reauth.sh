@@ -5,14 +5,8 @@
 source "$(dirname "$0")/harness.sh"
 stack_start
 
-basic() { printf 'Authorization: Basic %s' "$(printf '%s' "$1" | base64 -w0)"; }
-signup() { http POST /signup -H 'Content-Type: application/json' --data-binary "$(jq -nc --arg u "$1" --arg p "$2" '{username:$u,password:$p,fullname:"Test Person",email:"test@example.com"}')"; }
-signin() { http POST /signin -H "$(basic "$1:$2")"; }
 CT='Content-Type: application/json'
-denied_403() {
-  expect_eq "$1: 403" 403 "$STATUS"
-  expect_eq "$1: body" '{"error":"Access Denied"}' "$(jq -c . <<<"$BODY" 2>/dev/null)"
-}
+denied_403() { expect_denied "$1" 403; }
 
 printf '%s' 'boss password' | authctl add boss admin >/dev/null 2>&1
 expect_eq "setup: authctl add boss admin" 0 "$?"

@@ -7,24 +7,20 @@
 source "$(dirname "$0")/harness.sh"
 stack_start
 
-basic() { printf 'Authorization: Basic %s' "$(printf '%s' "$1" | base64 -w0)"; }
-signin() { http POST /signin -H "$(basic "$1:$2")"; }
-yesno() { if "$@"; then echo yes; else echo no; fi; }
 
-printf '%s' 'root password' | authctl add root admin >/dev/null 2>&1
+add_user root 'root password' admin
 expect_eq "setup: authctl add root admin" 0 "$?"
 signin root 'root password'; expect_eq "setup: signin root" 200 "$STATUS"
-AUTH="Authorization: Bearer $(json .token)"
-CT='Content-Type: application/json'
+# Every request below carries root's token ($TOKEN, see auth_get in api.sh).
 
 # --- empty list ----------------------------------------------------------------------------
-http GET /records -H "$AUTH"
+auth_get /records
 expect_eq "GET /records (empty): 200" 200 "$STATUS"
 expect_match "GET /records: Content-Type" '^application/json' "$(header Content-Type)"
 expect_eq "GET /records (empty): []" '[]' "$(jq -c . <<<"$BODY" 2>/dev/null)"
 
 # --- create ----------------------------------------------------------------------------------
-http POST /records -H "$AUTH" -H "$CT" --data-binary '{"title":"first","n":1,"tags":["a","b"],"nested":{"k":true}}'
+auth_post /records '{"title":"first","n":1,"tags":["a","b"],"nested":{"k":true}}'
 expect_eq "POST /records: 201" 201 "$STATUS"
 expect_match "POST /records: Content-Type" '^application/json' "$(header Content-Type)"
 ID=$(json ._id 2>/dev/null)
@@ -35,19 +31,19 @@ expect_eq "POST /records: n" 'number:1' "$(json '.n|"\(type):\(.)"' 2>/dev/null)
 expect_eq "POST /records: tags" '["a","b"]' "$(json '.tags|tojson' 2>/dev/null)"
 expect_eq "POST /records: nested" '{"k":true}' "$(json '.nested|tojson' 2>/dev/null)"
 
-http POST /records -H "$AUTH" -H "$CT" --data-binary '{"title":"second"}'
+auth_post /records '{"title":"second"}'
 expect_eq "POST /records (2nd): 201" 201 "$STATUS"
 ID2=$(json ._id 2>/dev/null)
 expect_eq "two records have different ids" yes "$(yesno test -n "$ID2" -a "$ID" != "$ID2")"
 
 # --- list and read -------------------------------------------------------------------------
-http GET /records -H "$AUTH"
+auth_get /records
 expect_eq "GET /records: 200" 200 "$STATUS"
 expect_eq "GET /records: 2 records" 2 "$(json length 2>/dev/null)"
 expect_eq "GET /records: contains both ids" "$(printf '%s\n' "$ID" "$ID2" | sort | paste -sd,)" \
   "$(json '[.[]._id]|sort|join(",")' 2>/dev/null)"
 
-http GET "/records/$ID" -H "$AUTH"
+auth_get "/records/$ID"
 expect_eq "GET /records/{id}: 200" 200 "$STATUS"
 expect_match "GET /records/{id}: Content-Type" '^application/json' "$(header Content-Type)"
 expect_eq "GET /records/{id}: _id" "$ID" "$(json ._id 2>/dev/null)"
@@ -56,70 +52,70 @@ expect_eq "GET /records/{id}: title" first "$(json .title 2>/dev/null)"
 expect_eq "GET /records/{id}: nested" '{"k":true}' "$(json '.nested|tojson' 2>/dev/null)"
 
 # --- replace ---------------------------------------------------------------------------------
-http PUT "/records/$ID" -H "$AUTH" -H "$CT" --data-binary '{"title":"changed","extra":"x"}'
+auth_put "/records/$ID" '{"title":"changed","extra":"x"}'
 expect_eq "PUT /records/{id}: 200" 200 "$STATUS"
 expect_eq "PUT /records/{id}: same _id" "$ID" "$(json ._id 2>/dev/null)"
 expect_eq "PUT /records/{id}: __v incremented to 1" 1 "$(json .__v 2>/dev/null)"
 expect_eq "PUT /records/{id}: title replaced" changed "$(json .title 2>/dev/null)"
 expect_eq "PUT /records/{id}: new field" x "$(json .extra 2>/dev/null)"
 expect_eq "PUT /records/{id}: fields not sent are gone" 'false:false' "$(json '"\(has("n")):\(has("tags"))"' 2>/dev/null)"
-http GET "/records/$ID" -H "$AUTH"
+auth_get "/records/$ID"
 expect_eq "GET after PUT: __v 1" 1 "$(json .__v 2>/dev/null)"
 expect_eq "GET after PUT: title" changed "$(json .title 2>/dev/null)"
-http PUT "/records/$ID" -H "$AUTH" -H "$CT" --data-binary '{"title":"again"}'
+auth_put "/records/$ID" '{"title":"again"}'
 expect_eq "second PUT: 200" 200 "$STATUS"
 expect_eq "second PUT: __v 2" 2 "$(json .__v 2>/dev/null)"
-http GET "/records/$ID2" -H "$AUTH"
+auth_get "/records/$ID2"
 expect_eq "other record untouched by the PUTs" 'second:0' "$(json '"\(.title):\(.__v)"' 2>/dev/null)"
 
 # --- bad bodies ------------------------------------------------------------------------------
 for body in '[1,2]' '"x"' '{"title":' ''; do
-  http POST /records -H "$AUTH" -H "$CT" --data-binary "$body"
+  auth_post /records "$body"
   expect_match "POST /records body <$body>: 4xx" '^4[0-9][0-9]$' "$STATUS"
   expect_eq "POST /records body <$body>: JSON error" string "$(json '.error|type' 2>/dev/null)"
-  http PUT "/records/$ID2" -H "$AUTH" -H "$CT" --data-binary "$body"
+  auth_put "/records/$ID2" "$body"
   expect_match "PUT /records/{id} body <$body>: 4xx" '^4[0-9][0-9]$' "$STATUS"
 done
-http GET /records -H "$AUTH"
+auth_get /records
 expect_eq "bad bodies created nothing" 2 "$(json length 2>/dev/null)"
-http GET "/records/$ID2" -H "$AUTH"
+auth_get "/records/$ID2"
 expect_eq "bad bodies changed nothing" 'second:0' "$(json '"\(.title):\(.__v)"' 2>/dev/null)"
 
 # --- survives a restart of the FastCGI program (LMDB + persistent signing key) ----------------
 authd_stop
 authd_start
-http GET "/records/$ID" -H "$AUTH"
+auth_get "/records/$ID"
 expect_eq "after restart: token still valid and record still there" 200 "$STATUS"
 expect_eq "after restart: record content" 'again:2' "$(json '"\(.title):\(.__v)"' 2>/dev/null)"
 
 # --- delete ----------------------------------------------------------------------------------
-http DELETE "/records/$ID" -H "$AUTH"
+auth_delete "/records/$ID"
 expect_eq "DELETE /records/{id}: 200" 200 "$STATUS"
-http GET "/records/$ID" -H "$AUTH"
+auth_get "/records/$ID"
 expect_eq "GET deleted record: 404" 404 "$STATUS"
 expect_eq "GET deleted record: JSON error" string "$(json '.error|type' 2>/dev/null)"
-http DELETE "/records/$ID" -H "$AUTH"
+auth_delete "/records/$ID"
 expect_eq "DELETE again: 404" 404 "$STATUS"
 expect_eq "DELETE again: JSON error" string "$(json '.error|type' 2>/dev/null)"
-http PUT "/records/$ID" -H "$AUTH" -H "$CT" --data-binary '{"title":"zombie"}'
+auth_put "/records/$ID" '{"title":"zombie"}'
 expect_eq "PUT deleted record: 404" 404 "$STATUS"
-http GET /records -H "$AUTH"
+auth_get /records
 expect_eq "list after delete: only the other record" "$ID2" "$(json '[.[]._id]|join(",")' 2>/dev/null)"
 
 # --- unknown ids (a well-formed unknown id -> 404; a malformed one -> 404, or 400) ----------------
 for id in 0123456789abcdef01234567 nope ffffffffffffffffffffffffff; do
   if [[ $id =~ ^[0-9a-f]{24}$ ]]; then want='^404$'; else want='^(404|400)$'; fi
-  http GET "/records/$id" -H "$AUTH"
+  auth_get "/records/$id"
   expect_match "GET /records/$id: 404" "$want" "$STATUS"
   expect_eq "GET /records/$id: JSON error" string "$(json '.error|type' 2>/dev/null)"
-  http PUT "/records/$id" -H "$AUTH" -H "$CT" --data-binary '{"title":"t"}'
+  auth_put "/records/$id" '{"title":"t"}'
   expect_match "PUT /records/$id: 404" "$want" "$STATUS"
   expect_eq "PUT /records/$id: JSON error" string "$(json '.error|type' 2>/dev/null)"
-  http DELETE "/records/$id" -H "$AUTH"
+  auth_delete "/records/$id"
   expect_match "DELETE /records/$id: 404" "$want" "$STATUS"
   expect_eq "DELETE /records/$id: JSON error" string "$(json '.error|type' 2>/dev/null)"
 done
-http GET /records -H "$AUTH"
+auth_get /records
 expect_eq "unknown-id requests created nothing" 1 "$(json length 2>/dev/null)"
 
 finish

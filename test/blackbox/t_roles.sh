@@ -9,33 +9,22 @@
 source "$(dirname "$0")/harness.sh"
 stack_start
 
-basic() { printf 'Authorization: Basic %s' "$(printf '%s' "$1" | base64 -w0)"; }
-signin() { http POST /signin -H "$(basic "$1:$2")"; }
 
 declare -A TOK
 for role in admin editor writer user; do
-  printf '%s' "pw-$role-123" | authctl add "the$role" "$role" >/dev/null 2>&1
+  add_user "the$role" "pw-$role-123" "$role"
   expect_eq "authctl add the$role $role exits 0" 0 "$?"
   signin "the$role" "pw-$role-123"
   expect_eq "the$role signs in" 200 "$STATUS"
-  TOK[$role]=$(json '.token')
+  TOK[$role]=$TOKEN
 done
 
 as() { # ROLE METHOD PATH [ARGS...]
-  local role="$1"; shift
-  local m="$1" p="$2"; shift 2
-  http "$m" "$p" -H "Authorization: Bearer ${TOK[$role]}" "$@"
+  local role=$1
+  shift
+  TOKEN=${TOK[$role]} auth_http "$@"
 }
-refused() { # DESC
-  expect_eq "$1: 403" 403 "$STATUS"
-  expect_eq "$1: body" '{"error":"Access Denied"}' "$(jq -c . <<<"$BODY" 2>/dev/null)"
-  expect_match "$1: WWW-Authenticate starts with Bearer" '^Bearer' "$(header WWW-Authenticate)"
-}
-new_record() { # creates a record as admin, prints its id
-  as admin POST /records -H 'Content-Type: application/json' --data-binary "{\"title\":\"$1\"}"
-  [[ $STATUS == 201 ]] || echo "new_record: admin POST /records answered $STATUS: $BODY" >&2
-  json '._id'
-}
+refused() { expect_denied "$1" 403; }   # DESC
 
 # --- create ----------------------------------------------------------------------------------
 for role in admin editor writer; do
@@ -50,7 +39,7 @@ expect_eq "after refused create: still exactly 3 records" 3 "$(json 'length' 2>/
 expect_eq "after refused create: no record by user" 0 "$(json '[.[]|select(.title=="by user")]|length' 2>/dev/null)"
 
 # --- read ------------------------------------------------------------------------------------
-RID=$(new_record shared)
+RID=$(TOKEN=${TOK[admin]} new_record shared)
 expect_match "setup: record id" '^[0-9a-f]{24}$' "$RID"
 for role in admin editor writer user; do
   as "$role" GET "/records/$RID"

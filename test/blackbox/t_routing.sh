@@ -68,8 +68,7 @@ http GET /static/records
 static_404 "GET /static/records"
 
 step "headers, query string, cookies and bodies arrive"
-http POST /signup -H 'Content-Type: application/json' \
-  --data-binary '{"username":"rita","password":"rita-pass-123","fullname":"Rita","email":"rita@example.com"}'
+signup rita rita-pass-123
 expect_status 201 "POST /signup (body)"
 http POST /signup -H 'Content-Type: application/json' -H 'Transfer-Encoding: chunked' \
   --data-binary '{"username":"chuck","password":"chuck-pass-123","fullname":"Chuck","email":"chuck@example.com"}'
@@ -79,7 +78,7 @@ expect_status 200 "POST /signin with Basic credentials (Authorization header)"
 TOK=$(json .token)
 http GET /records -H "Authorization: Bearer $TOK"
 expect_status 200 "GET /records with a Bearer token (Authorization header)"
-printf 'rita-admin-123' | authctl add ada admin >/dev/null
+add_user ada rita-admin-123 admin
 http POST /signin -u 'ada:rita-admin-123'
 ADMIN=$(json .token)
 http POST /records -H "Authorization: Bearer $ADMIN" -H 'Content-Type: application/json' \

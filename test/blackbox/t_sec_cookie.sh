@@ -8,15 +8,11 @@ source "$(dirname "$0")/harness.sh"
 export AUTHD_TOKEN_TTL=1234
 stack_start
 
-trim() { local s="$1"; s="${s#"${s%%[![:space:]]*}"}"; printf '%s' "${s%"${s##*[![:space:]]}"}"; }
-# The attributes of the last Set-Cookie, one per line, trimmed.
-attributes() { local a ATTRS; IFS=';' read -r -a ATTRS <<<"$(header Set-Cookie)"; for a in "${ATTRS[@]:1}"; do trim "$a"; echo; done; }
-b64url_decode() { local s; s=$(printf '%s' "$1" | tr '_-' '/+'); case $(( ${#s} % 4 )) in 2) s+='==' ;; 3) s+='=' ;; esac; printf '%s' "$s" | base64 -d 2>/dev/null; }
 has() { if grep -qx -- "$1" <<<"$2"; then echo yes; else echo no; fi; }
 
 check_cookie() { # DESC SECURE(yes|no)
   local desc=$1 secure=$2 attrs tok
-  attrs=$(attributes)
+  attrs=$(cookie_attributes)
   tok=$(json .token)
   expect_eq "$desc: cookie value is the token" "auth=$tok" "$(trim "$(header Set-Cookie | cut -d';' -f1)")"
   expect_eq "$desc: HttpOnly" yes "$(has HttpOnly "$attrs")"
@@ -26,13 +22,12 @@ check_cookie() { # DESC SECURE(yes|no)
   expect_eq "$desc: no Expires/Domain (host-only, lifetime by Max-Age)" no "$(grep -qiE '^(expires|domain)=' <<<"$attrs" && echo yes || echo no)"
   expect_eq "$desc: Secure" "$secure" "$(has Secure "$attrs")"
   expect_eq "$desc: Cache-Control: no-store" no-store "$(header Cache-Control)"
-  local claims; claims=$(b64url_decode "$(cut -d. -f2 <<<"$tok")")
+  local claims; claims=$(jwt_payload "$tok")
   expect_eq "$desc: token lifetime exp - iat = Max-Age" 1234 "$(jq '.exp - .iat' <<<"$claims")"
 }
 
 step "plain HTTP, cookie_secure=auto (the default)"
-http POST /signup -H 'Content-Type: application/json' \
-  --data-binary '{"username":"alice","password":"alice password","fullname":"Alice","email":"a@example.com"}'
+signup alice 'alice password'
 expect_eq "signup: 201" 201 "$STATUS"
 check_cookie "signup" no
 http POST /signin -u 'alice:alice password'
@@ -49,8 +44,7 @@ export AUTHD_COOKIE_SECURE=always
 authd_start || fail "authd restarts with cookie_secure=always"
 http POST /signin -u 'alice:alice password'
 check_cookie "signin, always" yes
-http POST /signup -H 'Content-Type: application/json' \
-  --data-binary '{"username":"bob","password":"bob password","fullname":"Bob","email":"b@example.com"}'
+signup bob 'bob password'
 check_cookie "signup, always" yes
 
 step "cookie_secure=never"

@@ -13,18 +13,13 @@ check_state() { # DESC DIR
     expect_eq "$desc: $f is 0600" 600 "$(mode "$dir/$f")"
   done
 }
-signup() {
-  http POST /signup -H 'Content-Type: application/json' \
-    --data-binary "{\"username\":\"$1\",\"password\":\"pw\",\"fullname\":\"F\",\"email\":\"f@x\"}"
-  expect_eq "signup $1 in $2" 201 "$STATUS"
-}
 
 authd_stop
 umask 000
 step "a state directory authd creates, under umask 000"
 export AUTHD_STATE_DIR=$STATE_DIR/fresh
 authd_start || fail "authd starts with a fresh state directory"
-signup alice fresh
+signup alice pw; expect_eq "signup alice in fresh" 201 "$STATUS"
 check_state "created" "$AUTHD_STATE_DIR"
 
 step "an existing state directory with loose modes is tightened"
@@ -34,12 +29,12 @@ chmod 0777 "$STATE_DIR/loose"
 expect_eq "setup: the directory starts 0777" 777 "$(mode "$STATE_DIR/loose")"
 export AUTHD_STATE_DIR=$STATE_DIR/loose
 authd_start || fail "authd starts with a loose state directory"
-signup bob loose
+signup bob pw; expect_eq "signup bob in loose" 201 "$STATUS"
 check_state "tightened" "$AUTHD_STATE_DIR"
 
 step "authctl, first on a new state directory, creates the same modes"
 export AUTHD_STATE_DIR=$STATE_DIR/byctl
-printf 'carol password' | authctl add carol user >/dev/null
+add_user carol 'carol password' user
 expect_eq "authctl add: exit 0" 0 "$?"
 expect_eq "authctl: the directory is 0700" 700 "$(mode "$AUTHD_STATE_DIR")"
 expect_eq "authctl: data.mdb is 0600" 600 "$(mode "$AUTHD_STATE_DIR/data.mdb")"

@@ -11,12 +11,10 @@ export AUTHD_ARGON2_ITERATIONS=20         # one hash: roughly 150 ms here
 export AUTHD_SIGNIN_THROTTLE=false        # every sign-in must cost a hash
 stack_start
 
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
-http POST /signup -H 'Content-Type: application/json' \
-  --data-binary '{"username":"alice","password":"alice password","fullname":"Alice","email":"a@example.com"}'
+signup alice 'alice password'
 expect_eq "setup: signup alice" 201 "$STATUS"
 TOK=$(json .token)
-OUT=$(mktemp -d); at_exit rm -rf "$OUT"
+make_temp_dir OUT lanes
 
 # flood N: N concurrent sign-ins with wrong passwords (unknown users: a dummy hash each).
 # (waits for its own curls only: a bare `wait` would wait for lighttpd too)

@@ -13,7 +13,6 @@ stack_start
 PW1="Pw1-$RANDOM$RANDOM-correct" PW2="Pw2-$RANDOM$RANDOM-wrong" PW3="Pw3-$RANDOM$RANDOM-ctl"
 PWLONG="Pw4-$RANDOM$RANDOM-$(head -c 2000 /dev/zero | tr '\0' x)"
 SECRETS=()
-signup() { http POST /signup -H 'Content-Type: application/json' --data-binary "$(jq -nc --arg u "$1" --arg p "$2" '{username:$u,password:$p,fullname:"F",email:"f@x"}')"; }
 
 signup alice "$PW1"; expect_eq "signup alice" 201 "$STATUS"
 SECRETS+=("$(json .token)" "$(json .user.password)")
@@ -33,10 +32,9 @@ printf '%s' "$PW3" | authctl add carol admin >>"$STATE_DIR/authd.log" 2>&1
 expect_eq "authctl add (its output appended to authd.log)" 0 "$?"
 http POST /signin -u "carol:$PW3"; expect_eq "signin carol" 200 "$STATUS"
 SECRETS+=("$(json .token)")
-stack_logs() { cat "$STATE_DIR/authd.log" "$STATE_DIR"/lighttpd-*.log "$STATE_DIR/lighttpd.out" 2>/dev/null; }
 
 authd_stop   # flush everything: lighttpd's access log is written in batches
-kill -TERM "$LIGHTTPD_PID" 2>/dev/null; sleep 0.5
+kill -TERM "$FRONTEND_PID" 2>/dev/null; sleep 0.5
 LOGS=$(stack_logs)
 expect_match "setup: debug logging is on (authd logged refusals)" 'debug' "$LOGS"
 expect_match "setup: the access log was written" 'POST /signin' "$LOGS"

@@ -4,7 +4,7 @@
 # is shorter than 32 bytes, whether given inline (AUTHD_SIGNING_KEY=hex) or as a file; a key it
 # generates itself is 32 bytes, mode 0600.
 source "$(dirname "$0")/harness.sh"
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/authd-key.XXXXXX"); at_exit rm -rf "$WORK"
+make_temp_dir WORK key
 export AUTHD_STATE_DIR=$WORK/state
 
 # check ENV... : runs `authd --check` with the extra environment; sets RC and OUT.
@@ -36,11 +36,10 @@ expect_ne "empty key file: --check fails" 0 "$RC"
 expect_eq "the empty key file was not replaced" 0 "$(stat -c %s "$WORK/key0")"
 
 step "the server itself does not start with a short key"
-env AUTHD_SIGNING_KEY_FILE="$WORK/key31" setsid spawn-fcgi -n -s "$WORK/authd2.sock" -M 0600 -- "$AUTHD_BIN" \
-  </dev/null >"$WORK/authd.log" 2>&1 &
-PID=$!
-for _ in $(seq 50); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
-if kill -0 "$PID" 2>/dev/null; then
+AUTHD_SIGNING_KEY_FILE="$WORK/key31" fcgi_spawn "$WORK/authd2.sock" "$WORK/authd.log" "$AUTHD_BIN"
+PID=$SPAWNED_PID
+for _ in $(seq 50); do proc_alive "$PID" || break; sleep 0.1; done
+if proc_alive "$PID"; then
   fail "authd keeps running with a 31-byte key"
   kill -TERM "$PID"
 else

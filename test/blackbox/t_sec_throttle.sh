@@ -16,39 +16,38 @@ export AUTHD_ARGON2_ITERATIONS=1 AUTHD_ARGON2_MEMORY_KIB=1024
 stack_start
 
 ATTACKER=127.0.0.2 ALICE_HOME=127.0.0.3 SPRAYER=127.0.0.4 BYSTANDER=127.0.0.5 OTHER=127.0.0.6 GUESSER=127.0.0.7
-signin() { http POST /signin --interface "$1" -u "$2"; }   # signin FROM USER:PASS
+signin_from() { http POST /signin --interface "$1" -u "$2"; }   # signin_from ADDRESS USER:PASS
 retry_after() { header Retry-After; }
 wait_out() { sleep "$(( $1 + 1 ))"; }   # whole seconds are rounded: one more to be sure
 
-signin "$BYSTANDER" 'x:y'
+signin_from "$BYSTANDER" 'x:y'
 expect_eq "setup: requests from another loopback address work" 500 "$STATUS"
 
-http POST /signup -H 'Content-Type: application/json' \
-  --data-binary '{"username":"alice","password":"alice password","fullname":"Alice","email":"a@example.com"}'
+signup alice 'alice password'
 expect_eq "setup: signup alice" 201 "$STATUS"
-signin "$ALICE_HOME" 'alice:alice password'
+signin_from "$ALICE_HOME" 'alice:alice password'
 expect_eq "setup: alice signs in from her usual address" 200 "$STATUS"
 
 step "per username: the threshold, then 429 with a growing delay"
 for i in 1 2 3; do
-  signin "$ATTACKER" "alice:guess $i"
+  signin_from "$ATTACKER" "alice:guess $i"
   expect_eq "failure $i (under the threshold): 500" 500 "$STATUS"
   expect_eq "failure $i: no Retry-After" '' "$(retry_after)"
 done
-signin "$ATTACKER" 'alice:guess 4'
+signin_from "$ATTACKER" 'alice:guess 4'
 expect_eq "failure 4 (past the threshold) is still checked: 500" 500 "$STATUS"
-signin "$ATTACKER" 'alice:guess 5'
+signin_from "$ATTACKER" 'alice:guess 5'
 expect_eq "attempt during the delay: 429" 429 "$STATUS"
 expect_match "429 carries Retry-After (seconds)" '^[1-9][0-9]*$' "$(retry_after)"
 expect_eq "429 body" 'Too Many Requests' "$(json .error)"
 FIRST_DELAY=$(retry_after)
-signin "$ATTACKER" 'alice:alice password'
+signin_from "$ATTACKER" 'alice:alice password'
 expect_eq "the RIGHT password during the delay: 429 too" 429 "$STATUS"
 expect_eq "no token during the delay" '' "$(header token)"
 wait_out "$FIRST_DELAY"
-signin "$ATTACKER" 'alice:guess 6'
+signin_from "$ATTACKER" 'alice:guess 6'
 expect_eq "the delay ends: the next attempt is checked again (500)" 500 "$STATUS"
-signin "$ATTACKER" 'alice:guess 7'
+signin_from "$ATTACKER" 'alice:guess 7'
 expect_eq "the next delay: 429" 429 "$STATUS"
 SECOND_DELAY=$(retry_after)
 # Retry-After is the time LEFT, in whole seconds, read a moment after the delay
@@ -57,9 +56,9 @@ SECOND_DELAY=$(retry_after)
 if (( SECOND_DELAY >= FIRST_DELAY )); then pass "the delay does not shrink (${FIRST_DELAY} s, then ${SECOND_DELAY} s)"
 else fail "the delay shrinks (${FIRST_DELAY} s, then ${SECOND_DELAY} s)"; fi
 wait_out "$SECOND_DELAY"
-signin "$ATTACKER" 'alice:guess 8'
+signin_from "$ATTACKER" 'alice:guess 8'
 expect_eq "after the second delay: checked (500)" 500 "$STATUS"
-signin "$ATTACKER" 'alice:alice password'
+signin_from "$ATTACKER" 'alice:alice password'
 expect_eq "the third delay: 429" 429 "$STATUS"
 THIRD_DELAY=$(retry_after)
 if (( THIRD_DELAY > FIRST_DELAY && THIRD_DELAY >= SECOND_DELAY )); then
@@ -69,53 +68,53 @@ else fail "the delay does not grow (${FIRST_DELAY} s, ${SECOND_DELAY} s, then ${
 step "the state is in LMDB: a new authd process enforces it"
 authd_stop
 authd_start || fail "authd restarts"
-signin "$ATTACKER" 'alice:alice password'
+signin_from "$ATTACKER" 'alice:alice password'
 expect_eq "after a restart, still 429" 429 "$STATUS"
 expect_match "after a restart, Retry-After continues the same delay" '^[1-9][0-9]*$' "$(retry_after)"
 
 step "no lock-out: alice, from where she signed in before, passes during the attacker's delay"
-signin "$ALICE_HOME" 'alice:alice password'
+signin_from "$ALICE_HOME" 'alice:alice password'
 expect_eq "alice from her usual address: 200" 200 "$STATUS"
 
 step "a success resets the username's count"
 for i in 1 2 3; do
-  signin "$OTHER" "alice:again $i"
+  signin_from "$OTHER" "alice:again $i"
   expect_eq "after a success, failure $i: 500 (count reset)" 500 "$STATUS"
 done
-signin "$OTHER" 'alice:again 4'
+signin_from "$OTHER" 'alice:again 4'
 expect_eq "after a success, failure 4: checked (500)" 500 "$STATUS"
-signin "$OTHER" 'alice:again 5'
+signin_from "$OTHER" 'alice:again 5'
 expect_eq "after a success, the threshold applies afresh: 429" 429 "$STATUS"
 
 step "unknown usernames are throttled the same way"
-for i in 1 2 3 4; do signin "$GUESSER" "nobody:guess $i"; done
+for i in 1 2 3 4; do signin_from "$GUESSER" "nobody:guess $i"; done
 expect_eq "unknown user, failure 4: 500" 500 "$STATUS"
-signin "$GUESSER" 'nobody:guess 5'
+signin_from "$GUESSER" 'nobody:guess 5'
 expect_eq "unknown user during the delay: 429" 429 "$STATUS"
 expect_eq "unknown user: same 429 body as a real one" 'Too Many Requests' "$(json .error)"
 expect_match "unknown user: Retry-After" '^[1-9][0-9]*$' "$(retry_after)"
 
 step "per address: spraying many usernames from one address"
 for i in 1 2 3 4 5 6 7 8; do
-  signin "$SPRAYER" "user$i:pw"
+  signin_from "$SPRAYER" "user$i:pw"
   expect_eq "spray failure $i (one per username): 500" 500 "$STATUS"
 done
-signin "$SPRAYER" 'user9:pw'
+signin_from "$SPRAYER" 'user9:pw'
 expect_eq "spray failure 9 (address past its threshold): 500" 500 "$STATUS"
 # The first delay is 1 s: on a loaded machine the next request may come after
 # it. The delays double with each failure, so within a few rounds a wrong
 # guess and then the right password both meet the same delay.
 RIGHT=''
 for i in 10 11 12 13 14; do
-  signin "$SPRAYER" "user$i:pw"
+  signin_from "$SPRAYER" "user$i:pw"
   [[ $STATUS == 429 ]] || continue
   ANY=429
-  signin "$SPRAYER" 'alice:alice password'
+  signin_from "$SPRAYER" 'alice:alice password'
   RIGHT=$STATUS
   [[ $RIGHT == 429 ]] && break
 done
 expect_eq "that address, any username: 429" 429 "${ANY:-$STATUS}"
 expect_eq "that address, even a right password: 429" 429 "$RIGHT"
-signin "$BYSTANDER" 'user10:pw'
+signin_from "$BYSTANDER" 'user10:pw'
 expect_eq "another address is not affected: 500" 500 "$STATUS"
 finish

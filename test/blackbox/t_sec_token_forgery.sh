@@ -10,9 +10,9 @@ source "$(dirname "$0")/harness.sh"
 KEY_HEX=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 export AUTHD_SIGNING_KEY=$KEY_HEX
 stack_start
-command -v node >/dev/null || { fail "node is needed (scripts/deps.sh test)"; finish; }
+need_tools node
 
-WORK=$(mktemp -d); at_exit rm -rf "$WORK"
+make_temp_dir WORK forgery
 # A listener that records every connection (one line each) in $WORK/connections.
 node -e '
   const fs = require("fs"), net = require("net");
@@ -20,7 +20,7 @@ node -e '
   server.listen(0, "127.0.0.1", () => fs.writeFileSync(process.argv[1] + "/port", String(server.address().port)));
 ' "$WORK" &
 LISTENER=$!
-at_exit kill "$LISTENER"
+at_exit stop_pid "$LISTENER" "the listener"
 for _ in $(seq 50); do [[ -s $WORK/port ]] && break; sleep 0.1; done
 LPORT=$(cat "$WORK/port" 2>/dev/null)
 expect_match "setup: the listener runs" '^[0-9]+$' "$LPORT"
@@ -37,8 +37,7 @@ forge() {
   ' "$1" "$2" "${3-$KEY_HEX}" "${4:-}"
 }
 
-http POST /signup -H 'Content-Type: application/json' \
-  --data-binary '{"username":"alice","password":"alice password","fullname":"Alice","email":"a@example.com"}'
+signup alice 'alice password'
 expect_eq "setup: signup alice" 201 "$STATUS"
 SUB=$(json .user._id)
 NOW=$(date +%s)

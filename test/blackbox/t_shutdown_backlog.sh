@@ -13,18 +13,15 @@
 #     200), the accounts must exist, and authd must exit 0.
 # Figures: requests, queued at TERM, answers, errors (dropped), exit status.
 source "$(dirname "$0")/fault_lib.sh"
-command -v ss >/dev/null 2>&1 || fault_die "'ss' is not installed (iproute2; scripts/deps.sh test installs it)"
+need_tools ss wrk
 stack_start
 
 N=${BACKLOG_CLIENTS:-16}
 CONNS=${LOAD_CONNECTIONS:-32}
-OUT=$STATE_DIR/backlog
-mkdir -p "$OUT"
-expect_eq "setup: signup alice" 201 "$(signup_status alice 'alice password')"
-TOKEN=$(signin_token alice 'alice password')
+fault_out backlog
+setup_user alice 'alice password'
 
 step "SIGTERM under load: $CONNS connections of guarded GETs"
-command -v wrk >/dev/null 2>&1 || fault_die "'wrk' is not installed (scripts/deps.sh test installs it)"
 cat >"$OUT/get.lua" <<LUA
 wrk.headers["Authorization"] = "Bearer $TOKEN"
 local threads = {}

@@ -8,29 +8,26 @@
 # period). Repeated SHUTDOWN_ROUNDS times, restarting authd in between.
 # Figures: requests, 201s, errors, exit statuses, time from TERM to exit.
 source "$(dirname "$0")/fault_lib.sh"
-command -v ss >/dev/null 2>&1 || fault_die "'ss' is not installed (iproute2; scripts/deps.sh test installs it)"
+need_tools ss
 stack_start
 
 N=${SHUTDOWN_CLIENTS:-20}
 ROUNDS=${SHUTDOWN_ROUNDS:-3}
-OUT=$STATE_DIR/shutdown
-mkdir -p "$OUT"
+fault_out shutdown
 total=0 total_201=0 exits=() stop_ms=() at_term=()
+
+# inflight_client I: one sign-up of round $r, its answer in $OUT/res.I
+inflight_client() {
+  local a
+  a=$(signup_answer "r${r}u$1" "pw-$1")
+  echo "r${r}u$1 $a" >"$OUT/tmp.$1" && mv "$OUT/tmp.$1" "$OUT/res.$1"
+}
 
 for ((r = 1; r <= ROUNDS; r++)); do
   step "round $r: $N sign-ups in flight, then SIGTERM"
   rm -f "$OUT"/*
-  pids=()
-  for ((i = 1; i <= N; i++)); do
-    (
-      while [[ ! -e $OUT/go ]]; do sleep 0.01; done
-      a=$(signup_answer "r${r}u$i" "pw-$i")
-      echo "r${r}u$i $a" >"$OUT/tmp.$i" && mv "$OUT/tmp.$i" "$OUT/res.$i"
-    ) &
-    pids+=($!)
-  done
-  sleep 0.5
-  : >"$OUT/go"
+  clients_start "$N" inflight_client
+  clients_go 0.5
   # TERM as soon as all N requests are in authd's hands (or answered)
   deadline=$(($(now_ms) + 10000))
   while :; do
@@ -49,7 +46,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
   rc=$?
   dt=$(($(now_ms) - t0))
   exits+=("$rc") stop_ms+=("$dt") at_term+=("$answered/$accepted/$queued")
-  wait "${pids[@]}"
+  clients_wait
   cat "$OUT"/res.* >"$OUT/all"
   n=$(wc -l <"$OUT/all")
   ok=$(count_lines "$OUT/all" ' 201 application/json$')

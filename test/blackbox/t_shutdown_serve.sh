@@ -14,9 +14,7 @@ source "$(dirname "$0")/fault_lib.sh"
 
 SERVE=$SOURCE_DIR/scripts/serve.sh
 [[ -x $SERVE ]] || fault_die "no $SERVE"
-for tool in lighttpd spawn-fcgi pgrep; do
-  command -v "$tool" >/dev/null || fault_die "'$tool' is not installed"
-done
+need_tools lighttpd spawn-fcgi pgrep
 T=$(mktemp -d "${TMPDIR:-/tmp}/authd-serve.XXXXXX")
 SERVE_PID=
 cleanup_serve() {
@@ -57,7 +55,7 @@ for sig in TERM INT; do
   served=0
   for ((attempt = 1; attempt <= 5; attempt++)); do
     rm -rf "$RUN"
-    PORT=$(free_port) || fault_die "found no free port"
+    PORT=$(pick_port) || fault_die "found no free port"
     BASE_URL=http://127.0.0.1:$PORT  # (for probe and the signup helpers)
     export BASE_URL
     # --default-signal=INT: a background job of a script starts with SIGINT
@@ -66,11 +64,7 @@ for sig in TERM INT; do
       setsid env --default-signal=INT "$SERVE" </dev/null >"$T/serve$rounds.log" 2>&1 &
     SERVE_PID=$!
     t_start=$(now_ms)
-    while (($(now_ms) - t_start < 30000)); do
-      [[ $(probe /records) == 401 ]] && { served=1; break; }
-      _fault_alive "$SERVE_PID" || break
-      sleep 0.05
-    done
+    wait_for_http "$BASE_URL/records" 401 30 "$SERVE_PID" && served=1
     ((served)) && break
     wait "$SERVE_PID" 2>/dev/null
     SERVE_PID=
@@ -88,7 +82,7 @@ for sig in TERM INT; do
   SUP=$(cat "$RUN/supervisor.pid" 2>/dev/null)
   AUTHD=$(cat "$RUN/authd.pid" 2>/dev/null)
   LIGHTTPD=$(cat "$RUN/lighttpd.pid" 2>/dev/null)
-  expect_eq "round $rounds: the supervisor is running" yes "$(_fault_alive "${SUP:-0}" && echo yes || echo no)"
+  expect_eq "round $rounds: the supervisor is running" yes "$(proc_alive "${SUP:-0}" && echo yes || echo no)"
   expect_eq "round $rounds: authd is running" authd "$(cat "/proc/${AUTHD:-0}/comm" 2>/dev/null)"
   expect_eq "round $rounds: lighttpd is running" lighttpd "$(cat "/proc/${LIGHTTPD:-0}/comm" 2>/dev/null)"
   before=$(procs_of_run | wc -l)
@@ -108,7 +102,7 @@ for sig in TERM INT; do
     gap=$(($(now_ms) - t0))
     expect_ne "round 1: a new authd was started" "$AUTHD" "$NEW"
     expect_eq "round 1: served again after the kill (${gap} ms)" 401 "$(probe /records)"
-    expect_eq "round 1: serve.sh kept running" yes "$(_fault_alive "$SERVE_PID" && echo yes || echo no)"
+    expect_eq "round 1: serve.sh kept running" yes "$(proc_alive "$SERVE_PID" && echo yes || echo no)"
     expect_eq "round 1: the user signed up before the kill signs in" 200 "$(signin_status user1 pw)"
     AUTHD=$NEW
     print_figure restart_gap_ms "$gap"
@@ -119,10 +113,10 @@ for sig in TERM INT; do
   kill "-$sig" "$SERVE_PID"
   rc=
   for ((i = 0; i < 300; i++)); do
-    _fault_alive "$SERVE_PID" || break
+    proc_alive "$SERVE_PID" || break
     sleep 0.1
   done
-  if _fault_alive "$SERVE_PID"; then
+  if proc_alive "$SERVE_PID"; then
     fail "round $rounds: serve.sh still runs 30 s after SIG$sig"
   else
     wait "$SERVE_PID"
@@ -133,7 +127,7 @@ for sig in TERM INT; do
   echo "round $rounds: stopped in ${stop_ms} ms"
   sleep 0.2
   left=()
-  for p in $SUP $AUTHD $LIGHTTPD; do _fault_alive "$p" && left+=("$p"); done
+  for p in $SUP $AUTHD $LIGHTTPD; do proc_alive "$p" && left+=("$p"); done
   expect_eq "round $rounds: supervisor, authd and lighttpd are gone" "" "$(describe_pids "${left[@]}")"
   expect_eq "round $rounds: no process has the socket path on its command line" "" \
     "$(pgrep -af -- "$SOCK" | grep -v pgrep)"

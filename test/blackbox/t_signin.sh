@@ -9,13 +9,6 @@ source "$(dirname "$0")/harness.sh"
 export AUTHD_TOKEN_TTL=3600
 stack_start
 
-b64url_decode() { local s; s=$(printf '%s' "$1" | tr '_-' '/+'); case $(( ${#s} % 4 )) in 2) s+='==' ;; 3) s+='=' ;; esac; printf '%s' "$s" | base64 -d 2>/dev/null; }
-basic() { printf 'Authorization: Basic %s' "$(printf '%s' "$1" | base64 -w0)"; }
-signup() { http POST /signup -H 'Content-Type: application/json' --data-binary "$(jq -nc --arg u "$1" --arg p "$2" '{username:$u,password:$p,fullname:"Test Person",email:"test@example.com"}')"; }
-signin() { http POST /signin -H "$(basic "$1:$2")"; }
-yesno() { if "$@"; then echo yes; else echo no; fi; }
-trim() { local s="$1"; s="${s#"${s%%[![:space:]]*}"}"; printf '%s' "${s%"${s##*[![:space:]]}"}"; }
-
 signup alice 'alice password'
 expect_eq "setup: signup alice" 201 "$STATUS"
 
@@ -31,14 +24,8 @@ expect_eq "signin: token is a string" string "$(json '.token|type')"
 T1=$(json '.token')
 expect_match "signin: token has three base64url parts" '^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$' "$T1"
 expect_eq "signin: token header equals body token" "$T1" "$(header token)"
-IFS=';' read -r -a ATTRS <<<"$(header Set-Cookie)"
-expect_eq "signin: cookie starts auth=<body token>" "auth=$T1" "$(trim "${ATTRS[0]:-}")"
-expect_eq "signin: cookie second attribute is Path=/" "Path=/" "$(trim "${ATTRS[1]:-}")"
-ATTR_LINES=$(for a in "${ATTRS[@]:1}"; do trim "$a"; echo; done)
-expect_eq "signin: cookie has HttpOnly" yes "$(yesno grep -qx 'HttpOnly' <<<"$ATTR_LINES")"
-expect_eq "signin: cookie has SameSite=Lax" yes "$(yesno grep -qx 'SameSite=Lax' <<<"$ATTR_LINES")"
-expect_eq "signin: cookie has Max-Age=<ttl>" yes "$(yesno grep -qx 'Max-Age=3600' <<<"$ATTR_LINES")"
-expect_eq "signin: JWT header alg is HS256" HS256 "$(b64url_decode "${T1%%.*}" | jq -r '.alg' 2>/dev/null)"
+expect_token_cookie "signin" "$T1" 3600
+expect_eq "signin: JWT header alg is HS256" HS256 "$(jwt_header "$T1" | jq -r '.alg' 2>/dev/null)"
 
 http GET /records -H "Authorization: Bearer $T1"
 expect_eq "signin token accepted by a guarded route" 200 "$STATUS"

@@ -9,13 +9,6 @@ source "$(dirname "$0")/harness.sh"
 export AUTHD_TOKEN_TTL=3600
 stack_start
 
-b64url_decode() { local s; s=$(printf '%s' "$1" | tr '_-' '/+'); case $(( ${#s} % 4 )) in 2) s+='==' ;; 3) s+='=' ;; esac; printf '%s' "$s" | base64 -d 2>/dev/null; }
-basic() { printf 'Authorization: Basic %s' "$(printf '%s' "$1" | base64 -w0)"; }
-signup_json() { http POST /signup -H 'Content-Type: application/json' --data-binary "$1"; }
-signup() { signup_json "$(jq -nc --arg u "$1" --arg p "$2" '{username:$u,password:$p,fullname:"Test Person",email:"test@example.com"}')"; }
-signin() { http POST /signin -H "$(basic "$1:$2")"; }
-yesno() { if "$@"; then echo yes; else echo no; fi; }
-
 # --- success -------------------------------------------------------------------------------
 PASS='Plain text password 1!'
 signup alice "$PASS"
@@ -38,17 +31,9 @@ expect_eq "signup: token is a string" string "$(json '.token|type')"
 TOKEN=$(json '.token')
 expect_match "signup: token has three base64url parts" '^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$' "$TOKEN"
 expect_eq "signup: token header equals body token" "$TOKEN" "$(header token)"
-COOKIE=$(header Set-Cookie)
-IFS=';' read -r -a ATTRS <<<"$COOKIE"
-trim() { local s="$1"; s="${s#"${s%%[![:space:]]*}"}"; printf '%s' "${s%"${s##*[![:space:]]}"}"; }
-expect_eq "signup: cookie starts auth=<body token>" "auth=$TOKEN" "$(trim "${ATTRS[0]:-}")"
-expect_eq "signup: cookie second attribute is Path=/" "Path=/" "$(trim "${ATTRS[1]:-}")"
-ATTR_LINES=$(for a in "${ATTRS[@]:1}"; do trim "$a"; echo; done)
-expect_eq "signup: cookie has HttpOnly" yes "$(yesno grep -qx 'HttpOnly' <<<"$ATTR_LINES")"
-expect_eq "signup: cookie has SameSite=Lax" yes "$(yesno grep -qx 'SameSite=Lax' <<<"$ATTR_LINES")"
-expect_eq "signup: cookie has Max-Age=<ttl>" yes "$(yesno grep -qx 'Max-Age=3600' <<<"$ATTR_LINES")"
-JWT_HEADER=$(b64url_decode "${TOKEN%%.*}")
-JWT_PAYLOAD=$(b64url_decode "$(cut -d. -f2 <<<"$TOKEN")")
+expect_token_cookie "signup" "$TOKEN" 3600
+JWT_HEADER=$(jwt_header "$TOKEN")
+JWT_PAYLOAD=$(jwt_payload "$TOKEN")
 expect_eq "signup: JWT header alg is HS256" HS256 "$(jq -r '.alg' <<<"$JWT_HEADER" 2>/dev/null)"
 expect_eq "signup: JWT payload has a string sub" string "$(jq -r '.sub|type' <<<"$JWT_PAYLOAD" 2>/dev/null)"
 expect_eq "signup: JWT exp - iat equals the ttl" 3600 "$(jq -r '.exp - .iat' <<<"$JWT_PAYLOAD" 2>/dev/null)"

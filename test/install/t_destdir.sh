@@ -9,8 +9,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../blackbox/harness.sh"
 
 BUILD_DIR=${BUILD_DIR:-$SOURCE_DIR/build}
 CMAKE_COMMAND=${CMAKE_COMMAND:-cmake}
-T=$(mktemp -d "${TMPDIR:-/tmp}/authd-destdir.XXXXXX") || exit 1
-at_exit rm -rf "$T"
+make_temp_dir T destdir
 
 # A prefix that does not exist on this machine, so that a file written
 # there by mistake is noticed.

@@ -12,23 +12,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/../blackbox/harness.sh"
 
 BUILD_DIR=${BUILD_DIR:-$SOURCE_DIR/build}
 CMAKE_COMMAND=${CMAKE_COMMAND:-cmake}
-for tool in "$CMAKE_COMMAND" pkg-config c++; do
-  command -v "$tool" >/dev/null 2>&1 || _harness_die "'$tool' is not installed"
-done
+need_tools "$CMAKE_COMMAND" pkg-config c++
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/authd-install.XXXXXX") || exit 1
 NOTES_PID=
-cleanup() {
-  [[ -n $NOTES_PID ]] && _stop_group "$NOTES_PID" notes
-  if ((FAILED > 0 || _EXIT_RC != 0)); then
-    local f
-    for f in install.log pkg.log configure.log build.log notes.log; do
-      [[ -s $T/$f ]] && { echo "----- $f (last 40 lines) -----"; tail -n 40 "$T/$f"; }
-    done
-  fi
-  rm -rf "$T"
-}
-at_exit cleanup
+stop_at_exit NOTES_PID notes
+make_temp_dir T install
+for f in install.log pkg.log configure.log build.log notes.log; do extra_log "$T/$f"; done
 PREFIX=$T/prefix
 
 step "cmake --install into a temporary prefix"
@@ -114,23 +103,12 @@ stack_start
 expect_eq "the installed authd serves /signin" "$AUTHD_BIN" "$(readlink "/proc/$AUTHD_PID/exe")"
 
 # Same AUTHD_* environment as authd (AUTHD_STATE_DIR from stack_start).
-setsid spawn-fcgi -n -s "$NOTES_SOCKET" -M 0600 -- "$NOTES_BIN" </dev/null >>"$T/notes.log" 2>&1 &
-NOTES_PID=$!
-for ((i = 0; i < 100; i++)); do
-  [[ -S $NOTES_SOCKET ]] && break
-  _proc_alive "$NOTES_PID" || break
-  sleep 0.05
-done
+fcgi_spawn "$NOTES_SOCKET" "$T/notes.log" "$NOTES_BIN"
+# shellcheck disable=SC2034  # stopped at exit (stop_at_exit above)
+NOTES_PID=$SPAWNED_PID
 [[ -S $NOTES_SOCKET ]] || { fail "notes started under spawn-fcgi"; finish; }
 
-declare -A TOKEN
-for who in user writer admin; do
-  printf 'pw-%s' "$who" | authctl add "$who-1" "$who" >/dev/null || fail "authctl add $who-1"
-  http POST /signin -u "$who-1:pw-$who"
-  expect_status 200 "signin as $who-1 (installed authd)"
-  TOKEN[$who]=$(json .token)
-done
-bearer() { printf 'Authorization: Bearer %s' "${TOKEN[$1]}"; }
+role_users --note " (installed authd)" user writer admin
 
 step "the notes routes, guarded by the library"
 http GET /notes
@@ -141,40 +119,40 @@ expect_header "401 is JSON" Content-Type '^application/json'
 http GET /notes -H 'Authorization: Bearer not.a.token'
 expect_status 401 "a bad token"
 expect_header "bad token: invalid_token" WWW-Authenticate 'error="invalid_token"'
-http GET /notes -H "$(bearer user)"
+http GET /notes -H "$(role_bearer user)"
 expect_status 200 "user can GET /notes"
 expect_eq "no notes yet" "[]" "$BODY"
-http POST /notes -H "$(bearer user)" -H 'Content-Type: application/json' -d '{"text":"hi"}'
+http POST /notes -H "$(role_bearer user)" -H 'Content-Type: application/json' -d '{"text":"hi"}'
 expect_status 403 "user cannot POST /notes"
 expect_json "403 body" .error "Access Denied"
 expect_header "403 challenge" WWW-Authenticate 'error="insufficient_scope"'
-http POST /notes -H "$(bearer writer)" -H 'Content-Type: application/json' -d '{"text":"from the writer"}'
+http POST /notes -H "$(role_bearer writer)" -H 'Content-Type: application/json' -d '{"text":"from the writer"}'
 expect_status 201 "writer can POST /notes"
 expect_json "the note names its author" .author "writer-1"
 id=$(json .id)
-http GET /notes -H "$(bearer user)"
+http GET /notes -H "$(role_bearer user)"
 expect_json "user reads the note" '.[0].text' "from the writer"
-http DELETE "/notes/$id" -H "$(bearer user)"
+http DELETE "/notes/$id" -H "$(role_bearer user)"
 expect_status 403 "user cannot DELETE"
 expect_json "DELETE 403 body" .error "Access Denied"
-http DELETE "/notes/$id" -H "$(bearer writer)"
+http DELETE "/notes/$id" -H "$(role_bearer writer)"
 expect_status 403 "writer cannot DELETE"
-http DELETE "/notes/$id" -H "$(bearer admin)"
+http DELETE "/notes/$id" -H "$(role_bearer admin)"
 expect_status 200 "admin can DELETE"
 expect_json "deleted" .deleted "true"
-http DELETE "/notes/$id" -H "$(bearer admin)"
+http DELETE "/notes/$id" -H "$(role_bearer admin)"
 expect_status 404 "DELETE again: 404"
-http PUT /notes -H "$(bearer admin)" -d '{}'
+http PUT /notes -H "$(role_bearer admin)" -d '{}'
 expect_status 405 "PUT /notes: 405"
 
 step "authctl changes reach the library on the next request"
 authctl role user-1 admin >/dev/null || fail "authctl role user-1 admin"
-http POST /notes -H "$(bearer writer)" -H 'Content-Type: application/json' -d '{"text":"second"}'
+http POST /notes -H "$(role_bearer writer)" -H 'Content-Type: application/json' -d '{"text":"second"}'
 id=$(json .id)
-http DELETE "/notes/$id" -H "$(bearer user)"
+http DELETE "/notes/$id" -H "$(role_bearer user)"
 expect_status 200 "promoted user can DELETE with the same token"
 authctl delete user-1 >/dev/null || fail "authctl delete user-1"
-http GET /notes -H "$(bearer user)"
+http GET /notes -H "$(role_bearer user)"
 expect_status 401 "token of a deleted user"
 
 finish
