@@ -30,7 +30,7 @@ set -euo pipefail
 
 level=${1:-build}
 
-build_pkgs=(g++ cmake make pkg-config libfcgi-dev libcgicc-dev libjansson-dev
+build_pkgs=(g++ cmake make pkg-config libfcgi-dev libjansson-dev
             libssl-dev liblmdb-dev libcurl4-openssl-dev libargon2-dev)
 run_pkgs=(lighttpd spawn-fcgi)
 bench_pkgs=(wrk libbenchmark-dev curl jq procps)

@@ -16,7 +16,7 @@
 #
 # The binaries come from a RelWithDebInfo build (stripped) in DIR (default build-dist) with
 # -DAUTHD_RELOCATABLE=ON (cmake/Relocatable.cmake: libfcgi, libargon2, LMDB,
-# jansson, cgicc, libstdc++ linked statically) and a relative default config
+# jansson, libstdc++ linked statically) and a relative default config
 # (authd.conf beside the program). Before packing, the binaries are checked
 # against the claims of packaging/hosting/RELEASE-NOTES.md (oldest glibc,
 # libraries from the host): a release never claims less than it needs.

@@ -9,7 +9,7 @@ std::vector<settings::Setting> store_settings(StoreSettings& s) {
       settings::path("state_dir", s.lmdb.directory,
                      "directory of the LMDB environment and the signing key (created 0700)"),
       settings::integer("map_size_mb", s.map_size_mb, 1, 1 << 20,
-                        "LMDB map size in MiB: the most the database may grow to"),
+                        "the most the LMDB map grows to, in MiB (it starts small and doubles when full)"),
       settings::boolean("sync_writes", s.lmdb.sync, "fsync every commit (durable default)"),
   };
 }

@@ -787,6 +787,78 @@ TEST(StoreFull, ReopeningWithALargerMapMakesRoomAgain) {
   EXPECT_TRUE(records.remove(ids.front()).has_value());
 }
 
+// ---- A map that grows by itself -------------------------------------------------
+
+TEST(StoreGrowth, TheMapDoublesWhenFullUpToItsMaximum) {
+  test::TempDir tmp;
+  auto options = options_in(tmp.path() / "db", std::size_t{4} << 20);  // at most 4 MiB
+  options.initial_map_bytes = std::size_t{64} << 10;                     // starting at 64 KiB
+  auto opened = open_lmdb_store(options);
+  ASSERT_TRUE(opened.has_value()) << opened.error().message;
+  RecordStore records(**opened);
+  const std::string blob(512, 'x');
+  int written = 0;
+  Result<Json> last;
+  for (; written < 20000; ++written) {
+    Json fields = Json::object();
+    fields.set("blob", Json::string(blob));
+    last = records.create("o", fields);
+    if (!last) break;
+  }
+  // 64 KiB holds about a hundred such records; 4 MiB several thousand.
+  EXPECT_GT(written, 2000) << "the map did not grow";
+  ASSERT_FALSE(last.has_value()) << "never reached the maximum";
+  EXPECT_EQ(last.error().code, Errc::storage_full);
+  auto all = records.list();
+  ASSERT_TRUE(all.has_value()) << all.error().message;
+  EXPECT_EQ(all->size(), static_cast<std::size_t>(written));
+  auto stats = (*opened)->stats();
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_EQ(stats->bytes_capacity, std::size_t{4} << 20);
+}
+
+TEST(StoreGrowth, ReadersAndWritersOfOtherThreadsSurviveAGrowth) {
+  test::TempDir tmp;
+  auto options = options_in(tmp.path() / "db", std::size_t{64} << 20);
+  options.initial_map_bytes = std::size_t{64} << 10;
+  auto opened = open_lmdb_store(options);
+  ASSERT_TRUE(opened.has_value()) << opened.error().message;
+  Store& store = **opened;
+  UserStore users(store);
+  ASSERT_TRUE(users.create(new_user("reader")).has_value());
+  std::atomic<bool> stop{false};
+  std::atomic<int> read_failures{0}, write_failures{0}, reads{0};
+  {
+    std::vector<std::jthread> threads;
+    for (int t = 0; t < 3; ++t) {
+      threads.emplace_back([&] {
+        while (!stop.load()) {
+          if (!users.find("reader")) ++read_failures;
+          ++reads;
+        }
+      });
+    }
+    for (int t = 0; t < 2; ++t) {
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < 1500; ++i) {
+          NewUser u = new_user("w" + std::to_string(t) + "_" + std::to_string(i));
+          u.fullname = std::string(300, 'f');
+          if (!users.create(u)) ++write_failures;
+        }
+      });
+    }
+    while (reads.load() < 1000) std::this_thread::yield();
+    threads[3].join();
+    threads[4].join();
+    stop = true;
+  }
+  EXPECT_EQ(read_failures.load(), 0);
+  EXPECT_EQ(write_failures.load(), 0);
+  auto all = users.list();
+  ASSERT_TRUE(all.has_value());
+  EXPECT_EQ(all->size(), 3001u);
+}
+
 // ---- new_object_id ------------------------------------------------------------
 
 std::uint64_t hex_value(std::string_view hex) {

@@ -15,7 +15,11 @@ namespace authd {
 
 struct LmdbOptions {
   std::filesystem::path directory = "./var";  // created 0700 if missing; files are 0600
-  std::size_t map_size_bytes = std::size_t{1} << 30;
+  // The map starts at initial_map_bytes (or the data's size) and doubles by
+  // itself whenever a write finds it full, up to map_size_bytes: only then
+  // do writes fail with storage_full.
+  std::size_t map_size_bytes = std::size_t{64} << 30;
+  std::size_t initial_map_bytes = std::size_t{64} << 20;
   bool sync = true;                            // fsync on every commit (durable default)
   unsigned max_readers = 126;
 };
@@ -28,7 +32,7 @@ enum class StoreKind { lmdb };
 struct StoreSettings {
   StoreKind kind = StoreKind::lmdb;
   LmdbOptions lmdb;              // state_dir, sync_writes
-  std::size_t map_size_mb = 1024;  // -> lmdb.map_size_bytes
+  std::size_t map_size_mb = 65536;  // -> lmdb.map_size_bytes: the most the map grows to
 };
 
 // store, state_dir, map_size_mb, sync_writes.

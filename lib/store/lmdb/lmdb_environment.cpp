@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 
 #include "store/lmdb/lmdb_txn.hpp"
@@ -46,7 +47,7 @@ Result<std::unique_ptr<Environment>> open_environment(const LmdbOptions& options
   };
   if (auto ok = check(mdb_env_create(&impl->env), "create"); !ok) return std::unexpected(ok.error());
   if (auto ok = check(mdb_env_set_maxdbs(impl->env, 8), "maxdbs"); !ok) return std::unexpected(ok.error());
-  if (auto ok = check(mdb_env_set_mapsize(impl->env, options.map_size_bytes), "mapsize"); !ok) {
+  if (auto ok = check(mdb_env_set_mapsize(impl->env, std::min(options.map_size_bytes, options.initial_map_bytes)), "mapsize"); !ok) {
     return std::unexpected(ok.error());
   }
   if (auto ok = check(mdb_env_set_maxreaders(impl->env, options.max_readers), "maxreaders"); !ok) {

@@ -3,6 +3,8 @@
 // threads and processes, so `work` runs exactly once).
 #include <algorithm>
 #include <cstring>
+#include <mutex>
+#include <shared_mutex>
 
 #include "authd/clock.hpp"
 #include "store/lmdb/lmdb_txn.hpp"
@@ -208,51 +210,91 @@ class LmdbTxn final : public StoreTxn {
   bool writable_;
 };
 
+// Growing the map (mdb_env_set_mapsize) is allowed only while this process
+// has no transaction open. Every transaction therefore runs under a shared
+// lock, and growing (or adopting another process's growth) takes it
+// exclusively: it waits for the open transactions to end, and new ones wait
+// for it.
 class LmdbStore final : public Store {
  public:
-  explicit LmdbStore(std::unique_ptr<Environment> env) : env_(std::move(env)) {}
+  LmdbStore(std::unique_ptr<Environment> env, std::size_t max_map_bytes)
+      : env_(std::move(env)), max_map_bytes_(max_map_bytes) {}
 
   Result<void> read(const Work& work) override {
-    auto txn = Txn::begin(env_->env, false);
-    if (!txn) return std::unexpected(txn.error());
-    LmdbTxn view(*env_, *txn, false);
-    return work(view);  // a read transaction is simply aborted
+    return with_txn(false, [&](Txn& txn) {
+      LmdbTxn view(*env_, txn, false);
+      return work(view);  // a read transaction is simply aborted
+    });
   }
 
   Result<void> write(const Work& work) override {
-    auto txn = Txn::begin(env_->env, true);
-    if (!txn) return std::unexpected(txn.error());
-    LmdbTxn view(*env_, *txn, true);
-    if (auto ok = work(view); !ok) return ok;  // ~Txn aborts: nothing of it stays
-    return txn->commit();
+    for (;;) {
+      auto done = with_txn(true, [&](Txn& txn) -> Result<void> {
+        LmdbTxn view(*env_, txn, true);
+        if (auto ok = work(view); !ok) return ok;  // ~Txn aborts: nothing of it stays
+        return txn.commit();
+      });
+      if (done || done.error().code != Errc::storage_full) return done;
+      if (!grow()) return done;  // at map_size_mb: the store is full
+      // The aborted transaction left nothing behind: run `work` again.
+    }
   }
 
   Result<User> find_user(std::string_view username) override {
-    auto txn = Txn::begin(env_->env, false);
-    if (!txn) return std::unexpected(txn.error());
-    auto bytes = txn->get(env_->users, username);
-    if (!bytes) return missing_as<User>(bytes.error(), "user");
-    return decode(*bytes);
+    return with_txn(false, [&](Txn& txn) -> Result<User> {
+      auto bytes = txn.get(env_->users, username);
+      if (!bytes) return missing_as<User>(bytes.error(), "user");
+      return decode(*bytes);
+    });
   }
 
   Result<StoreStats> stats() override {
-    auto txn = Txn::begin(env_->env, false);
-    if (!txn) return std::unexpected(txn.error());
-    MDB_stat users{};
-    if (int rc = mdb_stat(txn->get(), env_->users, &users); rc != 0) {
-      return std::unexpected(lmdb_error(rc, "stat"));
-    }
-    MDB_envinfo info{};
-    MDB_stat env{};
-    mdb_env_info(env_->env, &info);
-    mdb_env_stat(env_->env, &env);
-    return StoreStats{users.ms_entries, (info.me_last_pgno + 1) * env.ms_psize, info.me_mapsize};
+    return with_txn(false, [&](Txn& txn) -> Result<StoreStats> {
+      MDB_stat users{};
+      if (int rc = mdb_stat(txn.get(), env_->users, &users); rc != 0) {
+        return std::unexpected(lmdb_error(rc, "stat"));
+      }
+      MDB_envinfo info{};
+      MDB_stat env{};
+      mdb_env_info(env_->env, &info);
+      mdb_env_stat(env_->env, &env);
+      return StoreStats{users.ms_entries, (info.me_last_pgno + 1) * env.ms_psize,
+                        std::max<std::size_t>(info.me_mapsize, max_map_bytes_)};
+    });
   }
 
   std::string_view name() const noexcept override { return "lmdb"; }
 
  private:
+  // Runs fn(txn) in a transaction under the shared lock, adopting a size
+  // another process gave the map when LMDB asks for it.
+  template <class Fn>
+  auto with_txn(bool writable, Fn&& fn) -> decltype(fn(std::declval<Txn&>())) {
+    for (;;) {
+      {
+        std::shared_lock lock(resize_);
+        auto txn = Txn::begin(env_->env, writable);
+        if (txn) return fn(*txn);
+        if (txn.error().message != Txn::kMapResized) return std::unexpected(txn.error());
+      }
+      std::unique_lock exclusive(resize_);
+      mdb_env_set_mapsize(env_->env, 0);  // adopt the size the other process set
+    }
+  }
+
+  // Doubles the map (up to the maximum). False when it is at the maximum.
+  bool grow() {
+    std::unique_lock exclusive(resize_);
+    MDB_envinfo info{};
+    mdb_env_info(env_->env, &info);
+    if (info.me_mapsize >= max_map_bytes_) return false;
+    const std::size_t bigger = std::min(max_map_bytes_, info.me_mapsize * 2);
+    return mdb_env_set_mapsize(env_->env, bigger) == 0;
+  }
+
   std::unique_ptr<Environment> env_;
+  std::size_t max_map_bytes_;
+  std::shared_mutex resize_;
 };
 
 }  // namespace
@@ -261,7 +303,7 @@ class LmdbStore final : public Store {
 Result<std::unique_ptr<Store>> open_lmdb_store(const LmdbOptions& options) {
   auto env = lmdb::open_environment(options);
   if (!env) return std::unexpected(env.error());
-  return std::unique_ptr<Store>(new lmdb::LmdbStore(std::move(*env)));
+  return std::unique_ptr<Store>(new lmdb::LmdbStore(std::move(*env), options.map_size_bytes));
 }
 
 }  // namespace authd

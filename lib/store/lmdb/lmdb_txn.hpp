@@ -33,7 +33,8 @@ struct Environment {
   }
 };
 
-// Opens (creating as needed) the environment in options.directory.
+// Opens (creating as needed) the environment in options.directory, with a
+// map of options.initial_map_bytes (or the data file's size, if larger).
 // Errors: io (directory not creatable/writable, environment not openable).
 Result<std::unique_ptr<Environment>> open_environment(const LmdbOptions& options);
 
@@ -57,16 +58,18 @@ inline std::string_view as_view(const MDB_val& val) {
 // A transaction that aborts in its destructor unless committed.
 class Txn {
  public:
+  // MDB_MAP_RESIZED (another process grew the map) is passed on as
+  // Errc::unavailable with the message kMapResized: only the caller knows
+  // whether this process has no other transaction open, which adopting the
+  // new size (mdb_env_set_mapsize) requires.
   static Result<Txn> begin(MDB_env* env, bool write) {
     MDB_txn* txn = nullptr;
-    int rc = mdb_txn_begin(env, nullptr, write ? 0 : MDB_RDONLY, &txn);
-    if (rc == MDB_MAP_RESIZED) {  // another process grew the map: adopt its size
-      mdb_env_set_mapsize(env, 0);
-      rc = mdb_txn_begin(env, nullptr, write ? 0 : MDB_RDONLY, &txn);
-    }
+    const int rc = mdb_txn_begin(env, nullptr, write ? 0 : MDB_RDONLY, &txn);
+    if (rc == MDB_MAP_RESIZED) return fail(Errc::unavailable, std::string(kMapResized));
     if (rc != 0) return std::unexpected(lmdb_error(rc, "begin transaction"));
     return Txn(txn);
   }
+  static constexpr std::string_view kMapResized = "the map was resized by another process";
   ~Txn() {
     if (txn_) mdb_txn_abort(txn_);
   }
