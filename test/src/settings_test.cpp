@@ -66,7 +66,7 @@ TEST(ProgramSettings, Defaults) {
   EXPECT_EQ(config->core.store.lmdb.directory, fs::path("./var"));
   EXPECT_EQ(signing_key_path(config->core), fs::path("./var") / "signing.key");
   EXPECT_TRUE(config->core.key.hex.empty());
-  EXPECT_EQ(config->core.store.map_size_mb, 1024u);
+  EXPECT_EQ(config->core.store.map_size_mb, 65536u);
   EXPECT_TRUE(config->core.store.lmdb.sync);
   EXPECT_EQ(config->server.workers, 0u);
   EXPECT_EQ(config->server.max_body_bytes, 65536u);
