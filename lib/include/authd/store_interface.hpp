@@ -1,0 +1,120 @@
+// Persistent storage behind one interface. A backend stores plain data —
+// users, third-party links, records and small expiring entries — and keeps
+// its own integrity rules (a username is unique, a write transaction commits
+// whole or not at all). It holds no business rules: sign-up, linking,
+// throttling and record versions live in the modules that use the store.
+//
+// (On this branch this file is store_interface.hpp: on main it replaces
+// authd/store.hpp, where the lead is porting LMDB behind it.)
+// Backends: LMDB (lib/store/lmdb/, the embedded default). Every backend must
+// pass the contract suite in test/unit/store_contract_test.cpp.
+//
+// Thread safety: one Store is shared by every thread of a process, and any
+// number of processes may share the underlying database.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "authd/error.hpp"
+#include "authd/user.hpp"
+
+namespace authd {
+
+// Which users list_users returns, and which slice of them.
+struct UserQuery {
+  std::optional<Role> role;               // only this role
+  std::string contains;                   // only usernames containing this text ("" = all)
+  std::size_t offset = 0;                 // in username order
+  std::size_t limit = static_cast<std::size_t>(-1);
+};
+
+struct UserPage {
+  std::vector<User> users;  // username order
+  std::size_t total = 0;    // matches before offset/limit
+};
+
+// What a backend reports about itself (for health checks and metrics).
+struct StoreStats {
+  std::size_t users = 0;
+  std::size_t bytes_used = 0;      // on disk / in the map
+  std::size_t bytes_capacity = 0;  // 0 when unbounded
+};
+
+// The operations available inside one transaction. Errors common to all:
+// storage_full (writes), unavailable (the database cannot be reached now),
+// internal. A read-only transaction answers every write with internal.
+class StoreTxn {
+ public:
+  virtual ~StoreTxn() = default;
+
+  // --- users, keyed by username (unique) ---------------------------------
+  virtual Result<User> find_user(std::string_view username) = 0;            // not_found
+  virtual Result<void> insert_user(const User& user) = 0;                   // conflict: username taken
+  virtual Result<void> replace_user(const User& user) = 0;                  // not_found: no such username
+  virtual Result<void> delete_user(std::string_view username) = 0;          // not_found
+  virtual Result<UserPage> list_users(const UserQuery& query) = 0;
+
+  // --- third-party identities ("provider:subject") -> username -----------
+  virtual Result<std::string> find_link(std::string_view link) = 0;         // not_found
+  virtual Result<void> insert_link(std::string_view link, std::string_view username) = 0;  // conflict
+  virtual Result<void> delete_link(std::string_view link) = 0;              // not_found
+
+  // --- records: JSON object text keyed by _id ----------------------------
+  virtual Result<std::string> find_record(std::string_view id) = 0;         // not_found
+  virtual Result<void> insert_record(std::string_view id, std::string_view json) = 0;   // conflict
+  virtual Result<void> replace_record(std::string_view id, std::string_view json) = 0;  // not_found
+  virtual Result<void> delete_record(std::string_view id) = 0;              // not_found
+  // Every record as one JSON array text, in _id order.
+  virtual Result<std::string> list_records() = 0;
+
+  // --- small entries in named namespaces ---------------------------------
+  // For features that keep little bits of state (sign-in counters, revoked
+  // tokens, refresh-token families, ...): opaque bytes the caller encodes.
+  // `expires_at` (Unix seconds, 0 = never) lets purge_expired drop them.
+  virtual Result<std::optional<std::string>> get_entry(std::string_view ns, std::string_view key) = 0;
+  virtual Result<void> put_entry(std::string_view ns, std::string_view key, std::string_view value,
+                                 std::int64_t expires_at) = 0;
+  virtual Result<void> delete_entry(std::string_view ns, std::string_view key) = 0;  // absent: ok
+  virtual Result<std::vector<std::pair<std::string, std::string>>> list_entries(std::string_view ns) = 0;
+  // Deletes every entry whose expires_at is in (0, now]. Returns how many.
+  virtual Result<std::size_t> purge_expired(std::int64_t now) = 0;
+};
+
+class Store {
+ public:
+  using Work = std::function<Result<void>(StoreTxn&)>;
+
+  virtual ~Store() = default;
+
+  // Runs `work` in one read-only transaction: a consistent snapshot.
+  virtual Result<void> read(const Work& work) = 0;
+
+  // Runs `work` in one write transaction: everything it wrote commits when it
+  // returns success, nothing when it returns an error (that error is passed
+  // on). A backend may run `work` again after a serialization failure, so it
+  // must not act outside the transaction.
+  virtual Result<void> write(const Work& work) = 0;
+
+  // The user by name in one read: the guard's per-request lookup. A backend
+  // may answer from a cache it keeps coherent across processes.
+  virtual Result<User> find_user(std::string_view username) = 0;
+
+  virtual Result<StoreStats> stats() = 0;
+
+  // The backend's name ("lmdb", ...), for logs and metrics.
+  virtual std::string_view name() const noexcept = 0;
+};
+
+// A new 24-hex-character identifier: 4 bytes of seconds, 5 random bytes per
+// process, 3 bytes of counter (the MongoDB ObjectId layout).
+std::string new_object_id();
+
+}  // namespace authd
