@@ -78,6 +78,9 @@ DbResult<Connection> Connection::open(const Settings& settings) {
   if (!conn) return std::unexpected(DbError{DbError::Kind::connection, "", "out of memory"});
   if (PQstatus(conn.get()) != CONNECTION_OK)
     return std::unexpected(DbError{DbError::Kind::connection, "", trimmed(PQerrorMessage(conn.get()))});
+  // libpq prints NOTICEs (and errors that arrive while idle) to stderr by
+  // default: ours go nowhere; what matters comes back as errors.
+  PQsetNoticeProcessor(conn.get(), [](void*, const char*) {}, nullptr);
   if (PQsetnonblocking(conn.get(), 1) != 0)
     return std::unexpected(DbError{DbError::Kind::connection, "", trimmed(PQerrorMessage(conn.get()))});
   Connection out(std::move(conn));
