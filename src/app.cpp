@@ -5,26 +5,51 @@
 
 namespace authd {
 
-Result<std::unique_ptr<App>> App::create(Config config) {
-  auto auth = Authenticator::from_config(config);
-  if (!auth) return std::unexpected(auth.error());
+namespace {
+
+// Every table of the program, bound to `settings`, in `loader`.
+struct ProgramTables {
+  ProgramTables(ProgramSettings& settings, settings::Loader& loader) : core(settings.core, loader) {
+    loader.add(server_settings(settings.server));
+  }
+  CoreSettingsTables core;
+};
+
+}  // namespace
+
+std::vector<std::string> program_setting_names() {
+  ProgramSettings settings;
+  settings::Loader loader;
+  ProgramTables tables(settings, loader);
+  return loader.names();
+}
+
+std::vector<std::pair<std::string, std::string>> program_setting_defaults() {
+  ProgramSettings settings;
+  settings::Loader loader;
+  ProgramTables tables(settings, loader);
+  return loader.defaults();
+}
+
+Result<ProgramSettings> load_program_settings(const EnvLookup& env, const std::filesystem::path& compiled_default) {
+  ProgramSettings settings;
+  settings::Loader loader;
+  ProgramTables tables(settings, loader);
+  const auto source = settings::config_source(env, compiled_default);
+  if (auto ok = loader.load(source.file, source.optional, env); !ok) return std::unexpected(ok.error());
+  settings.effective = loader.print();
+  return settings;
+}
+
+Result<std::unique_ptr<App>> App::create(ProgramSettings settings) {
+  auto core = Core::open(std::move(settings.core));
+  if (!core) return std::unexpected(core.error());
+  if (auto purged = (*core)->throttle().purge(unix_now()); !purged) {
+    log::warn("cannot purge expired entries: " + purged.error().message);
+  }
   auto app = std::make_unique<App>();
-  app->auth = std::move(*auth);
-  app->users = &app->auth->users();
-  app->tokens = &app->auth->tokens();
-  app->guard = &app->auth->guard();
-  app->records = std::make_unique<RecordStore>(app->auth->database());
-  app->hasher = std::make_unique<PasswordHasher>(config.argon2);
-  app->accounts = std::make_unique<Accounts>(*app->users, *app->hasher, config.credentials);
-  app->throttle = std::make_unique<SigninThrottle>(app->auth->database(), config.throttle);
-  if (auto purged = app->throttle->purge(unix_now()); !purged) {
-    log::warn("cannot purge old sign-in counters: " + purged.error().message);
-  }
-  for (const auto& provider : config.oauth.providers) {
-    app->oauth_clients.emplace(provider.name, std::make_unique<OAuthClient>(
-        provider, HttpTimeouts{config.oauth.connect_timeout, config.oauth.total_timeout}));
-  }
-  app->config = std::move(config);
+  app->core = std::move(*core);
+  app->server = std::move(settings.server);
   return app;
 }
 

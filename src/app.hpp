@@ -1,37 +1,43 @@
-// Everything a request needs, built once at start from the validated Config.
+// The FastCGI program's composition root: every setting loaded and checked
+// once, then the core built from its part. authd and authctl both start here.
 #pragma once
 
-#include <map>
+#include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
-#include "authd/accounts.hpp"
-#include "authd/authenticator.hpp"
-#include "authd/config.hpp"
-#include "authd/guard.hpp"
-#include "authd/oauth.hpp"
-#include "authd/password.hpp"
-#include "authd/store.hpp"
-#include "authd/throttle.hpp"
-#include "authd/token.hpp"
+#include "authd/core.hpp"
+#include "authd/settings.hpp"
+#include "server_settings.hpp"
 
 namespace authd {
 
-struct App {
-  std::unique_ptr<Authenticator> auth;  // owns the database, users, key and guard below
-  Config config;
-  UserStore* users = nullptr;
-  const TokenService* tokens = nullptr;
-  const Guard* guard = nullptr;
-  std::unique_ptr<RecordStore> records;
-  std::unique_ptr<PasswordHasher> hasher;
-  std::unique_ptr<Accounts> accounts;
-  std::unique_ptr<SigninThrottle> throttle;
-  std::map<std::string, std::unique_ptr<OAuthClient>, std::less<>> oauth_clients;  // by provider name
+struct ProgramSettings {
+  CoreSettings core;
+  ServerSettings server;
+  std::string effective;  // every setting as `name = value` lines, secrets redacted
+};
 
-  // Opens the store, loads (or creates) the signing key. Errors: io, config —
-  // the caller prints the one-line reason and refuses to start.
-  static Result<std::unique_ptr<App>> create(Config config);
+// Defaults, then the config file ($AUTHD_CONFIG, else `compiled_default` if
+// it exists), then AUTHD_<NAME> variables. Error: config, naming the file and
+// line (or the variable), the setting and the reason.
+Result<ProgramSettings> load_program_settings(const EnvLookup& env, const std::filesystem::path& compiled_default);
+
+// Every setting of the program (fixed names, then the patterns of dynamic
+// ones such as oauth_<setting>), and the fixed ones' declared defaults.
+std::vector<std::string> program_setting_names();
+std::vector<std::pair<std::string, std::string>> program_setting_defaults();
+
+// What a request handler needs: the core and the program's own settings.
+struct App {
+  std::unique_ptr<Core> core;
+  ServerSettings server;
+
+  // Opens the store and loads the signing key. Errors: io, config — the
+  // caller prints the one-line reason and refuses to start.
+  static Result<std::unique_ptr<App>> create(ProgramSettings settings);
 };
 
 }  // namespace authd

@@ -14,7 +14,6 @@
 #include <thread>
 
 #include "app.hpp"
-#include "authd/config.hpp"
 #include "log.hpp"
 #include "routes.hpp"
 #include "server.hpp"
@@ -27,15 +26,17 @@ constexpr auto kShutdownGrace = std::chrono::seconds(10);
 
 struct Options {
   std::string listen;  // empty: fd 0 from the web server / spawn-fcgi
-  bool check = false;  // validate config and state, then exit
+  bool check = false;         // validate config and state, then exit
+  bool print_config = false;  // print the effective settings, then exit
 };
 
 void usage() {
   std::fputs(
-      "usage: authd [--listen PATH|:PORT] [--check]\n"
+      "usage: authd [--listen PATH|:PORT] [--check] [--print-config]\n"
       "  Runs as a FastCGI responder on fd 0 (spawn-fcgi -s SOCKET -- authd),\n"
       "  or on its own socket with --listen. --check validates the configuration,\n"
-      "  the state directory and the signing key, then exits.\n"
+      "  the state directory and the signing key, then exits. --print-config prints\n"
+      "  the effective settings (secrets redacted) and exits.\n"
       "  Settings: conf/authd.conf or $AUTHD_CONFIG, overridden by AUTHD_<NAME>.\n",
       stderr);
 }
@@ -45,6 +46,7 @@ bool parse_options(int argc, char** argv, Options& options) {
     const std::string arg = argv[i];
     if (arg == "--listen" && i + 1 < argc) options.listen = argv[++i];
     else if (arg == "--check") options.check = true;
+    else if (arg == "--print-config") options.print_config = true;
     else return false;
   }
   return true;
@@ -68,14 +70,21 @@ int main(int argc, char** argv) {
     return 2;
   }
   const EnvLookup env = [](const char* name) { return std::getenv(name); };
-  const auto source = config_source(env, AUTHD_DEFAULT_CONFIG);
-  auto config = load_config(source.file, env, source.optional);
-  if (!config) {
-    std::fprintf(stderr, "authd: %s\n", config.error().message.c_str());
+  auto settings = load_program_settings(env, AUTHD_DEFAULT_CONFIG);
+  if (!settings) {
+    std::fprintf(stderr, "authd: %s\n", settings.error().message.c_str());
     return 1;
   }
-  log::set_level(config->log_level);
-  auto app = App::create(std::move(*config));
+  if (options.print_config) {
+    std::fputs(settings->effective.c_str(), stdout);
+    return 0;
+  }
+  log::set_level(settings->server.log_level);
+  // store = postgresql reports database outages and recoveries here.
+  settings->core.store.postgres.log_warning = [](std::string_view message) { log::warn(message); };
+  settings->core.store.postgres.log_info = [](std::string_view message) { log::info(message); };
+  const std::string state_dir = settings->core.store.lmdb.directory.string();
+  auto app = App::create(std::move(*settings));
   if (!app) {
     std::fprintf(stderr, "authd: %s\n", app.error().message.c_str());
     return 1;
@@ -109,18 +118,18 @@ int main(int argc, char** argv) {
   App& shared = **app;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   ServerOptions server_options{
-      .accept_workers = shared.config.workers ? shared.config.workers : 2 * cores,
-      .hash_workers = shared.config.hash_workers ? shared.config.hash_workers : cores,
-      .upstream_workers = shared.config.upstream_workers,
-      .queue_limit = shared.config.queue_limit,
-      .max_body_bytes = shared.config.max_body_bytes,
+      .accept_workers = shared.server.workers ? shared.server.workers : 2 * cores,
+      .hash_workers = shared.server.hash_workers ? shared.server.hash_workers : cores,
+      .upstream_workers = shared.server.upstream_workers,
+      .queue_limit = shared.server.queue_limit,
+      .max_body_bytes = shared.server.max_body_bytes,
   };
   Server server(listen_fd, server_options, [&shared](http::Request request) { return prepare(shared, std::move(request)); });
   server.start();
   log::info("serving with " + std::to_string(server_options.accept_workers) + " threads (+" +
             std::to_string(server_options.hash_workers) + " hashing, +" +
             std::to_string(server_options.upstream_workers) + " for identity providers), state in " +
-            shared.config.state_dir.string());
+            state_dir + " (" + std::string(shared.core->store().name()) + ")");
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "authd/clock.hpp"
+#include "authd/text.hpp"
 #include "http/error_response.hpp"
 #include "log.hpp"
 
@@ -48,16 +49,6 @@ bool match_path(std::string_view pattern, std::string_view path, std::string_vie
   return pattern.empty() && path.empty();
 }
 
-bool has_query_parameter(std::string_view query, std::string_view name) {
-  while (!query.empty()) {
-    const auto amp = std::min(query.find('&'), query.size());
-    const auto pair = query.substr(0, amp);
-    if (pair.substr(0, std::min(pair.find('='), pair.size())) == name) return true;
-    query.remove_prefix(std::min(amp + 1, query.size()));
-  }
-  return false;
-}
-
 // HEAD is answered wherever GET is (RFC 9110 §9.3.2); the web server drops the body.
 std::string_view matching_method(std::string_view method) { return method == "HEAD" ? "GET" : method; }
 
@@ -69,10 +60,10 @@ handlers::HandlerResult run(App& app, const http::Request& request, const RouteM
   if (route.access == Access::open) return route.handler(app, request, context);
   // RFC 6750 §2.3 tokens in URIs end up in logs and histories: refuse the
   // query-parameter method outright (and so any second credential with it).
-  if (has_query_parameter(request.query, "access_token")) {
+  if (text::query_value(request.query, "access_token")) {
     return fail(Errc::malformed_credentials, "access_token in the query string is not accepted");
   }
-  auto principal = app.guard->check(request.authorization(), route.capability, unix_now());
+  auto principal = app.core->guard().check(request.authorization(), route.capability, unix_now());
   if (!principal) return std::unexpected(principal.error());
   context.principal = &*principal;
   return route.handler(app, request, context);

@@ -1,19 +1,19 @@
 #include "authd/accounts.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
+
+#include "authd/clock.hpp"
+
+#include "authd/text.hpp"
 
 namespace authd {
 namespace {
 
 constexpr std::array<std::string_view, 4> kSignupFields{"username", "password", "fullname", "email"};
 
-bool has_control(std::string_view text) {
-  for (unsigned char c : text) {
-    if (c < 0x20 || c == 0x7f) return true;
-  }
-  return false;
-}
+using text::has_control;
 
 // Deliberately simple (RFC 5321 allows far more than anyone uses): one '@'
 // with something on both sides, no whitespace or control characters.
@@ -77,16 +77,82 @@ Result<void> validate_signup(const SignupRequest& request, const CredentialPolic
   return {};
 }
 
+std::vector<settings::Setting> credential_settings(CredentialPolicy& p) {
+  return {
+      settings::integer("username_max_length", p.username_max_length, 1, 256,
+                        "characters of A-Z a-z 0-9 . _ @ + -"),
+      settings::integer("password_min_length", p.password_min_length, 1, 1024, "bytes"),
+      settings::integer("password_max_length", p.password_max_length, 8, 4096,
+                        "bytes; bounds the cost of hashing a hostile input"),
+      settings::integer("fullname_max_length", p.fullname_max_length, 1, 4096, "bytes"),
+      settings::integer("email_max_length", p.email_max_length, 3, 1024, "bytes"),
+  };
+}
+
+namespace {
+
+User new_user(std::string_view username, std::string password_hash, Role role, std::string_view fullname,
+              std::string_view email) {
+  User user;
+  user.id = new_object_id();
+  user.username = std::string(username);
+  user.password_hash = std::move(password_hash);
+  user.fullname = std::string(fullname);
+  user.email = std::string(email);
+  user.role = role;
+  user.version = 0;
+  user.created_at = user.updated_at = unix_now();
+  return user;
+}
+
+// Read-modify-write of one user in one write transaction; bumps __v.
+template <class Mutate>
+Result<User> modify(Store& store, std::string_view username, Mutate&& mutate) {
+  User changed;
+  auto done = store.write([&](StoreTxn& txn) -> Result<void> {
+    auto user = txn.find_user(username);
+    if (!user) return std::unexpected(user.error());
+    mutate(*user);
+    user->version += 1;
+    user->updated_at = unix_now();
+    changed = *user;
+    return txn.replace_user(*user);
+  });
+  if (!done) return std::unexpected(done.error());
+  return changed;
+}
+
+Result<User> insert(Store& store, const User& user) {
+  auto done = store.write([&](StoreTxn& txn) { return txn.insert_user(user); });
+  if (!done) {
+    if (done.error().code == Errc::conflict) return fail(Errc::conflict, "username already exists");
+    return std::unexpected(done.error());
+  }
+  return user;
+}
+
+}  // namespace
+
 Result<User> Accounts::sign_up(const SignupRequest& request) {
   if (auto valid = validate_signup(request, policy_); !valid) return std::unexpected(valid.error());
-  // Cheap early answer for a taken name; the create below is what guarantees
-  // uniqueness (it runs inside one write transaction).
-  if (auto existing = users_.find(request.username)) return fail(Errc::conflict, "username already exists");
+  // Cheap early answer for a taken name (no hashing); the insert below is
+  // what guarantees uniqueness (the store's unique key).
+  if (auto existing = store_.find_user(request.username)) return fail(Errc::conflict, "username already exists");
   else if (existing.error().code != Errc::not_found) return std::unexpected(existing.error());
 
   auto hash = hasher_.hash(request.password);
   if (!hash) return std::unexpected(hash.error());
-  return users_.create(NewUser{request.username, std::move(*hash), request.fullname, request.email, Role::user});
+  return insert(store_, new_user(request.username, std::move(*hash), Role::user, request.fullname, request.email));
+}
+
+Result<User> Accounts::create(std::string_view username, std::string_view password, Role role,
+                              std::string_view fullname, std::string_view email) {
+  if (auto ok = validate_username(username, policy_); !ok) return std::unexpected(ok.error());
+  if (auto ok = validate_password(password, policy_); !ok) return std::unexpected(ok.error());
+  if (auto existing = store_.find_user(username)) return fail(Errc::conflict, "username already exists");
+  auto hash = hasher_.hash(password);
+  if (!hash) return std::unexpected(hash.error());
+  return insert(store_, new_user(username, std::move(*hash), role, fullname, email));
 }
 
 Result<User> Accounts::sign_in(const BasicCredentials& credentials) const {
@@ -95,7 +161,7 @@ Result<User> Accounts::sign_in(const BasicCredentials& credentials) const {
       credentials.password.size() > policy_.password_max_length) {
     return invalid();  // never hash an over-long input
   }
-  auto user = users_.find(credentials.username);
+  auto user = store_.find_user(credentials.username);
   if (!user) {
     if (user.error().code != Errc::not_found) return std::unexpected(user.error());
     hasher_.verify_dummy(credentials.password);  // same work as a real check: no user enumeration by timing
@@ -107,6 +173,103 @@ Result<User> Accounts::sign_in(const BasicCredentials& credentials) const {
   }
   if (!hasher_.verify(user->password_hash, credentials.password)) return invalid();
   return user;
+}
+
+namespace {
+
+// The hint reduced to the characters a username may hold, short enough that
+// "<base>.<provider>.<n>" stays within the username length limit.
+std::string username_base(const ExternalIdentity& identity, std::size_t max_length) {
+  const std::size_t room = max_length - std::min<std::size_t>(identity.provider.size() + 6, max_length / 2);
+  std::string base;
+  for (unsigned char c : identity.username_hint) {
+    if (is_username_char(c)) base.push_back(static_cast<char>(c));
+    if (base.size() >= room) break;
+  }
+  return base.empty() ? identity.provider + "_user" : base;
+}
+
+// The first candidate username that no account holds.
+Result<std::string> free_username(StoreTxn& txn, const ExternalIdentity& identity, std::size_t max_length) {
+  const std::string base = username_base(identity, max_length);
+  for (int n = 1; n <= 1000; ++n) {
+    std::string candidate = base;
+    if (n >= 2) candidate += "." + identity.provider;
+    if (n >= 3) candidate += "." + std::to_string(n - 1);
+    auto taken = txn.find_user(candidate);
+    if (!taken && taken.error().code == Errc::not_found) return candidate;
+    if (!taken) return std::unexpected(taken.error());
+  }
+  return fail(Errc::internal, "no free username for " + base);
+}
+
+}  // namespace
+
+Result<ExternalSignIn> Accounts::sign_in_external(const ExternalIdentity& identity, bool keep_role) {
+  const std::string link = identity.provider + ":" + identity.subject;
+  ExternalSignIn outcome;
+  auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
+    const auto now = unix_now();
+    // An existing link counts only if its account still lists it (a stale
+    // link must never hand someone else's account over).
+    auto linked_name = txn.find_link(link);
+    if (linked_name) {
+      auto user = txn.find_user(*linked_name);
+      if (user && std::find(user->links.begin(), user->links.end(), link) != user->links.end()) {
+        if (!identity.fullname.empty()) user->fullname = identity.fullname;
+        if (!identity.email.empty()) user->email = identity.email;
+        if (!keep_role) user->role = Role::user;
+        user->version += 1;
+        user->updated_at = now;
+        outcome = ExternalSignIn{*user, false};
+        return txn.replace_user(*user);
+      }
+      if (!user && user.error().code != Errc::not_found) return std::unexpected(user.error());
+      if (auto gone = txn.delete_link(link); !gone) return gone;  // stale: relink below
+    } else if (linked_name.error().code != Errc::not_found) {
+      return std::unexpected(linked_name.error());
+    }
+
+    auto username = free_username(txn, identity, policy_.username_max_length);
+    if (!username) return std::unexpected(username.error());
+    User user = new_user(*username, "", Role::user, identity.fullname, identity.email);
+    user.links.push_back(link);
+    if (auto ok = txn.insert_user(user); !ok) return ok;
+    if (auto ok = txn.insert_link(link, user.username); !ok) return ok;
+    outcome = ExternalSignIn{std::move(user), true};
+    return {};
+  });
+  if (!done) return std::unexpected(done.error());
+  return outcome;
+}
+
+Result<User> Accounts::find(std::string_view username) const { return store_.find_user(username); }
+
+Result<User> Accounts::set_role(std::string_view username, Role role) {
+  return modify(store_, username, [role](User& user) { user.role = role; });
+}
+
+Result<void> Accounts::remove(std::string_view username) {
+  return store_.write([&](StoreTxn& txn) -> Result<void> {
+    auto user = txn.find_user(username);
+    if (!user) return std::unexpected(user.error());
+    for (const auto& link : user->links) {
+      if (auto ok = txn.delete_link(link); !ok && ok.error().code != Errc::not_found) return ok;
+    }
+    return txn.delete_user(username);
+  });
+}
+
+Result<UserPage> Accounts::list(const UserQuery& query) const {
+  UserPage page;
+  auto done = store_.read([&](StoreTxn& txn) -> Result<void> {
+    auto found = txn.list_users(query);
+    if (!found) return std::unexpected(found.error());
+    page = std::move(*found);
+    return {};
+  });
+  if (!done) return std::unexpected(done.error());
+  return page;
 }
 
 }  // namespace authd

@@ -116,4 +116,15 @@ Result<SigningKey> signing_key_from_hex(std::string_view hex) {
   return SigningKey(std::move(*bytes));
 }
 
+std::vector<settings::Setting> key_settings(KeySettings& s) {
+  return {
+      settings::path("signing_key_file", s.file, "HMAC key file; default <state_dir>/signing.key (created 0600)"),
+      settings::secret("signing_key", s.hex, "the key inline as hex (at least 64 digits), instead of the file"),
+  };
+}
+
+Result<SigningKey> load_signing_key(const KeySettings& s) {
+  return s.hex.empty() ? load_or_create_signing_key(s.file) : signing_key_from_hex(s.hex);
+}
+
 }  // namespace authd

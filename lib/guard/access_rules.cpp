@@ -3,32 +3,13 @@
 #include <algorithm>
 #include <cctype>
 
+#include "authd/text.hpp"
+
 namespace authd {
 namespace {
 
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
-  return text;
-}
-
-std::vector<std::string_view> words(std::string_view text) {
-  std::vector<std::string_view> out;
-  while (!(text = trim(text)).empty()) {
-    std::size_t end = 0;
-    while (end < text.size() && !std::isspace(static_cast<unsigned char>(text[end]))) ++end;
-    out.push_back(text.substr(0, end));
-    text.remove_prefix(end);
-  }
-  return out;
-}
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
+using text::trim;
+using text::words;
 
 }  // namespace
 
@@ -88,19 +69,9 @@ AccessRequirement AccessRules::decide(std::string_view method, std::string_view 
 std::optional<std::string> normalized_request_path(std::string_view uri) {
   uri = uri.substr(0, std::min(uri.find_first_of("?#"), uri.size()));
   if (uri.empty() || uri.front() != '/') return std::nullopt;
-  std::string path;
-  path.reserve(uri.size());
-  for (std::size_t i = 0; i < uri.size(); ++i) {
-    if (uri[i] != '%') {
-      path.push_back(uri[i]);
-      continue;
-    }
-    if (i + 2 >= uri.size()) return std::nullopt;
-    const int high = hex_value(uri[i + 1]), low = hex_value(uri[i + 2]);
-    if (high < 0 || low < 0 || (high == 0 && low == 0)) return std::nullopt;
-    path.push_back(static_cast<char>(high * 16 + low));
-    i += 2;
-  }
+  auto decoded = text::percent_decode(uri);
+  if (!decoded) return std::nullopt;
+  std::string path = std::move(*decoded);
   // Merge runs of '/' as web servers do before they serve the path (lighttpd,
   // nginx merge_slashes, Apache): /app//admin/x must meet the /app/admin/ rule.
   path.erase(std::unique(path.begin(), path.end(), [](char a, char b) { return a == '/' && b == '/'; }), path.end());
@@ -114,6 +85,32 @@ std::optional<std::string> normalized_request_path(std::string_view uri) {
     rest.remove_prefix(segment.size());
   }
   return path;
+}
+
+std::vector<settings::Setting> access_rule_settings(AccessRules& rules) {
+  settings::Setting s;
+  s.name = "authorize_rule";
+  s.kind = settings::Kind::list;
+  s.doc = "PREFIX METHOD public|authenticated|read|create|update|delete; repeatable";
+  s.env = "AUTHD_AUTHORIZE_RULES";
+  s.assign = [&rules](std::string_view value) -> Result<void> {
+    auto more = AccessRules::parse(value);
+    if (!more) return std::unexpected(more.error());
+    rules.append(*more);
+    return {};
+  };
+  s.show = [&rules] {
+    std::string out;
+    for (const auto& rule : rules.rules()) {
+      if (!out.empty()) out += "; ";
+      out += rule.prefix + " " + rule.method + " " +
+             (!rule.requirement.needs_token ? std::string("public")
+              : rule.requirement.capability ? std::string(to_string(*rule.requirement.capability))
+                                            : std::string("authenticated"));
+    }
+    return out;
+  };
+  return {std::move(s)};
 }
 
 }  // namespace authd

@@ -3,38 +3,22 @@
 
 #include "authd/authorization.hpp"
 #include "authd/crypto.hpp"
+#include "authd/text.hpp"
 
 namespace authd {
 namespace {
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
-  }
-  return true;
-}
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
-}
+using text::has_control;
+using text::iequals;
 
 // Splits "Scheme  rest" into scheme and rest (rest with leading spaces removed).
 std::pair<std::string_view, std::string_view> split_scheme(std::string_view header) {
-  header = trim(header);
+  header = text::trim_ows(header);
   const auto space = header.find_first_of(" \t");
   if (space == std::string_view::npos) return {header, {}};
-  return {header.substr(0, space), trim(header.substr(space))};
+  return {header.substr(0, space), text::trim_ows(header.substr(space))};
 }
 
-bool has_control(std::string_view text) {
-  for (unsigned char c : text) {
-    if (c < 0x20 || c == 0x7f) return true;
-  }
-  return false;
-}
 
 // RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
 constexpr std::array<bool, 256> kB64TokenChars = [] {

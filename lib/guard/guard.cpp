@@ -14,7 +14,7 @@ Result<Principal> Guard::check(std::string_view authorization, std::optional<Cap
   if (claims->username.empty()) return fail(Errc::invalid_token, "the token names no user");
   // Re-authenticate: the account must still exist and be the one the token
   // was issued to (a deleted and re-created name has a new _id).
-  auto user = users_.find(claims->username);
+  auto user = store_.find_user(claims->username);
   if (!user) {
     if (user.error().code == Errc::not_found) return fail(Errc::invalid_token, "the token's user no longer exists");
     return std::unexpected(user.error());

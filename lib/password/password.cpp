@@ -159,4 +159,12 @@ bool PasswordHasher::verify_dummy(std::string_view password) const {
   return false;
 }
 
+std::vector<settings::Setting> password_settings(Argon2Params& p) {
+  return {
+      settings::integer("argon2_iterations", p.iterations, 1, 64, "argon2id passes (t)"),
+      settings::integer("argon2_memory_kib", p.memory_kib, 8, 4 << 20, "argon2id memory in KiB (m)"),
+      settings::integer("argon2_parallelism", p.parallelism, 1, 16, "argon2id lanes (p)"),
+  };
+}
+
 }  // namespace authd

@@ -1,5 +1,7 @@
 #include "authd/token.hpp"
 
+#include "authd/jws.hpp"
+
 #include <array>
 #include <optional>
 #include <string>
@@ -32,21 +34,9 @@ std::span<const unsigned char> bytes_of(std::string_view text) {
 
 // Decodes one base64url segment into a JSON object.
 Result<Json> decode_segment(std::string_view segment, std::string_view what) {
-  auto raw = crypto::base64url_decode(segment);
-  if (!raw) return refuse(std::string(what) + " is not base64url");
-  auto json = Json::parse(*raw, kMaxJoseDepth);
-  if (!json) return refuse(std::string(what) + ": " + json.error().message);
-  if (!json->is_object()) return refuse(std::string(what) + " is not a JSON object");
-  return json;
-}
-
-bool audience_matches(const Json& aud, std::string_view expected) {
-  if (auto single = aud.as_string()) return *single == expected;
-  if (!aud.is_array()) return false;
-  for (std::size_t i = 0; i < aud.size(); ++i) {
-    if (aud.at(i).as_string() == expected) return true;
-  }
-  return false;
+  auto json = jws::decode_object(segment, what, kMaxJoseDepth);
+  if (!json) return refuse(std::move(json.error()));
+  return std::move(*json);
 }
 
 // The one header layout we write; built once per kind.
@@ -117,15 +107,12 @@ Result<TokenClaims> TokenService::verify(std::string_view token, std::string_vie
 
 Result<TokenClaims> TokenService::verify_uncached(std::string_view token, std::string_view type, std::int64_t now,
                                                   std::int64_t& valid_from) const {
-  const auto first = token.find('.');
-  const auto second = first == std::string_view::npos ? first : token.find('.', first + 1);
-  if (second == std::string_view::npos || token.find('.', second + 1) != std::string_view::npos) {
-    return refuse("a JWS compact token has exactly three parts");
-  }
-  const auto signing_input = token.substr(0, second);
-  const auto header_b64 = token.substr(0, first);
-  const auto payload_b64 = token.substr(first + 1, second - first - 1);
-  const auto signature_b64 = token.substr(second + 1);
+  const auto parts = jws::split(token);
+  if (!parts) return refuse("a JWS compact token has exactly three parts");
+  const auto signing_input = parts->signing_input;
+  const auto header_b64 = parts->header;
+  const auto payload_b64 = parts->payload;
+  const auto signature_b64 = parts->signature;
 
   // Header first, and the algorithm before any cryptography: the algorithm is
   // pinned to our key (RFC 8725 §3.1), so "none", "HS512" or "hs256" never
@@ -149,7 +136,7 @@ Result<TokenClaims> TokenService::verify_uncached(std::string_view token, std::s
   auto payload = decode_segment(payload_b64, "payload");
   if (!payload) return std::unexpected(payload.error());
   if (payload->get_string("iss") != policy_.issuer) return refuse("wrong issuer");
-  if (!audience_matches(payload->get("aud"), policy_.audience)) return refuse("wrong audience");
+  if (!jws::audience_contains(payload->get("aud"), policy_.audience)) return refuse("wrong audience");
   const auto leeway = policy_.leeway.count();
   const auto exp = payload->get_integer("exp");
   if (!exp) return refuse("exp missing or not an integer");
@@ -180,6 +167,17 @@ Result<TokenClaims> TokenService::verify_uncached(std::string_view token, std::s
     if (auto value = payload->get_string(key)) claims.extra.emplace(key, std::string(*value));
   }
   return claims;
+}
+
+std::vector<settings::Setting> token_settings(TokenPolicy& p) {
+  return {
+      settings::seconds("token_ttl", p.ttl, 1, 366LL * 24 * 3600, "access token lifetime; also the auth cookie's Max-Age"),
+      settings::seconds("token_leeway", p.leeway, 0, 300, "clock skew tolerated on exp/nbf/iat"),
+      settings::text("token_issuer", p.issuer, "the iss claim written and required"),
+      settings::text("token_audience", p.audience, "the aud claim written and required"),
+      settings::integer("token_cache_entries", p.cache_entries, 0, 1 << 20,
+                        "verified tokens remembered per process; 0 = none"),
+  };
 }
 
 }  // namespace authd

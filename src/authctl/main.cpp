@@ -1,5 +1,6 @@
-// authctl: operator commands on the same LMDB environment as authd, safe
-// while the server runs (LMDB serialises writers across processes).
+// authctl: operator commands on the same store as authd, safe while the
+// server runs (the store serialises writers across processes). It builds the
+// same Core as authd and runs the same account operations.
 #include <termios.h>
 #include <unistd.h>
 
@@ -11,10 +12,8 @@
 
 #include "app.hpp"
 #include "authd/accounts.hpp"
-#include "authd/config.hpp"
+#include "authd/core.hpp"
 #include "authd/crypto.hpp"
-#include "authd/password.hpp"
-#include "authd/store.hpp"
 
 namespace {
 
@@ -66,69 +65,61 @@ std::optional<Role> role_argument(const std::string& name) {
   return role;
 }
 
-int add(const Config& config, UserStore& users, const std::vector<std::string>& args) {
+// Errors of the shared account operations, in authctl's words.
+int refused(const Error& error, const std::string& username) {
+  if (error.code == Errc::conflict) return failure("user '" + username + "' already exists");
+  if (error.code == Errc::not_found) return failure("no such user '" + username + "'");
+  return failure(error.message);
+}
+
+int add(Accounts& accounts, const std::vector<std::string>& args) {
   if (args.size() < 2) return usage_error();
-  NewUser user;
-  user.username = args[0];
+  const std::string& username = args[0];
   const auto role = role_argument(args[1]);
   if (!role) return 1;
-  user.role = *role;
+  std::string fullname, email;
   for (std::size_t i = 2; i < args.size(); i += 2) {
     if (i + 1 >= args.size()) return usage_error();
-    if (args[i] == "--fullname") user.fullname = args[i + 1];
-    else if (args[i] == "--email") user.email = args[i + 1];
+    if (args[i] == "--fullname") fullname = args[i + 1];
+    else if (args[i] == "--email") email = args[i + 1];
     else return usage_error();
   }
-  if (auto ok = validate_username(user.username, config.credentials); !ok) return failure(ok.error().message);
+  if (auto ok = validate_username(username, accounts.policy()); !ok) return failure(ok.error().message);
+  if (auto existing = accounts.find(username)) return failure("user '" + username + "' already exists");
   std::string password = read_password();
-  if (auto ok = validate_password(password, config.credentials); !ok) return failure(ok.error().message);
-  if (auto existing = users.find(user.username)) return failure("user '" + user.username + "' already exists");
-
-  auto hash = PasswordHasher(config.argon2).hash(password);
+  auto created = accounts.create(username, password, *role, fullname, email);
   crypto::wipe(password.data(), password.size());
-  if (!hash) return failure(hash.error().message);
-  user.password_hash = std::move(*hash);
-  auto created = users.create(user);
-  if (!created) {
-    if (created.error().code == Errc::conflict) return failure("user '" + user.username + "' already exists");
-    return failure(created.error().message);
-  }
+  if (!created) return refused(created.error(), username);
   std::printf("added %s (%s) %s\n", created->username.c_str(), std::string(to_string(created->role)).c_str(),
               created->id.c_str());
   return 0;
 }
 
-int set_role(UserStore& users, const std::vector<std::string>& args) {
+int set_role(Accounts& accounts, const std::vector<std::string>& args) {
   if (args.size() != 2) return usage_error();
   const auto role = role_argument(args[1]);
   if (!role) return 1;
-  auto user = users.set_role(args[0], *role);
-  if (!user) {
-    if (user.error().code == Errc::not_found) return failure("no such user '" + args[0] + "'");
-    return failure(user.error().message);
-  }
+  auto user = accounts.set_role(args[0], *role);
+  if (!user) return refused(user.error(), args[0]);
   std::printf("%s is now %s\n", user->username.c_str(), std::string(to_string(user->role)).c_str());
   return 0;
 }
 
-int list(UserStore& users, const std::vector<std::string>& args) {
+int list(Accounts& accounts, const std::vector<std::string>& args) {
   if (!args.empty()) return usage_error();
-  auto all = users.list();
+  auto all = accounts.list(UserQuery{});
   if (!all) return failure(all.error().message);
   std::printf("%-32s %-7s %-24s %s\n", "USERNAME", "ROLE", "_ID", "__V");
-  for (const auto& user : *all) {
+  for (const auto& user : all->users) {
     std::printf("%-32s %-7s %-24s %lld\n", user.username.c_str(), std::string(to_string(user.role)).c_str(),
                 user.id.c_str(), static_cast<long long>(user.version));
   }
   return 0;
 }
 
-int remove(UserStore& users, const std::vector<std::string>& args) {
+int remove(Accounts& accounts, const std::vector<std::string>& args) {
   if (args.size() != 1) return usage_error();
-  if (auto ok = users.remove(args[0]); !ok) {
-    if (ok.error().code == Errc::not_found) return failure("no such user '" + args[0] + "'");
-    return failure(ok.error().message);
-  }
+  if (auto ok = accounts.remove(args[0]); !ok) return refused(ok.error(), args[0]);
   std::printf("deleted %s\n", args[0].c_str());
   return 0;
 }
@@ -145,16 +136,15 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 2, argv + argc);
 
   const EnvLookup env = [](const char* name) { return std::getenv(name); };
-  const auto source = config_source(env, AUTHD_DEFAULT_CONFIG);
-  auto config = load_config(source.file, env, source.optional);
-  if (!config) return failure(config.error().message);
-  auto database = open_database(*config);
-  if (!database) return failure(database.error().message);
-  UserStore users(**database);
+  auto settings = load_program_settings(env, AUTHD_DEFAULT_CONFIG);
+  if (!settings) return failure(settings.error().message);
+  auto core = Core::open(std::move(settings->core));
+  if (!core) return failure(core.error().message);
+  Accounts& accounts = (*core)->accounts();
 
-  if (command == "add") return add(*config, users, args);
-  if (command == "role") return set_role(users, args);
-  if (command == "list") return list(users, args);
-  if (command == "delete") return remove(users, args);
+  if (command == "add") return add(accounts, args);
+  if (command == "role") return set_role(accounts, args);
+  if (command == "list") return list(accounts, args);
+  if (command == "delete") return remove(accounts, args);
   return usage_error();
 }

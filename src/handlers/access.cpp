@@ -19,7 +19,7 @@ Result<std::optional<Principal>> decide(App& app, const http::Request& request, 
                                         std::string_view uri) {
   const auto path = normalized_request_path(uri);
   if (!path) return fail(Errc::invalid_input, "the original URI is not a valid path");
-  return app.auth->check_request(method, *path, request.authorization(),
+  return app.core->check_request(method, *path, request.authorization(),
                                  http::cookie_value(request.param("HTTP_COOKIE"), kAuthCookie));
 }
 

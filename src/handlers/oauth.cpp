@@ -26,15 +26,16 @@ std::string state_cookie(const App& app, const http::Request& request, std::stri
 
 Result<OAuthClient*> choose_provider(App& app, const std::map<std::string, std::string, std::less<>>& query) {
   const auto named = query.find("provider");
+  const auto& providers = app.core->settings().oauth.providers;
   if (named == query.end()) {
-    if (app.oauth_clients.size() == 1) return app.oauth_clients.begin()->second.get();
+    if (providers.size() == 1) return app.core->oauth_client(providers.front().name);
     std::string names;
-    for (const auto& [name, client] : app.oauth_clients) names += (names.empty() ? "" : ", ") + name;
+    for (const auto& provider : providers) names += (names.empty() ? "" : ", ") + provider.name;
     return fail(Errc::invalid_input, "several identity providers are configured; choose one with ?provider= (" + names + ")");
   }
-  const auto found = app.oauth_clients.find(named->second);
-  if (found == app.oauth_clients.end()) return fail(Errc::invalid_input, "unknown provider '" + named->second + "'");
-  return found->second.get();
+  OAuthClient* found = app.core->oauth_client(named->second);
+  if (!found) return fail(Errc::invalid_input, "unknown provider '" + named->second + "'");
+  return found;
 }
 
 HandlerResult start(App& app, const http::Request& request,
@@ -47,8 +48,8 @@ HandlerResult start(App& app, const http::Request& request,
   auto location = (*client)->authorization_url(state, pkce.challenge);
   if (!location) return std::unexpected(location.error());
 
-  const auto ttl = app.config.oauth.state_ttl;
-  const auto sealed = seal_oauth_state(*app.tokens, state, unix_now(), ttl);
+  const auto ttl = app.core->settings().oauth.state_ttl;
+  const auto sealed = seal_oauth_state(app.core->tokens(), state, unix_now(), ttl);
   Json body = Json::object();
   body.set("location", Json::string(*location));
   auto response = http::Response::json(302, body);
@@ -61,18 +62,18 @@ HandlerResult start(App& app, const http::Request& request,
 HandlerResult complete(App& app, const http::Request& request,
                        const std::map<std::string, std::string, std::less<>>& query) {
   const auto now = unix_now();
-  auto state = open_oauth_state(*app.tokens, http::cookie_value(request.param("HTTP_COOKIE"), kStateCookie), now);
+  auto state = open_oauth_state(app.core->tokens(), http::cookie_value(request.param("HTTP_COOKIE"), kStateCookie), now);
   if (!state) return std::unexpected(state.error());
   const auto returned = query.find("state");
   if (returned == query.end() || !crypto::equal_constant_time(returned->second, state->state)) {
     return fail(Errc::provider_refused, "the state returned by the provider does not match this sign-in");
   }
-  const auto client = app.oauth_clients.find(state->provider);
-  if (client == app.oauth_clients.end()) return fail(Errc::provider_refused, "the sign-in's provider is no longer configured");
+  OAuthClient* client = app.core->oauth_client(state->provider);
+  if (!client) return fail(Errc::provider_refused, "the sign-in's provider is no longer configured");
 
-  auto identity = client->second->complete(query.find("code")->second, *state, now);
+  auto identity = client->complete(query.find("code")->second, *state, now);
   if (!identity) return std::unexpected(identity.error());
-  auto account = app.users->sign_in_external(*identity, app.config.oauth.keep_role);
+  auto account = app.core->accounts().sign_in_external(*identity, app.core->settings().oauth.keep_role);
   if (!account) return std::unexpected(account.error());
 
   Json shown = Json::object();
@@ -85,7 +86,7 @@ HandlerResult complete(App& app, const http::Request& request,
 }  // namespace
 
 HandlerResult oauth(App& app, const http::Request& request, const RouteContext&) {
-  if (app.oauth_clients.empty()) return fail(Errc::not_configured, "third-party sign-in is not configured");
+  if (!app.core->oauth_configured()) return fail(Errc::not_configured, "third-party sign-in is not configured");
   const auto query = http::parse_query(request.query);
   if (const auto error = query.find("error"); error != query.end()) {
     // RFC 6749 §4.1.2.1: the provider (or the user) refused.

@@ -13,19 +13,19 @@ HandlerResult signin(App& app, const http::Request& request, const RouteContext&
   if (!credentials) return fail(Errc::invalid_login, "malformed Basic credentials");  // no hash, nothing to guess
 
   const auto now = unix_now();
-  if (auto allowed = app.throttle->check(credentials->username, request.remote_addr, now); !allowed) {
+  if (auto allowed = app.core->throttle().check(credentials->username, request.remote_addr, now); !allowed) {
     return std::unexpected(allowed.error());
   }
-  auto user = app.accounts->sign_in(*credentials);
+  auto user = app.core->accounts().sign_in(*credentials);
   if (!user) {
     if (user.error().code == Errc::invalid_login) {
-      if (auto counted = app.throttle->record_failure(credentials->username, request.remote_addr, now); !counted) {
+      if (auto counted = app.core->throttle().record_failure(credentials->username, request.remote_addr, now); !counted) {
         log::warn("cannot count a failed sign-in: " + counted.error().message);
       }
     }
     return std::unexpected(user.error());
   }
-  if (auto noted = app.throttle->record_success(user->username, request.remote_addr, now); !noted) {
+  if (auto noted = app.core->throttle().record_success(user->username, request.remote_addr, now); !noted) {
     log::warn("cannot record a sign-in: " + noted.error().message);
   }
 

@@ -8,7 +8,7 @@ HandlerResult signup(App& app, const http::Request& request, const RouteContext&
   if (!body) return std::unexpected(body.error());
   auto fields = signup_request_from_json(*body);
   if (!fields) return std::unexpected(fields.error());
-  auto user = app.accounts->sign_up(*fields);
+  auto user = app.core->accounts().sign_up(*fields);
   if (!user) return std::unexpected(user.error());
 
   // The spec's shape: __v, _id, acl, password (the stored hash), role, username.

@@ -5,10 +5,9 @@ namespace authd::handlers {
 
 http::Response token_response(const App& app, const http::Request& request, int status, const User& user,
                               Json user_body) {
-  const auto& config = app.config;
-  const std::string token = app.tokens->issue(kAccessTokenType, user.id, user.username, unix_now());
+    const std::string token = app.core->tokens().issue(kAccessTokenType, user.id, user.username, unix_now());
 
-  std::string cookie = "auth=" + token + "; Path=/; Max-Age=" + std::to_string(config.token.ttl.count()) +
+  std::string cookie = "auth=" + token + "; Path=/; Max-Age=" + std::to_string(app.core->settings().token.ttl.count()) +
                        "; HttpOnly; SameSite=Lax";
   if (secure_cookies(app, request)) cookie += "; Secure";
 
@@ -22,13 +21,13 @@ http::Response token_response(const App& app, const http::Request& request, int 
 }
 
 bool secure_cookies(const App& app, const http::Request& request) {
-  return app.config.cookie_secure == CookieSecure::always ||
-         (app.config.cookie_secure == CookieSecure::automatic && request.https);
+  return app.server.cookie_secure == CookieSecure::always ||
+         (app.server.cookie_secure == CookieSecure::automatic && request.https);
 }
 
 Result<Json> parse_json_body(const App& app, const http::Request& request) {
   if (request.body.empty()) return fail(Errc::invalid_input, "request body must be a JSON object");
-  return Json::parse(request.body, app.config.max_json_depth);
+  return Json::parse(request.body, app.server.max_json_depth);
 }
 
 }  // namespace authd::handlers

@@ -178,21 +178,10 @@ TEST(ValidateSignup, FullnameLength) {
 
 class AccountsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    StoreOptions options;
-    options.directory = dir_.path() / "db";
-    options.map_size_bytes = std::size_t{16} << 20;
-    options.sync = false;
-    auto db = Database::open(options);
-    ASSERT_TRUE(db.has_value()) << db.error().message;
-    db_ = std::move(*db);
-    users_.emplace(*db_);
-    accounts_.emplace(*users_, hasher_, CredentialPolicy{});
-  }
+  void SetUp() override { accounts_.emplace(db_.store(), hasher_, CredentialPolicy{}); }
 
-  test::TempDir dir_;
-  std::unique_ptr<Database> db_;
-  std::optional<UserStore> users_;
+  test::TempStore db_;
+  Store* users_ = &db_.store();
   PasswordHasher hasher_{test::kFastArgon2};
   std::optional<Accounts> accounts_;
 };
@@ -210,7 +199,7 @@ TEST_F(AccountsTest, SignUpCreatesAUserWithAnArgon2idHash) {
   EXPECT_EQ(user->password_hash.find("correct horse"), std::string::npos);
   EXPECT_TRUE(hasher_.verify(user->password_hash, "correct horse"));
 
-  auto stored = users_->find("alice");
+  auto stored = users_->find_user("alice");
   ASSERT_TRUE(stored.has_value());
   EXPECT_EQ(stored->id, user->id);
   EXPECT_EQ(stored->password_hash, user->password_hash);
@@ -222,7 +211,7 @@ TEST_F(AccountsTest, SignUpValidates) {
   auto user = accounts_->sign_up(req);
   ASSERT_FALSE(user.has_value());
   EXPECT_EQ(user.error().code, Errc::invalid_input);
-  EXPECT_EQ(outcome(users_->find("bad name")), "not_found");
+  EXPECT_EQ(outcome(users_->find_user("bad name")), "not_found");
 }
 
 TEST_F(AccountsTest, DuplicateSignUpIsAConflict) {
@@ -272,10 +261,7 @@ TEST_F(AccountsTest, SignInWithAnEmptyUsernameIsInvalidLogin) {
 }
 
 TEST_F(AccountsTest, AccountWithoutPasswordCannotSignIn) {
-  NewUser u;
-  u.username = "oauth-only";
-  u.email = "o@example.org";
-  ASSERT_TRUE(users_->create(u).has_value());
+  test::insert_user(db_.store(), "oauth-only");
   auto empty = accounts_->sign_in({"oauth-only", ""});
   ASSERT_FALSE(empty.has_value());
   EXPECT_EQ(empty.error().code, Errc::invalid_login);
@@ -287,7 +273,7 @@ TEST_F(AccountsTest, AccountWithoutPasswordCannotSignIn) {
 TEST_F(AccountsTest, PolicyIsKept) {
   CredentialPolicy policy;
   policy.username_max_length = 10;
-  Accounts accounts(*users_, hasher_, policy);
+  Accounts accounts(db_.store(), hasher_, policy);
   EXPECT_EQ(accounts.policy().username_max_length, 10u);
   auto user = accounts.sign_up(valid_request("elevenchars"));
   ASSERT_FALSE(user.has_value());

@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "authd/accounts.hpp"
 #include "test_support.hpp"
 
 namespace authd {
@@ -18,30 +19,15 @@ constexpr std::int64_t kNow = 1'700'000'000;
 class GuardTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    StoreOptions options;
-    options.directory = dir_.path() / "db";
-    options.map_size_bytes = std::size_t{16} << 20;
-    options.sync = false;
-    auto db = Database::open(options);
-    ASSERT_TRUE(db.has_value()) << db.error().message;
-    db_ = std::move(*db);
-    users_.emplace(*db_);
+    users_.emplace(db_.store(), hasher_, CredentialPolicy{});
     auto tokens = TokenService::create(SigningKey(std::string(32, 'g')), TokenPolicy{});
     ASSERT_TRUE(tokens.has_value()) << tokens.error().message;
     tokens_.emplace(std::move(*tokens));
-    guard_.emplace(*tokens_, *users_);
+    guard_.emplace(*tokens_, db_.store());
   }
 
   User make_user(const std::string& name, Role role = Role::user) {
-    NewUser u;
-    u.username = name;
-    u.password_hash = "$argon2id$v=19$m=256,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2g";
-    u.fullname = name;
-    u.email = name + "@example.org";
-    u.role = role;
-    auto created = users_->create(u);
-    if (!created) throw std::runtime_error("create: " + created.error().message);
-    return *created;
+    return test::insert_user(db_.store(), name, role, "$argon2id$v=19$m=256,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2g");
   }
 
   std::string bearer_for(const User& user, std::int64_t now = kNow) const {
@@ -53,9 +39,9 @@ class GuardTest : public ::testing::Test {
     return guard_->check(header, cap, now);
   }
 
-  test::TempDir dir_;
-  std::unique_ptr<Database> db_;
-  std::optional<UserStore> users_;
+  test::TempStore db_;
+  PasswordHasher hasher_{test::kFastArgon2};
+  std::optional<Accounts> users_;
   std::optional<TokenService> tokens_;
   std::optional<Guard> guard_;
 };

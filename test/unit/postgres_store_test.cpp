@@ -227,7 +227,7 @@ TEST(PostgresStore, LostListenConnectionDropsTheCache) {
   ASSERT_EQ("ok", outcome(insert(*store, make_user("rose", Role::admin))));
   ASSERT_TRUE(within(2000ms, [&] {  // the listener is up once answers are cached
     return store->find_user("rose").has_value() &&
-           cluster.psql(db, "SELECT count(*) FROM pg_stat_activity WHERE query = 'LISTEN authd_users'") == "1";
+           cluster.psql(db, "SELECT count(*) FROM pg_stat_activity WHERE query = 'LISTEN authd_users' AND datname = current_database()") == "1";
   }));
   ASSERT_EQ(Role::admin, store->find_user("rose")->role);
 
@@ -242,7 +242,7 @@ TEST(PostgresStore, LostListenConnectionDropsTheCache) {
   }));
   // And it listens again by itself.
   EXPECT_TRUE(within(5000ms, [&] {
-    return cluster.psql(db, "SELECT count(*) FROM pg_stat_activity WHERE query = 'LISTEN authd_users'") == "1";
+    return cluster.psql(db, "SELECT count(*) FROM pg_stat_activity WHERE query = 'LISTEN authd_users' AND datname = current_database()") == "1";
   }));
   cluster.psql(db, "UPDATE users SET role = 'writer' WHERE username = 'rose'");
   EXPECT_TRUE(within(1000ms, [&] {

@@ -9,10 +9,11 @@
 
 #include <functional>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
-#include "authd/store_interface.hpp"
+#include "authd/store.hpp"
 
 namespace authd::test {
 
@@ -33,6 +34,9 @@ struct StoreBackend {
   // Throws std::runtime_error when the backend cannot be set up.
   std::function<StoreUnderTest()> fresh;
 };
+
+// Test names and messages show the backend's name, not its bytes.
+inline void PrintTo(const StoreBackend& backend, std::ostream* os) { *os << backend.name; }
 
 inline std::vector<StoreBackend>& store_backends() {
   static std::vector<StoreBackend> backends;

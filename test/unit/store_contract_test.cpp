@@ -1,5 +1,5 @@
 // The store contract: every behaviour of Store / StoreTxn
-// (authd/store_interface.hpp) that the modules above rely on, run against
+// (authd/store.hpp) that the modules above rely on, run against
 // every registered backend (store_backends.hpp). A backend is done when this
 // suite passes on it unchanged.
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "authd/store_interface.hpp"
+#include "authd/store.hpp"
 #include "store_backends.hpp"
 #include "test_support.hpp"
 

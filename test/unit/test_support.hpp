@@ -2,15 +2,19 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <ostream>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <system_error>
 
+#include "authd/clock.hpp"
 #include "authd/error.hpp"
 #include "authd/password.hpp"
 #include "authd/roles.hpp"
+#include "authd/store.hpp"
+#include "authd/store_backends.hpp"
 
 namespace authd {
 
@@ -64,5 +68,43 @@ class TempDir {
 // Cheap argon2 parameters so that tests run fast (libargon2 needs
 // memory_kib >= 8 * parallelism).
 inline constexpr Argon2Params kFastArgon2{1, 256, 1};
+
+// The one fixture for a temporary store: an LMDB store (16 MiB, no fsync) in
+// a fresh directory, removed with it. reopen() closes and opens it again.
+class TempStore {
+ public:
+  TempStore() { reopen(); }
+  Store& store() { return *store_; }
+  Store* operator->() { return store_.get(); }
+  const std::filesystem::path& directory() const noexcept { return dir_.path(); }
+  void reopen() {
+    store_.reset();
+    LmdbOptions options;
+    options.directory = dir_.path() / "db";
+    options.map_size_bytes = std::size_t{16} << 20;
+    options.sync = false;
+    auto opened = open_lmdb_store(options);
+    if (!opened) throw std::runtime_error("cannot open the test store: " + opened.error().message);
+    store_ = std::move(*opened);
+  }
+
+ private:
+  TempDir dir_;
+  std::unique_ptr<Store> store_;
+};
+
+// Puts a user straight into the store (no hashing, no validation): for
+// tests of the layers above it. Throws when the store refuses.
+inline User insert_user(Store& store, std::string username, Role role = Role::user, std::string password_hash = "") {
+  User user;
+  user.id = new_object_id();
+  user.username = std::move(username);
+  user.password_hash = std::move(password_hash);
+  user.role = role;
+  user.created_at = user.updated_at = unix_now();
+  auto done = store.write([&](StoreTxn& txn) { return txn.insert_user(user); });
+  if (!done) throw std::runtime_error("insert_user: " + done.error().message);
+  return user;
+}
 
 }  // namespace authd::test

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "authd/error.hpp"
+#include "authd/settings.hpp"
 #include "authd/roles.hpp"
 
 namespace authd {
@@ -49,6 +50,9 @@ class AccessRules {
  private:
   std::vector<AccessRule> rules_;
 };
+
+// authorize_rule (repeatable in the file; AUTHD_AUTHORIZE_RULES, ';'-separated).
+std::vector<settings::Setting> access_rule_settings(AccessRules& rules);
 
 // The path of a request URI, percent-decoded: no query, no fragment.
 // nullopt when it cannot be a safe path (not absolute, a NUL byte, a bad

@@ -1,4 +1,6 @@
-// Sign-up and sign-in as use cases, independent of HTTP.
+// Accounts: the use cases on users, independent of HTTP and of the store's
+// backend — sign-up, password sign-in, third-party sign-in and linking, and
+// the operator's changes (authctl and, later, the admin API share them).
 #pragma once
 
 #include <cstddef>
@@ -8,6 +10,7 @@
 #include "authd/error.hpp"
 #include "authd/json.hpp"
 #include "authd/password.hpp"
+#include "authd/settings.hpp"
 #include "authd/store.hpp"
 #include "authd/user.hpp"
 
@@ -39,24 +42,49 @@ Result<void> validate_signup(const SignupRequest& request, const CredentialPolic
 Result<void> validate_username(std::string_view username, const CredentialPolicy& policy);
 Result<void> validate_password(std::string_view password, const CredentialPolicy& policy);
 
+// username_max_length, password_min_length, password_max_length,
+// fullname_max_length, email_max_length.
+std::vector<settings::Setting> credential_settings(CredentialPolicy& policy);
+
 class Accounts {
  public:
-  Accounts(UserStore& users, const PasswordHasher& hasher, CredentialPolicy policy)
-      : users_(users), hasher_(hasher), policy_(policy) {}
+  Accounts(Store& store, const PasswordHasher& hasher, CredentialPolicy policy)
+      : store_(store), hasher_(hasher), policy_(policy) {}
 
-  // Validates, hashes, creates with role user. Errors: bad_request,
+  // Validates, hashes, creates with role user. Errors: invalid_input,
   // conflict (username taken), storage_full, internal.
   Result<User> sign_up(const SignupRequest& request);
+
+  // An account made by an operator (authctl add): any role, fullname and
+  // email optional. Errors as sign_up.
+  Result<User> create(std::string_view username, std::string_view password, Role role, std::string_view fullname,
+                      std::string_view email);
 
   // Error: invalid_login for an unknown user, a wrong password, an account
   // without a password, or an over-long input; the unknown-user path spends
   // the same hashing work as a real check.
   Result<User> sign_in(const BasicCredentials& credentials) const;
 
+  // Third-party sign-in, in one write transaction. Accounts are linked by
+  // provider + subject, never by a bare username. The linked account is
+  // updated (fullname/email refreshed when given, role reset to user unless
+  // keep_role, __v + 1); without one, a new account (no password, role user)
+  // is created and linked under the first free username of: the hint, then
+  // "<hint>.<provider>", then "<hint>.<provider>.<n>" (n = 2, 3, ...), so an
+  // existing account is never taken over. Errors: storage_full, internal.
+  Result<ExternalSignIn> sign_in_external(const ExternalIdentity& identity, bool keep_role);
+
+  // Operator changes. Errors: not_found, storage_full, internal.
+  Result<User> find(std::string_view username) const;
+  Result<User> set_role(std::string_view username, Role role);
+  // Deletes the user and its third-party links; its tokens stop working at once.
+  Result<void> remove(std::string_view username);
+  Result<UserPage> list(const UserQuery& query) const;
+
   const CredentialPolicy& policy() const noexcept { return policy_; }
 
  private:
-  UserStore& users_;
+  Store& store_;
   const PasswordHasher& hasher_;
   CredentialPolicy policy_;
 };

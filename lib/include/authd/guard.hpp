@@ -22,21 +22,21 @@ struct Principal {
 
 class Guard {
  public:
-  Guard(const TokenService& tokens, const UserStore& users) : tokens_(tokens), users_(users) {}
+  Guard(const TokenService& tokens, Store& store) : tokens_(tokens), store_(store) {}
 
   // `authorization` is the raw Authorization header value ("" when absent).
-  // Errors: missing_token (no bearer credentials), invalid_request (malformed
+  // Errors: no_credentials (no bearer credentials), malformed_credentials (malformed
   // header), invalid_token (bad/expired token, or its user is gone or was
-  // re-created), forbidden (role lacks `required`), internal.
+  // re-created), not_permitted (role lacks `required`), internal.
   Result<Principal> check(std::string_view authorization, std::optional<Capability> required,
                           std::int64_t now) const;
 
-  // The capability step alone. Error: forbidden.
+  // The capability step alone. Error: not_permitted.
   static Result<void> authorize(const Principal& principal, Capability required);
 
  private:
   const TokenService& tokens_;
-  const UserStore& users_;
+  Store& store_;
 };
 
 }  // namespace authd

@@ -10,8 +10,12 @@
 #pragma once
 
 #include <chrono>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
+
+#include "authd/settings.hpp"
 
 namespace authd {
 
@@ -52,6 +56,31 @@ struct OAuthSettings {
     }
     return nullptr;
   }
+};
+
+// oauth_keep_role, oauth_connect_timeout_ms, oauth_timeout_ms, oauth_state_ttl.
+std::vector<settings::Setting> oauth_settings(OAuthSettings& settings);
+
+// The provider settings (oauth_<setting>, oauth.<name>.<setting>,
+// oauth_providers and their AUTHD_OAUTH_* variables), whose names are not
+// fixed; finish() validates them into `target.providers`.
+class OAuthProviderSettings final : public settings::DynamicSettings {
+ public:
+  explicit OAuthProviderSettings(OAuthSettings& target) : target_(target) {}
+  Result<bool> assign(std::string_view name, std::string_view value) override;
+  Result<void> assign_environment(const EnvLookup& env) override;
+  Result<void> finish() override;
+  std::vector<std::string> names() const override;
+  std::vector<std::string> describe() const override;
+
+  // issuer, client_id, ... token_auth.
+  static std::vector<std::string> provider_setting_names();
+
+ private:
+  Result<void> set(const std::string& provider, std::string_view setting, std::string_view value);
+  OAuthSettings& target_;
+  std::map<std::string, OAuthProvider> providers_;
+  std::set<std::string> declared_;
 };
 
 }  // namespace authd

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "authd/error.hpp"
+#include "authd/settings.hpp"
 
 namespace authd {
 
@@ -16,6 +17,9 @@ struct Argon2Params {
   std::uint32_t memory_kib = 19456;
   std::uint32_t parallelism = 1;
 };
+
+// argon2_iterations, argon2_memory_kib, argon2_parallelism.
+std::vector<settings::Setting> password_settings(Argon2Params& params);
 
 class PasswordHasher {
  public:

@@ -1,4 +1,4 @@
-// The PostgreSQL store: the Store interface (store_interface.hpp) on a shared
+// The PostgreSQL store: the Store interface (authd/store.hpp) on a shared
 // PostgreSQL database, for several front nodes. Only lib/store/postgres/
 // includes <libpq-fe.h>.
 //
@@ -28,7 +28,7 @@
 #include <string_view>
 
 #include "authd/error.hpp"
-#include "authd/store_interface.hpp"
+#include "authd/store.hpp"
 
 namespace authd {
 

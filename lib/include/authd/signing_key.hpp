@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "authd/error.hpp"
+#include "authd/settings.hpp"
 
 namespace authd {
 
@@ -25,6 +26,19 @@ class SigningKey {
  private:
   std::string bytes_;
 };
+
+// Where the key comes from: inline hex, else a file (default
+// <state_dir>/signing.key, filled in by the core when empty).
+struct KeySettings {
+  std::filesystem::path file;
+  std::string hex;  // secret: never printed
+};
+
+// signing_key_file, signing_key.
+std::vector<settings::Setting> key_settings(KeySettings& settings);
+
+// The key `settings` name: from hex, or the file (created when missing).
+Result<SigningKey> load_signing_key(const KeySettings& settings);
 
 // Reads the key file, or creates it with 32 random bytes (mode 0600, parent
 // directory created 0700) when it does not exist. Creation is atomic: several

@@ -1,101 +1,114 @@
-// Persistent storage in one LMDB environment (only lib/store/ includes
-// <lmdb.h>). Safe to share between threads of a process and between
-// processes: LMDB serialises writers and gives readers snapshots.
+// Persistent storage behind one interface. A backend stores plain data —
+// users, third-party links, records and small expiring entries — and keeps
+// its own integrity rules (a username is unique, a write transaction commits
+// whole or not at all). It holds no business rules: sign-up, linking,
+// throttling and record versions live in the modules that use the store.
+//
+// Backends: LMDB (lib/store/lmdb/, the embedded default). Every backend must
+// pass the contract suite in test/unit/store_contract_test.cpp.
+//
+// Thread safety: one Store is shared by every thread of a process, and any
+// number of processes may share the underlying database.
 #pragma once
 
 #include <cstddef>
-#include <filesystem>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "authd/error.hpp"
-#include "authd/json.hpp"
 #include "authd/user.hpp"
 
 namespace authd {
 
-struct StoreOptions {
-  std::filesystem::path directory;        // created 0700 if missing; files are 0600
-  std::size_t map_size_bytes = std::size_t{1} << 30;
-  bool sync = true;                       // fsync on every commit (durable default)
-  unsigned max_readers = 126;
+// Which users list_users returns, and which slice of them.
+struct UserQuery {
+  std::optional<Role> role;               // only this role
+  std::string contains;                   // only usernames containing this text ("" = all)
+  std::size_t offset = 0;                 // in username order
+  std::size_t limit = static_cast<std::size_t>(-1);
 };
 
-// The LMDB environment. Open once per process; UserStore and RecordStore
-// borrow it and must not outlive it.
-class Database {
- public:
-  // Errors: io (directory not creatable/writable, environment not openable).
-  static Result<std::unique_ptr<Database>> open(const StoreOptions& options);
-  ~Database();
-  Database(const Database&) = delete;
-  Database& operator=(const Database&) = delete;
-
-  struct Impl;
-  Impl& impl() noexcept { return *impl_; }
-
- private:
-  explicit Database(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+struct UserPage {
+  std::vector<User> users;  // username order
+  std::size_t total = 0;    // matches before offset/limit
 };
 
-// Users, keyed by username (unique). Each mutation is one write transaction.
-class UserStore {
- public:
-  explicit UserStore(Database& db) : db_(db) {}
-
-  // Assigns _id and __v = 0. Errors: conflict (username taken; nothing is
-  // written), storage_full, internal.
-  Result<User> create(const NewUser& user);
-  // Error: not_found, internal.
-  Result<User> find(std::string_view username) const;
-  // Sets the role and bumps __v. Errors: not_found, storage_full, internal.
-  Result<User> set_role(std::string_view username, Role role);
-  // Replaces the whole record (same username and _id) and bumps __v.
-  // Errors: not_found, conflict (if the stored __v differs from
-  // user.version, i.e. someone else updated it first), storage_full.
-  Result<User> update(const User& user);
-  // Errors: not_found, storage_full (LMDB needs free pages even to delete),
-  // internal.
-  Result<void> remove(std::string_view username);
-  Result<std::vector<User>> list() const;
-
-  // Third-party sign-in, in one write transaction. Accounts are linked by
-  // provider + subject, never by a bare username. The linked account is
-  // updated (fullname/email refreshed when given, role reset to user unless
-  // keep_role, __v + 1); without one, a new account (no password, role user)
-  // is created and linked under the first free username of: the hint, then
-  // "<hint>.<provider>", then "<hint>.<provider>.<n>" (n = 2, 3, ...), so an
-  // existing account is never taken over. Errors: storage_full, internal.
-  Result<ExternalSignIn> sign_in_external(const ExternalIdentity& identity, bool keep_role);
-
- private:
-  Database& db_;
+// What a backend reports about itself (for health checks and metrics).
+struct StoreStats {
+  std::size_t users = 0;
+  std::size_t bytes_used = 0;      // on disk / in the map
+  std::size_t bytes_capacity = 0;  // 0 when unbounded
 };
 
-// The demo resource: JSON objects keyed by _id, each carrying `_id`, `__v`
-// and `owner` (set by the service; a client cannot set them).
-class RecordStore {
+// The operations available inside one transaction. Errors common to all:
+// storage_full (writes), unavailable (the database cannot be reached now),
+// internal. A read-only transaction answers every write with internal.
+class StoreTxn {
  public:
-  explicit RecordStore(Database& db) : db_(db) {}
+  virtual ~StoreTxn() = default;
 
-  // `fields` must be a JSON object. Errors: bad_request, storage_full.
-  Result<Json> create(std::string_view owner, const Json& fields);
-  Result<Json> find(std::string_view id) const;            // not_found
-  Result<std::vector<Json>> list() const;
-  // The same as JSON text, straight from the store (no parse, no re-encode):
-  // one record, or an array of all of them.
-  Result<std::string> find_text(std::string_view id) const;  // not_found
-  Result<std::string> list_text() const;
-  // Replaces the client fields, keeps _id/owner, bumps __v. not_found.
-  Result<Json> replace(std::string_view id, const Json& fields);
-  Result<void> remove(std::string_view id);                // not_found, storage_full
+  // --- users, keyed by username (unique) ---------------------------------
+  virtual Result<User> find_user(std::string_view username) = 0;            // not_found
+  virtual Result<void> insert_user(const User& user) = 0;                   // conflict: username taken
+  virtual Result<void> replace_user(const User& user) = 0;                  // not_found: no such username
+  virtual Result<void> delete_user(std::string_view username) = 0;          // not_found
+  virtual Result<UserPage> list_users(const UserQuery& query) = 0;
 
- private:
-  Database& db_;
+  // --- third-party identities ("provider:subject") -> username -----------
+  virtual Result<std::string> find_link(std::string_view link) = 0;         // not_found
+  virtual Result<void> insert_link(std::string_view link, std::string_view username) = 0;  // conflict
+  virtual Result<void> delete_link(std::string_view link) = 0;              // not_found
+
+  // --- records: JSON object text keyed by _id ----------------------------
+  virtual Result<std::string> find_record(std::string_view id) = 0;         // not_found
+  virtual Result<void> insert_record(std::string_view id, std::string_view json) = 0;   // conflict
+  virtual Result<void> replace_record(std::string_view id, std::string_view json) = 0;  // not_found
+  virtual Result<void> delete_record(std::string_view id) = 0;              // not_found
+  // Every record as one JSON array text, in _id order.
+  virtual Result<std::string> list_records() = 0;
+
+  // --- small entries in named namespaces ---------------------------------
+  // For features that keep little bits of state (sign-in counters, revoked
+  // tokens, refresh-token families, ...): opaque bytes the caller encodes.
+  // `expires_at` (Unix seconds, 0 = never) lets purge_expired drop them.
+  virtual Result<std::optional<std::string>> get_entry(std::string_view ns, std::string_view key) = 0;
+  virtual Result<void> put_entry(std::string_view ns, std::string_view key, std::string_view value,
+                                 std::int64_t expires_at) = 0;
+  virtual Result<void> delete_entry(std::string_view ns, std::string_view key) = 0;  // absent: ok
+  virtual Result<std::vector<std::pair<std::string, std::string>>> list_entries(std::string_view ns) = 0;
+  // Deletes every entry whose expires_at is in (0, now]. Returns how many.
+  virtual Result<std::size_t> purge_expired(std::int64_t now) = 0;
+};
+
+class Store {
+ public:
+  using Work = std::function<Result<void>(StoreTxn&)>;
+
+  virtual ~Store() = default;
+
+  // Runs `work` in one read-only transaction: a consistent snapshot.
+  virtual Result<void> read(const Work& work) = 0;
+
+  // Runs `work` in one write transaction: everything it wrote commits when it
+  // returns success, nothing when it returns an error (that error is passed
+  // on). A backend may run `work` again after a serialization failure, so it
+  // must not act outside the transaction.
+  virtual Result<void> write(const Work& work) = 0;
+
+  // The user by name in one read: the guard's per-request lookup. A backend
+  // may answer from a cache it keeps coherent across processes.
+  virtual Result<User> find_user(std::string_view username) = 0;
+
+  virtual Result<StoreStats> stats() = 0;
+
+  // The backend's name ("lmdb", ...), for logs and metrics.
+  virtual std::string_view name() const noexcept = 0;
 };
 
 // A new 24-hex-character identifier: 4 bytes of seconds, 5 random bytes per

@@ -1,5 +1,5 @@
 // Brute-force throttling of password sign-in, shared by every process on one
-// LMDB environment.
+// store (counters are entries in the store's "throttle" namespace).
 //
 // Policy (defaults in ThrottlePolicy, all configurable):
 //  - Failed sign-ins are counted per username and per client address; a count
@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "authd/error.hpp"
+#include "authd/settings.hpp"
 #include "authd/store.hpp"
 
 namespace authd {
@@ -35,22 +36,25 @@ struct ThrottlePolicy {
   std::chrono::seconds known_address_ttl{30 * 24 * 3600};
 };
 
+// signin_throttle, signin_user_threshold, ... (the policy above).
+std::vector<settings::Setting> throttle_settings(ThrottlePolicy& policy);
+
 class SigninThrottle {
  public:
-  SigninThrottle(Database& db, ThrottlePolicy policy) : db_(db), policy_(policy) {}
+  SigninThrottle(Store& store, ThrottlePolicy policy) : store_(store), policy_(policy) {}
 
   // Error too_many_requests (message: whole seconds to wait, at least 1) when
   // the username or the address is in a delay; internal on storage failure.
   Result<void> check(std::string_view username, std::string_view address, std::int64_t now) const;
   Result<void> record_failure(std::string_view username, std::string_view address, std::int64_t now);
   Result<void> record_success(std::string_view username, std::string_view address, std::int64_t now);
-  // Deletes entries whose window and delay are over. Returns how many.
+  // Deletes counters (and any other store entries) that have expired. Returns how many.
   Result<std::size_t> purge(std::int64_t now);
 
   const ThrottlePolicy& policy() const noexcept { return policy_; }
 
  private:
-  Database& db_;
+  Store& store_;
   ThrottlePolicy policy_;
 };
 

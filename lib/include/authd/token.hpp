@@ -13,6 +13,7 @@
 
 #include "authd/crypto.hpp"
 #include "authd/error.hpp"
+#include "authd/settings.hpp"
 #include "authd/signing_key.hpp"
 
 namespace authd {
@@ -32,6 +33,9 @@ struct TokenPolicy {
   std::chrono::seconds leeway{0};  // tolerated clock skew on exp/nbf/iat
   std::size_t cache_entries = 8192;  // verified tokens remembered per process; 0 = none
 };
+
+// token_ttl, token_leeway, token_issuer, token_audience, token_cache_entries.
+std::vector<settings::Setting> token_settings(TokenPolicy& policy);
 
 struct TokenClaims {
   std::string subject;    // sub: the user's _id

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "authd/store_interface.hpp"
+#include "authd/store.hpp"
 #include "store/postgres/connection.hpp"
 
 namespace authd::pg {

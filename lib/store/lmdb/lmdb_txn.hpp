@@ -1,4 +1,4 @@
-// Internal to lib/store/: the only header that includes <lmdb.h>.
+// Internal to lib/store/lmdb/: the only header that includes <lmdb.h>.
 #pragma once
 
 #include <lmdb.h>
@@ -7,23 +7,35 @@
 #include <string_view>
 #include <utility>
 
+#include <filesystem>
+#include <memory>
+
 #include "authd/error.hpp"
-#include "authd/store.hpp"
+#include "authd/store_backends.hpp"
 
-namespace authd {
+namespace authd::lmdb {
 
-struct Database::Impl {
+// The environment and its tables. Closed (after a final sync) on destruction.
+struct Environment {
   MDB_env* env = nullptr;
   MDB_dbi users = 0;
   MDB_dbi records = 0;
-  MDB_dbi links = 0;     // "provider:subject" -> username
-  MDB_dbi throttle = 0;  // "u:<username>" / "a:<address>" -> failed sign-in counters
-  ~Impl() {
+  MDB_dbi links = 0;    // "provider:subject" -> username
+  MDB_dbi entries = 0;  // namespace '\0' key -> i64 expires_at (LE) + value
+  std::filesystem::path directory;
+  Environment() = default;
+  Environment(const Environment&) = delete;
+  Environment& operator=(const Environment&) = delete;
+  ~Environment() {
     if (!env) return;
     mdb_env_sync(env, 1);  // a clean stop is durable even with sync_writes = false
     mdb_env_close(env);
   }
 };
+
+// Opens (creating as needed) the environment in options.directory.
+// Errors: io (directory not creatable/writable, environment not openable).
+Result<std::unique_ptr<Environment>> open_environment(const LmdbOptions& options);
 
 // LMDB's status codes as our errors.
 inline Error lmdb_error(int rc, std::string_view what) {
@@ -121,4 +133,4 @@ class Txn {
   MDB_txn* txn_;
 };
 
-}  // namespace authd
+}  // namespace authd::lmdb

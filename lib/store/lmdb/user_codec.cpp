@@ -1,4 +1,4 @@
-#include "store/user_codec.hpp"
+#include "store/lmdb/user_codec.hpp"
 
 #include <cstdint>
 #include <cstring>

@@ -1,11 +1,13 @@
-#include "config/oauth_settings.hpp"
+#include "authd/oauth_config.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <utility>
 
-namespace authd::config_detail {
+#include "authd/text.hpp"
+
+namespace authd {
 namespace {
 
 using Field = std::string OAuthProvider::*;
@@ -69,7 +71,7 @@ Result<void> validate(OAuthProvider& p) {
 
 }  // namespace
 
-Result<void> OAuthCollector::set(const std::string& provider, std::string_view setting, std::string_view value) {
+Result<void> OAuthProviderSettings::set(const std::string& provider, std::string_view setting, std::string_view value) {
   auto& p = providers_[provider];
   p.name = provider;
   if (setting == kTokenAuth) {
@@ -84,7 +86,7 @@ Result<void> OAuthCollector::set(const std::string& provider, std::string_view s
   return {};
 }
 
-Result<bool> OAuthCollector::apply(std::string_view name, std::string_view value) {
+Result<bool> OAuthProviderSettings::assign(std::string_view name, std::string_view value) {
   if (name == "oauth_providers") {
     std::string list(value);
     std::replace(list.begin(), list.end(), ',', ' ');
@@ -121,12 +123,12 @@ Result<bool> OAuthCollector::apply(std::string_view name, std::string_view value
   return false;
 }
 
-Result<void> OAuthCollector::apply_environment(const EnvLookup& env) {
+Result<void> OAuthProviderSettings::assign_environment(const EnvLookup& env) {
   if (const char* list = env("AUTHD_OAUTH_PROVIDERS")) {
-    if (auto ok = apply("oauth_providers", list); !ok) return std::unexpected(ok.error());
+    if (auto ok = assign("oauth_providers", list); !ok) return std::unexpected(ok.error());
   }
   auto read = [&](const std::string& provider, const std::string& prefix) -> Result<void> {
-    for (const auto& setting : setting_names()) {
+    for (const auto& setting : provider_setting_names()) {
       const auto variable = prefix + upper(setting);
       if (const char* value = env(variable.c_str())) {
         if (auto ok = set(provider, setting, value); !ok) {
@@ -143,7 +145,8 @@ Result<void> OAuthCollector::apply_environment(const EnvLookup& env) {
   return {};
 }
 
-Result<void> OAuthCollector::finish(OAuthSettings& settings) {
+Result<void> OAuthProviderSettings::finish() {
+  auto& settings = target_;
   settings.providers.clear();
   for (auto& [name, provider] : providers_) {
     if (auto ok = validate(provider); !ok) return ok;
@@ -157,11 +160,43 @@ Result<void> OAuthCollector::finish(OAuthSettings& settings) {
   return {};
 }
 
-std::vector<std::string> OAuthCollector::setting_names() {
+std::vector<std::string> OAuthProviderSettings::provider_setting_names() {
   std::vector<std::string> names;
   for (const auto& [name, field] : kTextSettings) names.emplace_back(name);
   names.emplace_back(kTokenAuth);
   return names;
 }
 
-}  // namespace authd::config_detail
+std::vector<std::string> OAuthProviderSettings::names() const {
+  std::vector<std::string> names{"oauth_providers"};
+  for (const auto& setting : provider_setting_names()) names.push_back("oauth_" + setting);
+  return names;
+}
+
+std::vector<std::string> OAuthProviderSettings::describe() const {
+  std::vector<std::string> lines;
+  for (const auto& p : target_.providers) {
+    const auto prefix = "oauth." + p.name + ".";
+    for (const auto& [name, field] : kTextSettings) {
+      const std::string& value = p.*field;
+      if (value.empty()) continue;
+      lines.push_back(prefix + std::string(name) + " = " + (name == "client_secret" ? "(set)" : value));
+    }
+    lines.push_back(prefix + std::string(kTokenAuth) + " = " + (p.token_auth == TokenEndpointAuth::basic ? "basic" : "post"));
+  }
+  return lines;
+}
+
+std::vector<settings::Setting> oauth_settings(OAuthSettings& s) {
+  return {
+      settings::boolean("oauth_keep_role", s.keep_role,
+                        "false (the spec): a third-party sign-in sets role user; true keeps an operator's role"),
+      settings::milliseconds("oauth_connect_timeout_ms", s.connect_timeout, 100, 60000,
+                             "connect timeout for calls to identity providers"),
+      settings::milliseconds("oauth_timeout_ms", s.total_timeout, 100, 120000,
+                             "total timeout for one call to an identity provider"),
+      settings::seconds("oauth_state_ttl", s.state_ttl, 30, 3600, "how long a started sign-in may take"),
+  };
+}
+
+}  // namespace authd

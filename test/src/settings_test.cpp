@@ -1,4 +1,4 @@
-#include "authd/config.hpp"
+#include "app.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,13 +8,31 @@
 #include <memory>
 #include <string>
 
-#include "test_support.hpp"
+#include "../unit/test_support.hpp"
 
 namespace authd {
 namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+
+// The program's settings as authd loads them: `file` (empty: none), then
+// the environment. With optional_file, a missing file gives the defaults.
+Result<ProgramSettings> load_config(const fs::path& file, const EnvLookup& env, bool optional_file = false) {
+  const EnvLookup with_file = [&](const char* name) -> const char* {
+    if (std::string_view(name) == "AUTHD_CONFIG") return nullptr;
+    return env(name);
+  };
+  if (file.empty()) return load_program_settings(with_file, {});
+  if (!optional_file) {
+    const std::string path = file.string();
+    return load_program_settings([&](const char* name) -> const char* {
+      if (std::string_view(name) == "AUTHD_CONFIG") return path.c_str();
+      return env(name);
+    }, {});
+  }
+  return load_program_settings(with_file, file);
+}
 
 EnvLookup env_of(std::map<std::string, std::string> vars = {}) {
   auto shared = std::make_shared<const std::map<std::string, std::string>>(std::move(vars));
@@ -41,39 +59,39 @@ bool names_line(const std::string& message, int line) {
          message.ends_with(":" + n);
 }
 
-TEST(Config, Defaults) {
+TEST(ProgramSettings, Defaults) {
   auto config = load_config({}, env_of());
   ASSERT_TRUE(config.has_value()) << config.error().message;
-  EXPECT_EQ(config->state_dir, fs::path("./var"));
-  EXPECT_EQ(config->key_file(), fs::path("./var") / "signing.key");
-  EXPECT_TRUE(config->signing_key_hex.empty());
-  EXPECT_EQ(config->map_size_mb, 1024u);
-  EXPECT_TRUE(config->sync_writes);
-  EXPECT_EQ(config->workers, 0u);
-  EXPECT_EQ(config->max_body_bytes, 65536u);
-  EXPECT_EQ(config->max_json_depth, 16u);
-  EXPECT_EQ(config->token.ttl, 3600s);
-  EXPECT_EQ(config->token.leeway, 0s);
-  EXPECT_EQ(config->token.issuer, "authd");
-  EXPECT_EQ(config->token.audience, "authd");
-  EXPECT_EQ(config->cookie_secure, CookieSecure::automatic);
-  EXPECT_EQ(config->argon2.iterations, 2u);
-  EXPECT_EQ(config->argon2.memory_kib, 19456u);
-  EXPECT_EQ(config->argon2.parallelism, 1u);
-  EXPECT_EQ(config->credentials.username_max_length, 64u);
-  EXPECT_EQ(config->credentials.password_max_length, 1024u);
-  EXPECT_EQ(config->log_level, "info");
+  EXPECT_EQ(config->core.store.lmdb.directory, fs::path("./var"));
+  EXPECT_EQ(signing_key_path(config->core), fs::path("./var") / "signing.key");
+  EXPECT_TRUE(config->core.key.hex.empty());
+  EXPECT_EQ(config->core.store.map_size_mb, 1024u);
+  EXPECT_TRUE(config->core.store.lmdb.sync);
+  EXPECT_EQ(config->server.workers, 0u);
+  EXPECT_EQ(config->server.max_body_bytes, 65536u);
+  EXPECT_EQ(config->server.max_json_depth, 16u);
+  EXPECT_EQ(config->core.token.ttl, 3600s);
+  EXPECT_EQ(config->core.token.leeway, 0s);
+  EXPECT_EQ(config->core.token.issuer, "authd");
+  EXPECT_EQ(config->core.token.audience, "authd");
+  EXPECT_EQ(config->server.cookie_secure, CookieSecure::automatic);
+  EXPECT_EQ(config->core.argon2.iterations, 2u);
+  EXPECT_EQ(config->core.argon2.memory_kib, 19456u);
+  EXPECT_EQ(config->core.argon2.parallelism, 1u);
+  EXPECT_EQ(config->core.credentials.username_max_length, 64u);
+  EXPECT_EQ(config->core.credentials.password_max_length, 1024u);
+  EXPECT_EQ(config->server.log_level, "info");
 }
 
-TEST(Config, KeyFileDefaultsIntoStateDir) {
-  Config c;
-  c.state_dir = "/srv/authd";
-  EXPECT_EQ(c.key_file(), fs::path("/srv/authd/signing.key"));
-  c.signing_key_file = "/etc/authd/key";
-  EXPECT_EQ(c.key_file(), fs::path("/etc/authd/key"));
+TEST(ProgramSettings, KeyFileDefaultsIntoStateDir) {
+  CoreSettings c;
+  c.store.lmdb.directory = "/srv/authd";
+  EXPECT_EQ(signing_key_path(c), fs::path("/srv/authd/signing.key"));
+  c.key.file = "/etc/authd/key";
+  EXPECT_EQ(signing_key_path(c), fs::path("/etc/authd/key"));
 }
 
-TEST(Config, ParsesAFileWithCommentsBlankLinesAndSpaces) {
+TEST(ProgramSettings, ParsesAFileWithCommentsBlankLinesAndSpaces) {
   test::TempDir tmp;
   const fs::path file = write_file(tmp.path(),
                                    "# authd configuration\n"
@@ -93,31 +111,31 @@ TEST(Config, ParsesAFileWithCommentsBlankLinesAndSpaces) {
                                    "log_level = debug\n");
   auto config = load_config(file, env_of());
   ASSERT_TRUE(config.has_value()) << config.error().message;
-  EXPECT_EQ(config->state_dir, fs::path("/var/lib/authd"));
-  EXPECT_EQ(config->key_file(), fs::path("/var/lib/authd/signing.key"));
-  EXPECT_EQ(config->token.ttl, 600s);
-  EXPECT_EQ(config->token.leeway, 5s);
-  EXPECT_EQ(config->token.issuer, "issuer.example");
-  EXPECT_EQ(config->map_size_mb, 64u);
-  EXPECT_FALSE(config->sync_writes);
-  EXPECT_EQ(config->argon2.iterations, 3u);
-  EXPECT_EQ(config->argon2.memory_kib, 65536u);
-  EXPECT_EQ(config->credentials.username_max_length, 32u);
-  EXPECT_EQ(config->cookie_secure, CookieSecure::always);
-  EXPECT_EQ(config->log_level, "debug");
+  EXPECT_EQ(config->core.store.lmdb.directory, fs::path("/var/lib/authd"));
+  EXPECT_EQ(signing_key_path(config->core), fs::path("/var/lib/authd/signing.key"));
+  EXPECT_EQ(config->core.token.ttl, 600s);
+  EXPECT_EQ(config->core.token.leeway, 5s);
+  EXPECT_EQ(config->core.token.issuer, "issuer.example");
+  EXPECT_EQ(config->core.store.map_size_mb, 64u);
+  EXPECT_FALSE(config->core.store.lmdb.sync);
+  EXPECT_EQ(config->core.argon2.iterations, 3u);
+  EXPECT_EQ(config->core.argon2.memory_kib, 65536u);
+  EXPECT_EQ(config->core.credentials.username_max_length, 32u);
+  EXPECT_EQ(config->server.cookie_secure, CookieSecure::always);
+  EXPECT_EQ(config->server.log_level, "debug");
   // Untouched settings keep their defaults.
-  EXPECT_EQ(config->token.audience, "authd");
-  EXPECT_EQ(config->max_body_bytes, 65536u);
+  EXPECT_EQ(config->core.token.audience, "authd");
+  EXPECT_EQ(config->server.max_body_bytes, 65536u);
 }
 
-TEST(Config, FileWithoutTrailingNewline) {
+TEST(ProgramSettings, FileWithoutTrailingNewline) {
   test::TempDir tmp;
   auto config = load_config(write_file(tmp.path(), "token_ttl = 42"), env_of());
   ASSERT_TRUE(config.has_value()) << config.error().message;
-  EXPECT_EQ(config->token.ttl, 42s);
+  EXPECT_EQ(config->core.token.ttl, 42s);
 }
 
-TEST(Config, UnknownSettingInFileIsAnErrorNamingItAndTheLine) {
+TEST(ProgramSettings, UnknownSettingInFileIsAnErrorNamingItAndTheLine) {
   test::TempDir tmp;
   const fs::path file = write_file(tmp.path(),
                                    "# comment\n"
@@ -136,7 +154,7 @@ TEST(Config, UnknownSettingInFileIsAnErrorNamingItAndTheLine) {
   EXPECT_NE(msg.find(file.filename().string()), std::string::npos) << msg;
 }
 
-TEST(Config, BadNumberIsAnError) {
+TEST(ProgramSettings, BadNumberIsAnError) {
   test::TempDir tmp;
   for (const char* value : {"abc", "12abc", "", "1.5", "99999999999999999999999"}) {
     auto config =
@@ -149,7 +167,7 @@ TEST(Config, BadNumberIsAnError) {
   }
 }
 
-TEST(Config, LineWithoutEqualsIsAnError) {
+TEST(ProgramSettings, LineWithoutEqualsIsAnError) {
   test::TempDir tmp;
   auto config = load_config(write_file(tmp.path(), "token_ttl = 5\ntoken_ttl\n"), env_of());
   ASSERT_FALSE(config.has_value());
@@ -157,7 +175,7 @@ TEST(Config, LineWithoutEqualsIsAnError) {
   EXPECT_TRUE(names_line(config.error().message, 2)) << config.error().message;
 }
 
-TEST(Config, BadEnumValuesAreErrors) {
+TEST(ProgramSettings, BadEnumValuesAreErrors) {
   test::TempDir tmp;
   for (const char* line : {"sync_writes = maybe\n", "cookie_secure = sometimes\n",
                            "log_level = loud\n"}) {
@@ -167,54 +185,54 @@ TEST(Config, BadEnumValuesAreErrors) {
   }
 }
 
-TEST(Config, EnvironmentOverridesTheFile) {
+TEST(ProgramSettings, EnvironmentOverridesTheFile) {
   test::TempDir tmp;
   const fs::path file = write_file(tmp.path(), "token_ttl = 600\nstate_dir = /from/file\n");
   auto config = load_config(file, env_of({{"AUTHD_TOKEN_TTL", "120"}}));
   ASSERT_TRUE(config.has_value()) << config.error().message;
-  EXPECT_EQ(config->token.ttl, 120s);
-  EXPECT_EQ(config->state_dir, fs::path("/from/file"));
+  EXPECT_EQ(config->core.token.ttl, 120s);
+  EXPECT_EQ(config->core.store.lmdb.directory, fs::path("/from/file"));
 }
 
-TEST(Config, EnvironmentStateDir) {
+TEST(ProgramSettings, EnvironmentStateDir) {
   auto config = load_config({}, env_of({{"AUTHD_STATE_DIR", "/tmp/authd-state"}}));
   ASSERT_TRUE(config.has_value()) << config.error().message;
-  EXPECT_EQ(config->state_dir, fs::path("/tmp/authd-state"));
-  EXPECT_EQ(config->key_file(), fs::path("/tmp/authd-state/signing.key"));
+  EXPECT_EQ(config->core.store.lmdb.directory, fs::path("/tmp/authd-state"));
+  EXPECT_EQ(signing_key_path(config->core), fs::path("/tmp/authd-state/signing.key"));
 
   test::TempDir tmp;
   const fs::path file = write_file(tmp.path(), "state_dir = /from/file\n");
   auto overridden = load_config(file, env_of({{"AUTHD_STATE_DIR", "/from/env"}}));
   ASSERT_TRUE(overridden.has_value()) << overridden.error().message;
-  EXPECT_EQ(overridden->state_dir, fs::path("/from/env"));
+  EXPECT_EQ(overridden->core.store.lmdb.directory, fs::path("/from/env"));
 }
 
-TEST(Config, EnvironmentWithoutFile) {
+TEST(ProgramSettings, EnvironmentWithoutFile) {
   auto config = load_config({}, env_of({{"AUTHD_TOKEN_TTL", "77"},
                                         {"AUTHD_TOKEN_ISSUER", "env-issuer"},
                                         {"AUTHD_ARGON2_MEMORY_KIB", "4096"}}));
   ASSERT_TRUE(config.has_value()) << config.error().message;
-  EXPECT_EQ(config->token.ttl, 77s);
-  EXPECT_EQ(config->token.issuer, "env-issuer");
-  EXPECT_EQ(config->argon2.memory_kib, 4096u);
+  EXPECT_EQ(config->core.token.ttl, 77s);
+  EXPECT_EQ(config->core.token.issuer, "env-issuer");
+  EXPECT_EQ(config->core.argon2.memory_kib, 4096u);
 }
 
-TEST(Config, BadEnvironmentValueIsAnErrorNamingTheVariable) {
+TEST(ProgramSettings, BadEnvironmentValueIsAnErrorNamingTheVariable) {
   auto config = load_config({}, env_of({{"AUTHD_TOKEN_TTL", "soon"}}));
   ASSERT_FALSE(config.has_value());
   EXPECT_EQ(config.error().code, Errc::config);
   EXPECT_NE(config.error().message.find("TOKEN_TTL"), std::string::npos) << config.error().message;
 }
 
-TEST(Config, OnlyAuthdPrefixedUpperCaseVariablesCount) {
+TEST(ProgramSettings, OnlyAuthdPrefixedUpperCaseVariablesCount) {
   auto config = load_config({}, env_of({{"TOKEN_TTL", "5"}, {"authd_token_ttl", "6"},
                                         {"AUTHD_token_ttl", "7"}}));
   ASSERT_TRUE(config.has_value()) << config.error().message;
-  EXPECT_EQ(config->token.ttl, 3600s);
+  EXPECT_EQ(config->core.token.ttl, 3600s);
 }
 
-TEST(Config, SettingNames) {
-  const auto names = config_setting_names();
+TEST(ProgramSettings, SettingNames) {
+  const auto names = program_setting_names();
   auto has = [&](std::string_view n) {
     return std::find(names.begin(), names.end(), n) != names.end();
   };
@@ -234,10 +252,10 @@ TEST(Config, SettingNames) {
   }
 }
 
-TEST(Config, EverySettingNameIsAcceptedInTheFile) {
+TEST(ProgramSettings, EverySettingNameIsAcceptedInTheFile) {
   // Each name must at least be recognised: any error must not be "unknown".
   test::TempDir tmp;
-  for (const std::string& name : config_setting_names()) {
+  for (const std::string& name : program_setting_names()) {
     auto config = load_config(write_file(tmp.path(), name + " = 1\n"), env_of());
     if (!config) {
       EXPECT_EQ(config.error().message.find("unknown"), std::string::npos)
@@ -246,7 +264,7 @@ TEST(Config, EverySettingNameIsAcceptedInTheFile) {
   }
 }
 
-TEST(Config, MissingExplicitFileIsAnError) {
+TEST(ProgramSettings, MissingExplicitFileIsAnError) {
   test::TempDir tmp;
   const fs::path file = tmp.path() / "does-not-exist.conf";
   auto config = load_config(file, env_of());
@@ -256,7 +274,7 @@ TEST(Config, MissingExplicitFileIsAnError) {
       << config.error().message;
 }
 
-TEST(Config, DirectoryAsConfigFileIsAnError) {
+TEST(ProgramSettings, DirectoryAsConfigFileIsAnError) {
   test::TempDir tmp;
   auto config = load_config(tmp.path(), env_of());
   ASSERT_FALSE(config.has_value()) << "a directory was accepted as the config file";
@@ -266,7 +284,7 @@ TEST(Config, DirectoryAsConfigFileIsAnError) {
   EXPECT_EQ(optional.error().code, Errc::config);
 }
 
-TEST(Config, InconsistentSettingsAreErrors) {
+TEST(ProgramSettings, InconsistentSettingsAreErrors) {
   test::TempDir tmp;
   for (const char* text : {"argon2_parallelism = 4\nargon2_memory_kib = 16\n",
                            "password_min_length = 100\npassword_max_length = 50\n",
@@ -277,7 +295,7 @@ TEST(Config, InconsistentSettingsAreErrors) {
   }
 }
 
-TEST(Config, OutOfRangeValuesAreErrors) {
+TEST(ProgramSettings, OutOfRangeValuesAreErrors) {
   test::TempDir tmp;
   for (const char* text : {"token_ttl = 0\n", "token_ttl = -5\n", "argon2_iterations = 0\n",
                            "argon2_parallelism = 0\n"}) {
@@ -287,33 +305,33 @@ TEST(Config, OutOfRangeValuesAreErrors) {
   }
 }
 
-TEST(Config, MissingOptionalFileGivesDefaults) {
+TEST(ProgramSettings, MissingOptionalFileGivesDefaults) {
   test::TempDir tmp;
   auto config = load_config(tmp.path() / "does-not-exist.conf",
                             env_of({{"AUTHD_TOKEN_TTL", "99"}}), /*optional_file=*/true);
   ASSERT_TRUE(config.has_value()) << config.error().message;
-  EXPECT_EQ(config->token.ttl, 99s);
-  EXPECT_EQ(config->state_dir, fs::path("./var"));
+  EXPECT_EQ(config->core.token.ttl, 99s);
+  EXPECT_EQ(config->core.store.lmdb.directory, fs::path("./var"));
 }
 
-TEST(Config, OptionalFileThatExistsIsStillParsed) {
+TEST(ProgramSettings, OptionalFileThatExistsIsStillParsed) {
   test::TempDir tmp;
   auto config =
       load_config(write_file(tmp.path(), "token_ttl = 11\n"), env_of(), /*optional_file=*/true);
   ASSERT_TRUE(config.has_value()) << config.error().message;
-  EXPECT_EQ(config->token.ttl, 11s);
+  EXPECT_EQ(config->core.token.ttl, 11s);
   auto bad = load_config(write_file(tmp.path(), "nonsense = 1\n"), env_of(), true);
   ASSERT_FALSE(bad.has_value());
   EXPECT_EQ(bad.error().code, Errc::config);
 }
 
-TEST(Config, ConfigSource) {
-  auto from_env = config_source(env_of({{"AUTHD_CONFIG", "/etc/authd/custom.conf"}}),
+TEST(ProgramSettings, ConfigSource) {
+  auto from_env = settings::config_source(env_of({{"AUTHD_CONFIG", "/etc/authd/custom.conf"}}),
                                 "/usr/local/etc/authd.conf");
   EXPECT_EQ(from_env.file, fs::path("/etc/authd/custom.conf"));
   EXPECT_FALSE(from_env.optional);
 
-  auto fallback = config_source(env_of(), "/usr/local/etc/authd.conf");
+  auto fallback = settings::config_source(env_of(), "/usr/local/etc/authd.conf");
   EXPECT_EQ(fallback.file, fs::path("/usr/local/etc/authd.conf"));
   EXPECT_TRUE(fallback.optional);
 }

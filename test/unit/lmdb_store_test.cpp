@@ -13,7 +13,10 @@
 #include <thread>
 #include <vector>
 
+#include "authd/accounts.hpp"
 #include "authd/clock.hpp"
+#include "authd/records.hpp"
+#include "authd/store_backends.hpp"
 #include "test_support.hpp"
 
 namespace authd {
@@ -33,6 +36,15 @@ unsigned mode_of(const fs::path& p) {
   return static_cast<unsigned>(st.st_mode) & 07777u;
 }
 
+// What a test asks to create; the store's caller assigns id and version.
+struct NewUser {
+  std::string username;
+  std::string password_hash;
+  std::string fullname;
+  std::string email;
+  Role role = Role::user;
+};
+
 NewUser new_user(std::string username, Role role = Role::user) {
   NewUser u;
   u.username = std::move(username);
@@ -43,59 +55,119 @@ NewUser new_user(std::string username, Role role = Role::user) {
   return u;
 }
 
+// The user operations under test: the store's primitives create and find;
+// the Accounts use cases do the read-modify-writes.
+class UserStore {
+ public:
+  explicit UserStore(Store& store) : store_(store), accounts_(store, hasher_, CredentialPolicy{}) {}
+
+  Result<User> create(const NewUser& fresh) {
+    User user;
+    user.id = new_object_id();
+    user.username = fresh.username;
+    user.password_hash = fresh.password_hash;
+    user.fullname = fresh.fullname;
+    user.email = fresh.email;
+    user.role = fresh.role;
+    user.created_at = user.updated_at = unix_now();
+    auto done = store_.write([&](StoreTxn& txn) { return txn.insert_user(user); });
+    if (!done) return std::unexpected(done.error());
+    return user;
+  }
+  Result<User> find(std::string_view username) { return store_.find_user(username); }
+  Result<User> set_role(std::string_view username, Role role) { return accounts_.set_role(username, role); }
+  Result<void> remove(std::string_view username) { return accounts_.remove(username); }
+  Result<void> replace(const User& user) {
+    return store_.write([&](StoreTxn& txn) { return txn.replace_user(user); });
+  }
+  Result<std::vector<User>> list() {
+    auto page = accounts_.list(UserQuery{});
+    if (!page) return std::unexpected(page.error());
+    return page->users;
+  }
+
+ private:
+  Store& store_;
+  PasswordHasher hasher_{test::kFastArgon2};
+  Accounts accounts_;
+};
+
+// Records with parsed answers, for checking fields.
+class RecordStore {
+ public:
+  explicit RecordStore(Store& store) : records_(store) {}
+  Result<Json> create(std::string_view owner, const Json& fields) { return records_.create(owner, fields); }
+  Result<Json> replace(std::string_view id, const Json& fields) { return records_.replace(id, fields); }
+  Result<void> remove(std::string_view id) { return records_.remove(id); }
+  Result<Json> find(std::string_view id) const {
+    auto text = records_.find_text(id);
+    if (!text) return std::unexpected(text.error());
+    return Json::parse(*text);
+  }
+  Result<std::vector<Json>> list() const {
+    auto text = records_.list_text();
+    if (!text) return std::unexpected(text.error());
+    auto array = Json::parse(*text);
+    if (!array) return std::unexpected(array.error());
+    std::vector<Json> all;
+    for (std::size_t i = 0; i < array->size(); ++i) all.push_back(array->at(i));
+    return all;
+  }
+
+ private:
+  Records records_;
+};
+
+LmdbOptions options_in(const fs::path& directory, std::size_t map_size = kMapSize) {
+  LmdbOptions options;
+  options.directory = directory;
+  options.map_size_bytes = map_size;
+  options.sync = false;
+  return options;
+}
+
 class StoreTest : public ::testing::Test {
  protected:
   void SetUp() override { open_db(); }
 
   void open_db(std::size_t map_size = kMapSize) {
     db_.reset();
-    StoreOptions options;
-    options.directory = dir_.path() / "db";
-    options.map_size_bytes = map_size;
-    options.sync = false;
-    auto db = Database::open(options);
+    auto db = open_lmdb_store(options_in(dir_.path() / "db", map_size));
     ASSERT_TRUE(db.has_value()) << db.error().message;
     db_ = std::move(*db);
   }
 
-  Database& db() { return *db_; }
+  Store& db() { return *db_; }
 
   test::TempDir dir_;
-  std::unique_ptr<Database> db_;
+  std::unique_ptr<Store> db_;
 };
 
-// ---- Database ---------------------------------------------------------------
+// ---- LMDB environment ---------------------------------------------------------------
 
-TEST(Database, RefusesAStateDirectoryWhoseParentIsMissing) {
+TEST(LmdbStore, RefusesAStateDirectoryWhoseParentIsMissing) {
   test::TempDir tmp;
-  StoreOptions options;
-  options.directory = tmp.path() / "missing" / "db";
-  options.map_size_bytes = kMapSize;
-  auto db = Database::open(options);
+  auto db = open_lmdb_store(options_in(tmp.path() / "missing" / "db"));
   ASSERT_FALSE(db.has_value());
   EXPECT_EQ(db.error().code, Errc::io);
   EXPECT_FALSE(fs::exists(tmp.path() / "missing"));
 }
 
-TEST(Database, TightensAnExistingDirectoryOthersCanRead) {
+TEST(LmdbStore, TightensAnExistingDirectoryOthersCanRead) {
   test::TempDir tmp;
-  StoreOptions options;
-  options.directory = tmp.path() / "db";
-  options.map_size_bytes = kMapSize;
+  const auto options = options_in(tmp.path() / "db");
   fs::create_directory(options.directory);
   fs::permissions(options.directory, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read |
                                          fs::perms::group_exec | fs::perms::others_exec);
-  auto db = Database::open(options);
+  auto db = open_lmdb_store(options);
   ASSERT_TRUE(db.has_value()) << db.error().message;
   EXPECT_EQ(mode_of(options.directory), 0700u);
 }
 
-TEST(Database, CreatesThePrivateDirectoryAndFiles) {
+TEST(LmdbStore, CreatesThePrivateDirectoryAndFiles) {
   test::TempDir tmp;
-  StoreOptions options;
-  options.directory = tmp.path() / "db";
-  options.map_size_bytes = kMapSize;
-  auto db = Database::open(options);
+  const auto options = options_in(tmp.path() / "db");
+  auto db = open_lmdb_store(options);
   ASSERT_TRUE(db.has_value()) << db.error().message;
   EXPECT_TRUE(fs::is_directory(options.directory));
   EXPECT_EQ(mode_of(options.directory), 0700u);
@@ -108,14 +180,11 @@ TEST(Database, CreatesThePrivateDirectoryAndFiles) {
   EXPECT_TRUE(saw_file);
 }
 
-TEST(Database, OpenFailsWhenTheDirectoryIsAFile) {
+TEST(LmdbStore, OpenFailsWhenTheDirectoryIsAFile) {
   test::TempDir tmp;
   const fs::path file = tmp.path() / "not-a-dir";
   std::ofstream(file) << "x";
-  StoreOptions options;
-  options.directory = file;
-  options.map_size_bytes = kMapSize;
-  auto db = Database::open(options);
+  auto db = open_lmdb_store(options_in(file));
   ASSERT_FALSE(db.has_value());
   EXPECT_EQ(db.error().code, Errc::io) << db.error().message;
 }
@@ -255,50 +324,33 @@ TEST_F(StoreTest, SetRoleOfUnknownUserIsNotFound) {
   EXPECT_EQ(result.error().code, Errc::not_found);
 }
 
-TEST_F(StoreTest, UpdateReplacesTheRecordAndBumpsVersion) {
+TEST_F(StoreTest, ReplaceStoresTheWholeRecord) {
   UserStore users(db());
   auto created = users.create(new_user("alice"));
   ASSERT_TRUE(created.has_value());
   User changed = *created;
   changed.fullname = "Alice Changed";
   changed.email = "new@example.org";
-  auto updated = users.update(changed);
-  ASSERT_TRUE(updated.has_value()) << updated.error().message;
-  EXPECT_EQ(updated->version, 1);
-  EXPECT_EQ(updated->id, created->id);
+  changed.version = 7;
+  auto replaced = users.replace(changed);
+  ASSERT_TRUE(replaced.has_value()) << replaced.error().message;
   auto found = users.find("alice");
   ASSERT_TRUE(found.has_value());
   EXPECT_EQ(found->fullname, "Alice Changed");
   EXPECT_EQ(found->email, "new@example.org");
-  EXPECT_EQ(found->version, 1);
+  EXPECT_EQ(found->version, 7);
+  EXPECT_EQ(found->id, created->id);
 }
 
-TEST_F(StoreTest, UpdateWithStaleVersionIsAConflict) {
-  UserStore users(db());
-  auto created = users.create(new_user("alice"));
-  ASSERT_TRUE(created.has_value());
-  ASSERT_TRUE(users.set_role("alice", Role::writer).has_value());  // __v is now 1
-
-  User stale = *created;  // still version 0
-  stale.fullname = "Lost Update";
-  auto result = users.update(stale);
-  ASSERT_FALSE(result.has_value());
-  EXPECT_EQ(result.error().code, Errc::conflict);
-  auto found = users.find("alice");
-  ASSERT_TRUE(found.has_value());
-  EXPECT_EQ(found->fullname, "Full Name of alice");
-  EXPECT_EQ(found->role, Role::writer);
-  EXPECT_EQ(found->version, 1);
-}
-
-TEST_F(StoreTest, UpdateOfUnknownUserIsNotFound) {
+TEST_F(StoreTest, ReplaceOfUnknownUserIsNotFoundAndCreatesNothing) {
   UserStore users(db());
   User ghost;
   ghost.id = new_object_id();
   ghost.username = "ghost";
-  auto result = users.update(ghost);
+  auto result = users.replace(ghost);
   ASSERT_FALSE(result.has_value());
   EXPECT_EQ(result.error().code, Errc::not_found);
+  EXPECT_EQ(outcome(users.find("ghost")), "not_found");
 }
 
 TEST_F(StoreTest, RemoveThenFindIsNotFound) {
@@ -642,13 +694,10 @@ TEST_F(StoreTest, UsersAndRecordsDoNotCollide) {
 
 TEST(StoreFull, WritesAreRefusedWithStorageFullAndReadsStillWork) {
   test::TempDir tmp;
-  StoreOptions options;
-  options.directory = tmp.path() / "db";
-  options.map_size_bytes = std::size_t{64} << 10;  // 64 KiB
-  options.sync = false;
-  auto opened = Database::open(options);
+  auto options = options_in(tmp.path() / "db", std::size_t{64} << 10);  // 64 KiB
+  auto opened = open_lmdb_store(options);
   ASSERT_TRUE(opened.has_value()) << opened.error().message;
-  Database& db = **opened;
+  Store& db = **opened;
   UserStore users(db);
   RecordStore records(db);
 
@@ -707,13 +756,10 @@ TEST(StoreFull, WritesAreRefusedWithStorageFullAndReadsStillWork) {
 
 TEST(StoreFull, ReopeningWithALargerMapMakesRoomAgain) {
   test::TempDir tmp;
-  StoreOptions options;
-  options.directory = tmp.path() / "db";
-  options.map_size_bytes = std::size_t{64} << 10;
-  options.sync = false;
+  auto options = options_in(tmp.path() / "db", std::size_t{64} << 10);
   std::vector<std::string> ids;
   {
-    auto opened = Database::open(options);
+    auto opened = open_lmdb_store(options);
     ASSERT_TRUE(opened.has_value()) << opened.error().message;
     RecordStore records(**opened);
     const std::string blob(512, 'x');
@@ -730,7 +776,7 @@ TEST(StoreFull, ReopeningWithALargerMapMakesRoomAgain) {
   }
   ASSERT_FALSE(ids.empty());
   options.map_size_bytes = std::size_t{16} << 20;
-  auto reopened = Database::open(options);
+  auto reopened = open_lmdb_store(options);
   ASSERT_TRUE(reopened.has_value()) << reopened.error().message;
   RecordStore records(**reopened);
   auto created = records.create("o", fields_of(R"({"after":true})"));

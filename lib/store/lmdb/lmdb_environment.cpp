@@ -5,9 +5,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "store/lmdb_txn.hpp"
+#include "store/lmdb/lmdb_txn.hpp"
 
-namespace authd {
+namespace authd::lmdb {
 namespace {
 
 // The state directory holds the database and the signing key: it must be
@@ -34,12 +34,10 @@ Result<void> prepare_directory(const std::filesystem::path& dir) {
 
 }  // namespace
 
-Database::Database(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-Database::~Database() = default;
-
-Result<std::unique_ptr<Database>> Database::open(const StoreOptions& options) {
+Result<std::unique_ptr<Environment>> open_environment(const LmdbOptions& options) {
   if (auto ok = prepare_directory(options.directory); !ok) return std::unexpected(ok.error());
-  auto impl = std::make_unique<Impl>();
+  auto impl = std::make_unique<Environment>();
+  impl->directory = options.directory;
   auto check = [&](int rc, const char* what) -> Result<void> {
     if (rc == 0) return {};
     return fail(rc == MDB_MAP_FULL ? Errc::storage_full : Errc::io,
@@ -75,11 +73,11 @@ Result<std::unique_ptr<Database>> Database::open(const StoreOptions& options) {
   if (auto ok = check(mdb_dbi_open(txn->get(), "links", MDB_CREATE, &impl->links), "links table"); !ok) {
     return std::unexpected(ok.error());
   }
-  if (auto ok = check(mdb_dbi_open(txn->get(), "throttle", MDB_CREATE, &impl->throttle), "throttle table"); !ok) {
+  if (auto ok = check(mdb_dbi_open(txn->get(), "entries", MDB_CREATE, &impl->entries), "entries table"); !ok) {
     return std::unexpected(ok.error());
   }
   if (auto ok = txn->commit(); !ok) return std::unexpected(ok.error());
-  return std::unique_ptr<Database>(new Database(std::move(impl)));
+  return impl;
 }
 
-}  // namespace authd
+}  // namespace authd::lmdb

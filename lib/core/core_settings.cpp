@@ -1,0 +1,31 @@
+// Which modules' settings make up the core, and the checks that span them.
+#include "authd/core.hpp"
+
+namespace authd {
+
+CoreSettingsTables::CoreSettingsTables(CoreSettings& s, settings::Loader& loader) : oauth_providers_(s.oauth) {
+  loader.add(store_settings(s.store));
+  loader.add(key_settings(s.key));
+  loader.add(token_settings(s.token));
+  loader.add(password_settings(s.argon2));
+  loader.add(credential_settings(s.credentials));
+  loader.add(throttle_settings(s.throttle));
+  loader.add(oauth_settings(s.oauth));
+  loader.add(oauth_providers_);
+  loader.add(access_rule_settings(s.access_rules));
+  loader.add_check([&s]() -> Result<void> {
+    if (s.store.lmdb.directory.empty()) return fail(Errc::config, "state_dir must not be empty");
+    if (s.argon2.memory_kib < 8 * s.argon2.parallelism) {
+      return fail(Errc::config, "argon2_memory_kib must be at least 8 x argon2_parallelism");
+    }
+    if (s.credentials.password_min_length > s.credentials.password_max_length) {
+      return fail(Errc::config, "password_min_length exceeds password_max_length");
+    }
+    if (s.token.issuer.empty() || s.token.audience.empty()) {
+      return fail(Errc::config, "token_issuer and token_audience must not be empty");
+    }
+    return {};
+  });
+}
+
+}  // namespace authd

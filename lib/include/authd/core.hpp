@@ -1,0 +1,118 @@
+// The one composition root of the auth core. Built once from its settings,
+// it owns every service — the store, the token service, the password hasher,
+// accounts, the sign-in throttle, records, the guard and the OAuth clients —
+// by value or unique_ptr. authd, authctl and any other server that links the
+// library build it the same way:
+//
+//   authd::CoreSettings settings;                 // defaults
+//   authd::settings::Loader loader;
+//   authd::CoreSettingsTables tables(settings, loader);
+//   loader.load(file, optional, env);             // validates everything, once
+//   auto core = authd::Core::open(settings);      // opens the store, loads the key
+//
+// or, reading authd's own configuration exactly as authd does:
+//
+//   auto core = authd::Core::from_environment();
+//   auto who = (*core)->check(authorization_header, authd::Capability::delete_);
+//   if (!who) { auto e = authd::http::to_http(who.error()); /* status, headers, body */ }
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "authd/access_rules.hpp"
+#include "authd/accounts.hpp"
+#include "authd/error.hpp"
+#include "authd/guard.hpp"
+#include "authd/oauth.hpp"
+#include "authd/oauth_config.hpp"
+#include "authd/password.hpp"
+#include "authd/records.hpp"
+#include "authd/settings.hpp"
+#include "authd/signing_key.hpp"
+#include "authd/store.hpp"
+#include "authd/store_backends.hpp"
+#include "authd/throttle.hpp"
+#include "authd/token.hpp"
+
+namespace authd {
+
+// Every setting of the core, each part declared by its own module.
+struct CoreSettings {
+  StoreSettings store;
+  KeySettings key;
+  TokenPolicy token;
+  Argon2Params argon2;
+  CredentialPolicy credentials;
+  ThrottlePolicy throttle;
+  OAuthSettings oauth;
+  AccessRules access_rules;
+};
+
+// The signing key file: signing_key_file, else <state_dir>/signing.key.
+std::filesystem::path signing_key_path(const CoreSettings& settings);
+
+// Adds every module's table for `settings` to `loader` (and the checks that
+// span modules). Keep it alive until loader.load() has returned.
+class CoreSettingsTables {
+ public:
+  CoreSettingsTables(CoreSettings& settings, settings::Loader& loader);
+
+ private:
+  OAuthProviderSettings oauth_providers_;
+};
+
+class Core {
+ public:
+  // Opens the store and loads (or creates) the signing key. Errors: config, io.
+  static Result<std::unique_ptr<Core>> open(CoreSettings settings);
+
+  // Reads the settings as authd does: $AUTHD_CONFIG or `default_config`
+  // (optional), then AUTHD_<NAME> variables; settings of the authd program
+  // itself (workers, ...) in that file are skipped. Errors: config, io.
+  static Result<std::unique_ptr<Core>> from_environment(const std::filesystem::path& default_config = {});
+
+  Core(const Core&) = delete;
+  Core& operator=(const Core&) = delete;
+
+  // The bearer guard: token, re-authentication, optional capability.
+  Result<Principal> check(std::string_view authorization, std::optional<Capability> required) const;
+
+  // For a request to another application: the access rules decide what the
+  // method + path need. The Authorization header is used when present, else
+  // the `auth` cookie's token. A public path gives nullopt (no principal).
+  Result<std::optional<Principal>> check_request(std::string_view method, std::string_view path,
+                                                 std::string_view authorization,
+                                                 std::string_view auth_cookie) const;
+
+  const CoreSettings& settings() const noexcept { return settings_; }
+  Store& store() noexcept { return *store_; }
+  const TokenService& tokens() const noexcept { return tokens_; }
+  const PasswordHasher& hasher() const noexcept { return hasher_; }
+  Accounts& accounts() noexcept { return accounts_; }
+  SigninThrottle& throttle() noexcept { return throttle_; }
+  Records& records() noexcept { return records_; }
+  const Guard& guard() const noexcept { return guard_; }
+  // The client of a configured provider, or nullptr.
+  OAuthClient* oauth_client(std::string_view provider) noexcept;
+  bool oauth_configured() const noexcept { return !oauth_clients_.empty(); }
+
+ private:
+  Core(CoreSettings settings, std::unique_ptr<Store> store, TokenService tokens);
+
+  CoreSettings settings_;
+  std::unique_ptr<Store> store_;
+  TokenService tokens_;
+  PasswordHasher hasher_;
+  Accounts accounts_;
+  SigninThrottle throttle_;
+  Records records_;
+  Guard guard_;
+  std::map<std::string, std::unique_ptr<OAuthClient>, std::less<>> oauth_clients_;
+};
+
+}  // namespace authd

@@ -1,0 +1,191 @@
+// Typed settings, declared where they are used.
+//
+// Each module declares its settings as a table of rows — name, type,
+// default, bounds or allowed values, one line of doc — bound to the fields of
+// its own options struct (lighttpd's config_plugin_keys_t is the model):
+//
+//   std::vector<settings::Setting> token_settings(TokenPolicy& p) {
+//     return {settings::seconds("token_ttl", p.ttl, 1, 366 * 86400, "access token lifetime")};
+//   }
+//
+// One generic Loader fills every table from the config file (`name = value`
+// lines, `#` comments, values optionally in double quotes that keep `#` and
+// spaces) and then from AUTHD_<NAME> environment variables. It validates once,
+// at start: an unknown name, a bad value or one out of bounds stops the start
+// with file, line and reason. Requests never parse settings.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "authd/error.hpp"
+
+namespace authd {
+
+// Looks up an environment variable; returns nullptr when unset.
+using EnvLookup = std::function<const char*(const char*)>;
+
+namespace settings {
+
+enum class Kind { integer, seconds, milliseconds, boolean, text, secret, path, choice, list };
+
+struct Setting {
+  std::string name;                   // as written in the file; variable AUTHD_<NAME>
+  Kind kind = Kind::text;
+  std::string doc;                    // one line
+  long long min = 0, max = 0;         // integer, seconds, milliseconds
+  std::vector<std::string> choices;   // choice
+  std::string env;                    // the variable, when not AUTHD_<NAME> (e.g. a list's plural)
+  // Parses and stores a value (a list appends). Error: config, with the reason only.
+  std::function<Result<void>(std::string_view)> assign;
+  // The current value as it would be written in the file ("" for none).
+  std::function<std::string()> show;
+};
+
+// --- row builders: each binds a row to a field of the module's struct ------
+template <class Int>
+Setting integer(std::string name, Int& field, long long min, long long max, std::string doc);
+Setting seconds(std::string name, std::chrono::seconds& field, long long min, long long max, std::string doc);
+Setting milliseconds(std::string name, std::chrono::milliseconds& field, long long min, long long max,
+                     std::string doc);
+Setting boolean(std::string name, bool& field, std::string doc);
+Setting text(std::string name, std::string& field, std::string doc);
+// Like text, but printed as "(set)" by --print-config.
+Setting secret(std::string name, std::string& field, std::string doc);
+Setting path(std::string name, std::filesystem::path& field, std::string doc);
+template <class Enum>
+Setting choice(std::string name, Enum& field, std::initializer_list<std::pair<std::string_view, Enum>> values,
+               std::string doc);
+
+// Settings whose names are not fixed (oauth.<provider>.<key>): a module that
+// has such settings implements this and adds it to the loader.
+class DynamicSettings {
+ public:
+  virtual ~DynamicSettings() = default;
+  // Takes `name` if it is one of its settings; false when it is not.
+  virtual Result<bool> assign(std::string_view name, std::string_view value) = 0;
+  // Reads its AUTHD_* variables.
+  virtual Result<void> assign_environment(const EnvLookup& env) = 0;
+  // Called once after the file and the environment: validates, completes.
+  virtual Result<void> finish() = 0;
+  // The names it knows, for documentation checks (patterns such as "oauth.<name>.issuer").
+  virtual std::vector<std::string> names() const = 0;
+  // Effective `name = value` lines, secrets redacted.
+  virtual std::vector<std::string> describe() const = 0;
+};
+
+class Loader {
+ public:
+  void add(std::vector<Setting> table);
+  void add(DynamicSettings& dynamic);
+  // A check over several settings, run after everything is read. Error: config.
+  void add_check(std::function<Result<void>()> check);
+  // Unknown names in the file are skipped instead of refused: for a program
+  // that reads another's configuration (the library's from_environment).
+  void skip_unknown_names() noexcept { skip_unknown_ = true; }
+
+  // `file` may be empty (defaults + environment). A missing file is an error
+  // unless `optional_file`. Errors: config, naming file and line (or the
+  // variable) and the setting.
+  Result<void> load(const std::filesystem::path& file, bool optional_file, const EnvLookup& env);
+
+  // Every setting's effective value, one `name = value` per line, secrets redacted.
+  std::string print() const;
+  // The defaults as declared (captured when each table was added).
+  const std::vector<std::pair<std::string, std::string>>& defaults() const noexcept { return defaults_; }
+  std::vector<std::string> names() const;
+  const std::vector<Setting>& rows() const noexcept { return rows_; }
+
+ private:
+  Result<void> assign(std::string_view name, std::string_view value, const std::string& where);
+  std::vector<Setting> rows_;
+  std::vector<std::pair<std::string, std::string>> defaults_;
+  std::vector<DynamicSettings*> dynamic_;
+  std::vector<std::function<Result<void>()>> checks_;
+  bool skip_unknown_ = false;
+};
+
+// The config file to use: $AUTHD_CONFIG if set (must exist), else the
+// compiled-in default (optional).
+struct ConfigSource {
+  std::filesystem::path file;
+  bool optional = true;
+};
+ConfigSource config_source(const EnvLookup& env, const std::filesystem::path& compiled_default);
+
+// One line of a config file: "" for blank/comment-only lines, else the name
+// and the value (unquoted). Error: config, with the reason.
+struct Line {
+  std::string name;
+  std::string value;
+};
+Result<std::optional<Line>> parse_line(std::string_view text);
+
+// --- implementation of the templates --------------------------------------
+namespace detail {
+Result<long long> parse_integer(std::string_view text, long long min, long long max);
+}
+
+template <class Int>
+Setting integer(std::string name, Int& field, long long min, long long max, std::string doc) {
+  Setting s;
+  s.name = std::move(name);
+  s.kind = Kind::integer;
+  s.doc = std::move(doc);
+  s.min = min;
+  s.max = max;
+  s.assign = [&field, min, max](std::string_view v) -> Result<void> {
+    auto n = detail::parse_integer(v, min, max);
+    if (!n) return std::unexpected(n.error());
+    field = static_cast<Int>(*n);
+    return {};
+  };
+  s.show = [&field] { return std::to_string(field); };
+  return s;
+}
+
+template <class Enum>
+Setting choice(std::string name, Enum& field, std::initializer_list<std::pair<std::string_view, Enum>> values,
+               std::string doc) {
+  Setting s;
+  s.name = std::move(name);
+  s.kind = Kind::choice;
+  s.doc = std::move(doc);
+  std::vector<std::pair<std::string, Enum>> table;
+  for (const auto& [text, value] : values) {
+    s.choices.emplace_back(text);
+    table.emplace_back(std::string(text), value);
+  }
+  s.assign = [&field, table, choices = s.choices](std::string_view v) -> Result<void> {
+    for (const auto& [text, value] : table) {
+      if (text == v) {
+        field = value;
+        return {};
+      }
+    }
+    std::string expected;
+    for (std::size_t i = 0; i < choices.size(); ++i) {
+      expected += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
+    }
+    return fail(Errc::config, "expected " + expected);
+  };
+  s.show = [&field, table] {
+    for (const auto& [text, value] : table) {
+      if (value == field) return text;
+    }
+    return std::string();
+  };
+  return s;
+}
+
+}  // namespace settings
+}  // namespace authd

@@ -1,0 +1,44 @@
+// The store backends and the one place that chooses between them by name
+// (the `store` setting), at start: an unknown name fails the start, never a
+// request.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "authd/postgres_store.hpp"
+#include "authd/settings.hpp"
+#include "authd/store.hpp"
+
+namespace authd {
+
+struct LmdbOptions {
+  std::filesystem::path directory = "./var";  // created 0700 if missing; files are 0600
+  std::size_t map_size_bytes = std::size_t{1} << 30;
+  bool sync = true;                            // fsync on every commit (durable default)
+  unsigned max_readers = 126;
+};
+
+// Errors: io (directory not creatable/writable, environment not openable).
+Result<std::unique_ptr<Store>> open_lmdb_store(const LmdbOptions& options);
+
+enum class StoreKind { lmdb, postgresql };
+
+struct StoreSettings {
+  StoreKind kind = StoreKind::lmdb;
+  LmdbOptions lmdb;              // state_dir, sync_writes
+  std::size_t map_size_mb = 1024;  // -> lmdb.map_size_bytes
+  PostgresOptions postgres;      // database_* (store = postgresql); log_* set by the program
+};
+
+// store, state_dir, map_size_mb, sync_writes, database_url,
+// database_listen_url, database_pool_size, database_statement_timeout_ms,
+// database_connect_timeout_ms, database_user_cache.
+std::vector<settings::Setting> store_settings(StoreSettings& settings);
+
+// The backend `settings.kind` names. Errors: as the backend's open.
+Result<std::unique_ptr<Store>> open_store(const StoreSettings& settings);
+
+}  // namespace authd

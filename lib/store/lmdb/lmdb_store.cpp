@@ -1,0 +1,267 @@
+// The LMDB backend of the Store interface: plain data in five tables, each
+// transaction one LMDB transaction (writers are serialised by LMDB across
+// threads and processes, so `work` runs exactly once).
+#include <algorithm>
+#include <cstring>
+
+#include "authd/clock.hpp"
+#include "store/lmdb/lmdb_txn.hpp"
+#include "store/lmdb/user_codec.hpp"
+
+namespace authd {
+namespace lmdb {
+namespace {
+
+Result<User> decode(std::string_view bytes) {
+  auto user = store_detail::decode_user(bytes);
+  if (!user) return fail(Errc::internal, "corrupt user record");
+  return std::move(*user);
+}
+
+// Entries: key = namespace '\0' key; value = expires_at (i64 LE) + bytes.
+std::string entry_key(std::string_view ns, std::string_view key) {
+  std::string out(ns);
+  out.push_back('\0');
+  out += key;
+  return out;
+}
+
+std::string entry_value(std::string_view value, std::int64_t expires_at) {
+  std::string out(8, '\0');
+  auto v = static_cast<std::uint64_t>(expires_at);
+  for (int i = 0; i < 8; ++i) out[static_cast<std::size_t>(i)] = static_cast<char>((v >> (8 * i)) & 0xff);
+  out += value;
+  return out;
+}
+
+std::int64_t entry_expiry(std::string_view stored) {
+  if (stored.size() < 8) return 0;
+  std::uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(stored[static_cast<std::size_t>(i)]);
+  return static_cast<std::int64_t>(v);
+}
+
+// Not-found with a word on what was looked for.
+template <class T>
+Result<T> missing_as(const Error& error, std::string_view what) {
+  if (error.code == Errc::not_found) return fail(Errc::not_found, "no such " + std::string(what));
+  return std::unexpected(error);
+}
+
+class LmdbTxn final : public StoreTxn {
+ public:
+  LmdbTxn(Environment& env, Txn& txn, bool writable) : env_(env), txn_(txn), writable_(writable) {}
+
+  Result<User> find_user(std::string_view username) override {
+    auto bytes = txn_.get(env_.users, username);
+    if (!bytes) return missing_as<User>(bytes.error(), "user");
+    return decode(*bytes);
+  }
+
+  Result<void> insert_user(const User& user) override {
+    if (auto ok = writable(); !ok) return ok;
+    // MDB_NOOVERWRITE: the uniqueness check and the insert are one step.
+    auto put = txn_.put(env_.users, user.username, store_detail::encode_user(user), MDB_NOOVERWRITE);
+    if (!put && put.error().code == Errc::conflict) return fail(Errc::conflict, "username already exists");
+    return put;
+  }
+
+  Result<void> replace_user(const User& user) override {
+    if (auto ok = writable(); !ok) return ok;
+    if (auto existing = txn_.get(env_.users, user.username); !existing) {
+      return missing_as<void>(existing.error(), "user");
+    }
+    return txn_.put(env_.users, user.username, store_detail::encode_user(user));
+  }
+
+  Result<void> delete_user(std::string_view username) override {
+    if (auto ok = writable(); !ok) return ok;
+    if (auto ok = txn_.del(env_.users, username); !ok) return missing_as<void>(ok.error(), "user");
+    return {};
+  }
+
+  Result<UserPage> list_users(const UserQuery& query) override {
+    UserPage page;
+    bool corrupt = false;
+    auto scanned = txn_.for_each(env_.users, [&](std::string_view name, std::string_view value) {
+      if (!query.contains.empty() && name.find(query.contains) == std::string_view::npos) return;
+      auto user = store_detail::decode_user(value);
+      if (!user) {
+        corrupt = true;
+        return;
+      }
+      if (query.role && user->role != *query.role) return;
+      if (page.total >= query.offset && page.users.size() < query.limit) page.users.push_back(std::move(*user));
+      ++page.total;
+    });
+    if (!scanned) return std::unexpected(scanned.error());
+    if (corrupt) return fail(Errc::internal, "corrupt user record");
+    return page;
+  }
+
+  Result<std::string> find_link(std::string_view link) override {
+    auto name = txn_.get(env_.links, link);
+    if (!name) return missing_as<std::string>(name.error(), "link");
+    return std::string(*name);
+  }
+
+  Result<void> insert_link(std::string_view link, std::string_view username) override {
+    if (auto ok = writable(); !ok) return ok;
+    return txn_.put(env_.links, link, username, MDB_NOOVERWRITE);
+  }
+
+  Result<void> delete_link(std::string_view link) override {
+    if (auto ok = writable(); !ok) return ok;
+    if (auto ok = txn_.del(env_.links, link); !ok) return missing_as<void>(ok.error(), "link");
+    return {};
+  }
+
+  Result<std::string> find_record(std::string_view id) override {
+    auto text = txn_.get(env_.records, id);
+    if (!text) return missing_as<std::string>(text.error(), "record");
+    return std::string(*text);
+  }
+
+  Result<void> insert_record(std::string_view id, std::string_view json) override {
+    if (auto ok = writable(); !ok) return ok;
+    return txn_.put(env_.records, id, json, MDB_NOOVERWRITE);
+  }
+
+  Result<void> replace_record(std::string_view id, std::string_view json) override {
+    if (auto ok = writable(); !ok) return ok;
+    if (auto existing = txn_.get(env_.records, id); !existing) return missing_as<void>(existing.error(), "record");
+    return txn_.put(env_.records, id, json);
+  }
+
+  Result<void> delete_record(std::string_view id) override {
+    if (auto ok = writable(); !ok) return ok;
+    if (auto ok = txn_.del(env_.records, id); !ok) return missing_as<void>(ok.error(), "record");
+    return {};
+  }
+
+  Result<std::string> list_records() override {
+    std::string out = "[";
+    auto scanned = txn_.for_each(env_.records, [&](std::string_view, std::string_view value) {
+      if (out.size() > 1) out += ',';
+      out += value;
+    });
+    if (!scanned) return std::unexpected(scanned.error());
+    out += ']';
+    return out;
+  }
+
+  Result<std::optional<std::string>> get_entry(std::string_view ns, std::string_view key) override {
+    auto stored = txn_.get(env_.entries, entry_key(ns, key));
+    if (!stored) {
+      if (stored.error().code == Errc::not_found) return std::optional<std::string>();
+      return std::unexpected(stored.error());
+    }
+    if (stored->size() < 8) return fail(Errc::internal, "corrupt entry");
+    return std::optional<std::string>(std::string(stored->substr(8)));
+  }
+
+  Result<void> put_entry(std::string_view ns, std::string_view key, std::string_view value,
+                         std::int64_t expires_at) override {
+    if (auto ok = writable(); !ok) return ok;
+    return txn_.put(env_.entries, entry_key(ns, key), entry_value(value, expires_at));
+  }
+
+  Result<void> delete_entry(std::string_view ns, std::string_view key) override {
+    if (auto ok = writable(); !ok) return ok;
+    auto deleted = txn_.del(env_.entries, entry_key(ns, key));
+    if (!deleted && deleted.error().code != Errc::not_found) return deleted;
+    return {};
+  }
+
+  Result<std::vector<std::pair<std::string, std::string>>> list_entries(std::string_view ns) override {
+    std::vector<std::pair<std::string, std::string>> out;
+    const std::string prefix = entry_key(ns, "");
+    auto scanned = txn_.for_each(env_.entries, [&](std::string_view key, std::string_view value) {
+      if (key.starts_with(prefix) && value.size() >= 8) out.emplace_back(key.substr(prefix.size()), value.substr(8));
+    });
+    if (!scanned) return std::unexpected(scanned.error());
+    return out;
+  }
+
+  Result<std::size_t> purge_expired(std::int64_t now) override {
+    if (auto ok = writable(); !ok) return std::unexpected(ok.error());
+    std::vector<std::string> expired;
+    auto scanned = txn_.for_each(env_.entries, [&](std::string_view key, std::string_view value) {
+      const auto at = entry_expiry(value);
+      if (at > 0 && at <= now) expired.emplace_back(key);
+    });
+    if (!scanned) return std::unexpected(scanned.error());
+    for (const auto& key : expired) {
+      if (auto ok = txn_.del(env_.entries, key); !ok) return std::unexpected(ok.error());
+    }
+    return expired.size();
+  }
+
+ private:
+  Result<void> writable() const {
+    if (!writable_) return fail(Errc::internal, "write in a read-only transaction");
+    return {};
+  }
+
+  Environment& env_;
+  Txn& txn_;
+  bool writable_;
+};
+
+class LmdbStore final : public Store {
+ public:
+  explicit LmdbStore(std::unique_ptr<Environment> env) : env_(std::move(env)) {}
+
+  Result<void> read(const Work& work) override {
+    auto txn = Txn::begin(env_->env, false);
+    if (!txn) return std::unexpected(txn.error());
+    LmdbTxn view(*env_, *txn, false);
+    return work(view);  // a read transaction is simply aborted
+  }
+
+  Result<void> write(const Work& work) override {
+    auto txn = Txn::begin(env_->env, true);
+    if (!txn) return std::unexpected(txn.error());
+    LmdbTxn view(*env_, *txn, true);
+    if (auto ok = work(view); !ok) return ok;  // ~Txn aborts: nothing of it stays
+    return txn->commit();
+  }
+
+  Result<User> find_user(std::string_view username) override {
+    auto txn = Txn::begin(env_->env, false);
+    if (!txn) return std::unexpected(txn.error());
+    auto bytes = txn->get(env_->users, username);
+    if (!bytes) return missing_as<User>(bytes.error(), "user");
+    return decode(*bytes);
+  }
+
+  Result<StoreStats> stats() override {
+    auto txn = Txn::begin(env_->env, false);
+    if (!txn) return std::unexpected(txn.error());
+    MDB_stat users{};
+    if (int rc = mdb_stat(txn->get(), env_->users, &users); rc != 0) {
+      return std::unexpected(lmdb_error(rc, "stat"));
+    }
+    MDB_envinfo info{};
+    MDB_stat env{};
+    mdb_env_info(env_->env, &info);
+    mdb_env_stat(env_->env, &env);
+    return StoreStats{users.ms_entries, (info.me_last_pgno + 1) * env.ms_psize, info.me_mapsize};
+  }
+
+  std::string_view name() const noexcept override { return "lmdb"; }
+
+ private:
+  std::unique_ptr<Environment> env_;
+};
+
+}  // namespace
+}  // namespace lmdb
+
+Result<std::unique_ptr<Store>> open_lmdb_store(const LmdbOptions& options) {
+  auto env = lmdb::open_environment(options);
+  if (!env) return std::unexpected(env.error());
+  return std::unique_ptr<Store>(new lmdb::LmdbStore(std::move(*env)));
+}
+
+}  // namespace authd

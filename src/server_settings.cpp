@@ -1,0 +1,31 @@
+#include "server_settings.hpp"
+
+namespace authd {
+
+std::vector<settings::Setting> server_settings(ServerSettings& s) {
+  auto log_level = settings::text("log_level", s.log_level, "error, warn, info or debug");
+  log_level.kind = settings::Kind::choice;
+  log_level.choices = {"error", "warn", "info", "debug"};
+  log_level.assign = [&s](std::string_view v) -> Result<void> {
+    if (v != "error" && v != "warn" && v != "info" && v != "debug") {
+      return fail(Errc::config, "expected error, warn, info or debug");
+    }
+    s.log_level = std::string(v);
+    return {};
+  };
+  return {
+      settings::integer("workers", s.workers, 0, 256, "request threads per process; 0 = two per CPU core"),
+      settings::integer("hash_workers", s.hash_workers, 0, 64, "concurrent password hashes; 0 = one per core"),
+      settings::integer("upstream_workers", s.upstream_workers, 1, 64, "concurrent calls to identity providers"),
+      settings::integer("queue_limit", s.queue_limit, 1, 100000, "requests waiting per lane; beyond: 503"),
+      settings::integer("max_body_bytes", s.max_body_bytes, 1024, 16 << 20, "largest request body; beyond: 413"),
+      settings::integer("max_json_depth", s.max_json_depth, 2, 256, "deepest JSON nesting accepted"),
+      settings::choice("cookie_secure", s.cookie_secure,
+                       {{"auto", CookieSecure::automatic}, {"always", CookieSecure::always},
+                        {"never", CookieSecure::never}},
+                       "Secure attribute of cookies: auto (when HTTPS), always or never"),
+      std::move(log_level),
+  };
+}
+
+}  // namespace authd

@@ -1,0 +1,28 @@
+// Settings of the FastCGI program itself (threads, lanes, request limits,
+// cookies, logging): they belong to src/, the core knows nothing of them.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "authd/settings.hpp"
+
+namespace authd {
+
+enum class CookieSecure { automatic, always, never };
+
+struct ServerSettings {
+  unsigned workers = 0;             // request threads; 0 = 2 x cores
+  unsigned hash_workers = 0;        // concurrent password hashes; 0 = cores
+  unsigned upstream_workers = 4;    // concurrent calls to identity providers
+  std::size_t queue_limit = 128;    // requests waiting for either lane; beyond: 503
+  std::size_t max_body_bytes = 65536;
+  std::size_t max_json_depth = 16;
+  CookieSecure cookie_secure = CookieSecure::automatic;
+  std::string log_level = "info";
+};
+
+std::vector<settings::Setting> server_settings(ServerSettings& settings);
+
+}  // namespace authd
