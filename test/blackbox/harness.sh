@@ -385,3 +385,6 @@ authctl() {
 authd_alive() {
   [[ -n $AUTHD_PID ]] && _proc_alive "$AUTHD_PID"
 }
+
+# AUTHD_STORE=postgresql: a fresh database for this test (test/blackbox/postgres.sh).
+if [[ ${AUTHD_STORE:-lmdb} == postgresql ]]; then source "$_HARNESS_DIR/postgres.sh"; fi
