@@ -31,6 +31,10 @@
 #   pg_psql DIR DBNAME ARGS   psql -X -q -v ON_ERROR_STOP=1 as superuser authd
 #   pg_create_db DIR DBNAME   CREATE DATABASE
 #   pg_as_server_user CMD...  runs CMD as the cluster's owner
+#   pg_cluster_standby PRIMARY  a streaming standby of PRIMARY (pg_basebackup
+#                             -R over TCP, in a new temporary directory, not
+#                             started): prints its directory
+#   pg_cluster_promote DIR    pg_ctl promote (waits until it is a primary)
 
 pg_bindir() {
   local d
@@ -109,6 +113,30 @@ HBA
 }
 
 pg_cluster_port() { cat "$1/port"; }
+
+pg_cluster_standby() {
+  local primary=$1 dir bin port
+  bin=$(pg_bindir) || return 1
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/authd-pg-standby.XXXXXX") || return 1
+  chmod 0700 "$dir"
+  [[ $(id -u) -eq 0 ]] && chown postgres:postgres "$dir"
+  if ! pg_as_server_user "$bin/pg_basebackup" -h 127.0.0.1 -p "$(pg_cluster_port "$primary")" -U authd \
+        -D "$dir/data" -R -X stream --no-sync >"$dir/basebackup.log" 2>&1; then
+    echo "cluster.sh: pg_basebackup failed:" >&2
+    cat "$dir/basebackup.log" >&2
+    return 1
+  fi
+  printf "unix_socket_directories = '%s'\n" "$dir" | pg_as_server_user tee -a "$dir/data/postgresql.conf" >/dev/null
+  port=$(_pg_free_port) || return 1
+  echo "$port" | pg_as_server_user tee "$dir/port" >/dev/null
+  echo "$dir"
+}
+
+pg_cluster_promote() {
+  local bin
+  bin=$(pg_bindir) || return 1
+  pg_as_server_user "$bin/pg_ctl" -D "$1/data" -w -t 60 promote >/dev/null
+}
 
 pg_cluster_start() {
   local dir=$1 bin port attempt
