@@ -3,12 +3,14 @@
 #
 # Makes sure the Debian packages authd needs are installed. Each level
 # includes the previous one:
-#   build  compiler, CMake and the libraries authd links against
+#   build  compiler, CMake and the libraries authd links against (libpq too)
 #   run    + lighttpd and spawn-fcgi (what `make run` serves with)
 #   test   + GoogleTest, curl, jq, lmdb-utils, procps, nodejs and npm (what
 #          `make test` needs; node runs the OAuth test provider of test/oauth)
 #          and nginx (the forward-auth test puts a real nginx auth_request
-#          in front of authd's GET /auth/check)
+#          in front of authd's GET /auth/check), postgresql (throw-away
+#          clusters for the PostgreSQL store's tests; the system's default
+#          cluster is never started)
 #   bench  build + run + wrk, Google Benchmark, curl, jq, procps (`make bench`)
 #   fuzz   build + clang-19 and its runtime libraries (libFuzzer, ASan, UBSan)
 #          for `make fuzz` (Debian 12's clang 14 cannot compile C++23 <expected>)
@@ -29,7 +31,7 @@ set -euo pipefail
 level=${1:-build}
 
 build_pkgs=(g++ cmake make pkg-config libfcgi-dev libcgicc-dev libjansson-dev
-            libssl-dev liblmdb-dev libcurl4-openssl-dev libargon2-dev)
+            libssl-dev liblmdb-dev libcurl4-openssl-dev libargon2-dev libpq-dev)
 run_pkgs=(lighttpd spawn-fcgi)
 bench_pkgs=(wrk libbenchmark-dev curl jq procps)
 fuzz_pkgs=(clang-19 libclang-rt-19-dev)
@@ -41,6 +43,10 @@ test_pkgs+=(apache2)
 # The fault tests (t_load_*, t_shutdown_*): wrk drives the load test,
 # iproute2's ss counts the requests queued on authd's socket.
 test_pkgs+=(wrk iproute2)
+# The PostgreSQL store (label postgresql): throw-away clusters of the Debian
+# server (initdb, pg_ctl, pg_basebackup, psql) under temporary directories,
+# run as its unprivileged `postgres` user; the system's cluster is not used.
+test_pkgs+=(postgresql)
 
 # Packages satisfied by a command on PATH, however it was installed.
 declare -A pkg_command=([nodejs]=node [npm]=npm)

@@ -19,8 +19,10 @@ constexpr auto kMaxBackoff = std::chrono::milliseconds(2000);
 
 }  // namespace
 
-Listener::Listener(Connection::Settings settings, UserCache& cache, Log warn, Log info)
-    : settings_(std::move(settings)), cache_(cache), warn_(std::move(warn)), info_(std::move(info)) {
+Listener::Listener(Connection::Settings settings, UserCache& cache, Log warn, Log info,
+                   std::function<void()> on_listening)
+    : settings_(std::move(settings)), cache_(cache), warn_(std::move(warn)), info_(std::move(info)),
+      on_listening_(std::move(on_listening)) {
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   thread_ = std::thread([this] { run(); });
 }
@@ -63,6 +65,7 @@ void Listener::run() {
     if (reported_down && info_) info_("postgresql: listening again, user cache on");
     reported_down = false;
     cache_.set_live(true);
+    if (on_listening_) on_listening_();
     listen_on(*conn);
     cache_.set_live(false);
     if (!stop_.load()) {

@@ -19,7 +19,8 @@ namespace authd::pg {
 class Listener {
  public:
   using Log = std::function<void(std::string_view)>;
-  Listener(Connection::Settings settings, UserCache& cache, Log warn, Log info);
+  // `on_listening` runs each time it listens (again): the database is back.
+  Listener(Connection::Settings settings, UserCache& cache, Log warn, Log info, std::function<void()> on_listening);
   ~Listener();  // stops the thread (wakes it at once)
   Listener(const Listener&) = delete;
   Listener& operator=(const Listener&) = delete;
@@ -32,6 +33,7 @@ class Listener {
   Connection::Settings settings_;
   UserCache& cache_;
   Log warn_, info_;
+  std::function<void()> on_listening_;
   int wake_fd_ = -1;
   std::atomic<bool> stop_{false};
   std::thread thread_;

@@ -90,6 +90,11 @@ Result<std::unique_ptr<Connection>> Pool::connect() {
   return conn;
 }
 
+void Pool::database_is_back() {
+  std::lock_guard lock(mutex_);
+  down_until_ = {};
+}
+
 void Pool::give_back(std::unique_ptr<Connection> conn) {
   std::lock_guard lock(mutex_);
   if (conn->broken()) {

@@ -51,6 +51,10 @@ class Pool {
 
   const Connection::Settings& settings() const noexcept { return settings_; }
 
+  // The database is reachable again (the listener got through): the next
+  // acquire() tries at once instead of waiting out the back-off.
+  void database_is_back();
+
  private:
   Result<std::unique_ptr<Connection>> connect();
   void give_back(std::unique_ptr<Connection> conn);

@@ -37,7 +37,7 @@ class PostgresStore final : public Store {
     if (options.user_cache_entries > 0)
       listener_ = std::make_unique<pg::Listener>(
           settings(options.listen_url.empty() ? options.database_url : options.listen_url), cache_,
-          options.log_warning, options.log_info);
+          options.log_warning, options.log_info, [this] { pool_.database_is_back(); });
     // Connect (and migrate) now if the database is there; if not, the store
     // answers unavailable until it is.
     (void)pool_.acquire();
