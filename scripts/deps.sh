@@ -163,6 +163,18 @@ if printf '%s\n' "${missing[@]}" | grep -qx nginx; then
   fi
 fi
 
+# And PostgreSQL: the tests run throw-away clusters of their own; the
+# package's default cluster ("main", port 5432) is not ours to run.
+if printf '%s\n' "${missing[@]}" | grep -qx postgresql; then
+  if command -v systemctl >/dev/null 2>&1 && [[ -d /run/systemd/system ]]; then
+    systemctl disable --now postgresql >/dev/null 2>&1 || true
+  fi
+  if command -v pg_lsclusters >/dev/null 2>&1; then
+    pg_lsclusters --no-header 2>/dev/null | awk '$4 == "online" { print $1, $2 }' |
+      while read -r version cluster; do pg_ctlcluster "$version" "$cluster" stop >/dev/null 2>&1 || true; done
+  fi
+fi
+
 mapfile -t still < <(missing_packages)
 if ((${#still[@]})); then
   say "still missing after install: ${still[*]}"
