@@ -3,14 +3,16 @@
 #
 # Makes sure the Debian packages authd needs are installed. Each level
 # includes the previous one:
-#   build  compiler, CMake and the libraries authd links against
+#   build  compiler, CMake and the libraries authd links against (libpq too)
 #   run    + lighttpd and spawn-fcgi (what `make run` serves with)
 #   test   + GoogleTest, curl, jq, lmdb-utils, procps, nodejs and npm (what
 #          `make test` needs; node runs the OAuth test provider of test/oauth)
 #          and nginx (the third front end of the black-box suite, and the
-#          forward-auth test's auth_request in front of GET /auth/check) and
+#          forward-auth test's auth_request in front of GET /auth/check),
 #          chromium (the browser tests of test/browser drive it with npm
-#          playwright-core)
+#          playwright-core) and postgresql (throw-away clusters for the
+#          PostgreSQL store's tests; the system's default cluster is never
+#          started)
 #   bench  build + run + wrk, Google Benchmark, curl, jq, procps (`make bench`)
 #   fuzz   build + clang-19 and its runtime libraries (libFuzzer, ASan, UBSan)
 #          for `make fuzz` (Debian 12's clang 14 cannot compile C++23 <expected>)
@@ -31,7 +33,7 @@ set -euo pipefail
 level=${1:-build}
 
 build_pkgs=(g++ cmake make pkg-config libfcgi-dev libjansson-dev
-            libssl-dev liblmdb-dev libcurl4-openssl-dev libargon2-dev)
+            libssl-dev liblmdb-dev libcurl4-openssl-dev libargon2-dev libpq-dev)
 run_pkgs=(lighttpd spawn-fcgi)
 bench_pkgs=(wrk libbenchmark-dev curl jq procps)
 fuzz_pkgs=(clang-19 libclang-rt-19-dev)
@@ -52,6 +54,10 @@ test_pkgs+=(wrk iproute2)
 # npm playwright-core (installed by the test itself with `npm ci`; it downloads
 # no browser).
 test_pkgs+=(chromium)
+# The PostgreSQL store (label postgresql): throw-away clusters of the Debian
+# server (initdb, pg_ctl, pg_basebackup, psql) under temporary directories,
+# run as its unprivileged `postgres` user; the system's cluster is not used.
+test_pkgs+=(postgresql)
 
 # Packages satisfied by a command on PATH, however it was installed.
 declare -A pkg_command=([nodejs]=node [npm]=npm)
@@ -165,6 +171,18 @@ if printf '%s\n' "${missing[@]}" | grep -qx nginx; then
   fi
   if [[ -x /etc/init.d/nginx ]] && [[ -s /run/nginx.pid ]]; then
     /etc/init.d/nginx stop >/dev/null 2>&1 || true
+  fi
+fi
+
+# And PostgreSQL: the tests run throw-away clusters of their own; the
+# package's default cluster ("main", port 5432) is not ours to run.
+if printf '%s\n' "${missing[@]}" | grep -qx postgresql; then
+  if command -v systemctl >/dev/null 2>&1 && [[ -d /run/systemd/system ]]; then
+    systemctl disable --now postgresql >/dev/null 2>&1 || true
+  fi
+  if command -v pg_lsclusters >/dev/null 2>&1; then
+    pg_lsclusters --no-header 2>/dev/null | awk '$4 == "online" { print $1, $2 }' |
+      while read -r version cluster; do pg_ctlcluster "$version" "$cluster" stop >/dev/null 2>&1 || true; done
   fi
 fi
 

@@ -84,6 +84,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   log::set_level(settings->server.log_level);
+  // store = postgresql reports database outages and recoveries here.
+  settings->core.store.postgres.log_warning = [](std::string_view message) { log::warn(message); };
+  settings->core.store.postgres.log_info = [](std::string_view message) { log::info(message); };
   const std::string state_dir = settings->core.store.lmdb.directory.string();
   auto app = App::create(std::move(*settings));
   if (!app) {

@@ -501,3 +501,6 @@ _harness_on_exit() {
   fi
   exit "$_EXIT_RC"
 }
+
+# AUTHD_STORE=postgresql: a fresh database for this test (test/blackbox/postgres.sh).
+if [[ ${AUTHD_STORE:-lmdb} == postgresql ]]; then source "$_HARNESS_DIR/postgres.sh"; fi

@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "authd/postgres_store.hpp"
 #include "authd/settings.hpp"
 #include "authd/store.hpp"
 
@@ -27,15 +28,18 @@ struct LmdbOptions {
 // Errors: io (directory not creatable/writable, environment not openable).
 Result<std::unique_ptr<Store>> open_lmdb_store(const LmdbOptions& options);
 
-enum class StoreKind { lmdb };
+enum class StoreKind { lmdb, postgresql };
 
 struct StoreSettings {
   StoreKind kind = StoreKind::lmdb;
   LmdbOptions lmdb;              // state_dir, sync_writes
   std::size_t map_size_mb = 65536;  // -> lmdb.map_size_bytes: the most the map grows to
+  PostgresOptions postgres;      // database_* (store = postgresql); log_* set by the program
 };
 
-// store, state_dir, map_size_mb, sync_writes.
+// store, state_dir, map_size_mb, sync_writes, database_url,
+// database_listen_url, database_pool_size, database_statement_timeout_ms,
+// database_connect_timeout_ms, database_user_cache.
 std::vector<settings::Setting> store_settings(StoreSettings& settings);
 
 // The backend `settings.kind` names. Errors: as the backend's open.

@@ -1,0 +1,119 @@
+# shellcheck shell=bash source-path=SCRIPTDIR
+# test/blackbox/pg_nodes.sh - several front nodes on one PostgreSQL, for the
+# t_pg_*.sh tests. Source it after harness.sh (for assert.sh and at_exit).
+#
+# A node is one lighttpd (conf/lighttpd.conf) + one authd (spawn-fcgi) on a
+# free 127.0.0.1 port, with a state directory of its own; all nodes share
+# whatever AUTHD_* the test exported: AUTHD_STORE=postgresql,
+# AUTHD_DATABASE_URL, and one AUTHD_SIGNING_KEY.
+#
+#   pg_node_start NAME      starts node NAME; waits until GET /records is 401
+#                           there. Sets NODE_URL[NAME], NODE_DIR[NAME].
+#   pg_node_authd_restart NAME  restarts only its authd
+#   pg_node_stop NAME       stops it (lighttpd, then authd)
+#   pg_nodes_stop_all       every node (registered with at_exit by the first start)
+#   pg_node_logs NAME       prints its authd and lighttpd logs
+#   pg_signing_key          64 random hex digits
+#   pg_wait_for_store URL   waits until POST /signin answers anything but 503
+#
+# Also sources test/postgres/cluster.sh (pg_cluster_new, pg_url, ...).
+
+# shellcheck source=../postgres/cluster.sh
+source "$_HARNESS_DIR/../postgres/cluster.sh"
+
+declare -A NODE_URL=() NODE_DIR=() _NODE_AUTHD=() _NODE_LIGHTTPD=()
+_PG_NODES_EXIT=0
+
+pg_signing_key() { od -An -N32 -tx1 /dev/urandom | tr -d ' \n'; }
+
+_pg_node_authd_start() {
+  local name=$1 dir=${NODE_DIR[$1]}
+  rm -f "$dir/authd.sock"
+  AUTHD_STATE_DIR=$dir setsid spawn-fcgi -n -s "$dir/authd.sock" -M 0600 -- "$AUTHD_BIN" \
+    </dev/null >>"$dir/authd.log" 2>&1 &
+  _NODE_AUTHD[$name]=$!
+  local i
+  for ((i = 0; i < 200; i++)); do
+    [[ -S $dir/authd.sock ]] && return 0
+    proc_alive "${_NODE_AUTHD[$name]}" || break
+    sleep 0.05
+  done
+  echo "pg_nodes: authd of node $name did not start" >&2
+  pg_node_logs "$name" >&2
+  return 1
+}
+
+pg_node_start() {
+  local name=$1 dir port attempt code i
+  if ((_PG_NODES_EXIT == 0)); then
+    at_exit pg_nodes_stop_all
+    _PG_NODES_EXIT=1
+  fi
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/authd-node-$name.XXXXXX") || return 1
+  NODE_DIR[$name]=$dir
+  _pg_node_authd_start "$name" || return 1
+  for ((attempt = 0; attempt < 10; attempt++)); do
+    port=$(pick_port) || return 1
+    : >"$dir/lighttpd-error.log"
+    LIGHTTPD_PORT=$port LIGHTTPD_WWW=$SOURCE_DIR/www LIGHTTPD_RUN_DIR=$dir LIGHTTPD_FCGI_SOCKET=$dir/authd.sock \
+      setsid lighttpd -D -f "$SOURCE_DIR/conf/lighttpd.conf" </dev/null >>"$dir/lighttpd.out" 2>&1 &
+    _NODE_LIGHTTPD[$name]=$!
+    NODE_URL[$name]=http://127.0.0.1:$port
+    for ((i = 0; i < 200; i++)); do
+      proc_alive "${_NODE_LIGHTTPD[$name]}" || break
+      code=$(curl --silent --noproxy '*' --max-time 2 -o /dev/null -w '%{http_code}' "${NODE_URL[$name]}/records" || true)
+      [[ $code == 401 ]] && return 0
+      sleep 0.05
+    done
+    if proc_alive "${_NODE_LIGHTTPD[$name]}"; then break; fi
+    wait "${_NODE_LIGHTTPD[$name]}" 2>/dev/null
+    grep -qi 'address already in use' "$dir/lighttpd-error.log" "$dir/lighttpd.out" 2>/dev/null || break
+  done
+  echo "pg_nodes: node $name did not answer GET /records with 401 (last: ${code:-none})" >&2
+  pg_node_logs "$name" >&2
+  return 1
+}
+
+pg_node_authd_restart() {
+  local name=$1
+  stop_group "${_NODE_AUTHD[$name]}" "authd ($name)"
+  _pg_node_authd_start "$name"
+}
+
+pg_node_stop() {
+  local name=$1
+  [[ -n ${NODE_DIR[$name]:-} ]] || return 0
+  stop_group "${_NODE_LIGHTTPD[$name]:-}" "lighttpd ($name)"
+  stop_group "${_NODE_AUTHD[$name]:-}" "authd ($name)"
+  if grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "${NODE_DIR[$name]}/authd.log" 2>/dev/null; then
+    fail "node $name: authd ran without sanitizer reports" "$(grep -A20 -E 'Sanitizer|runtime error:' "${NODE_DIR[$name]}/authd.log" | head -40)"
+  fi
+  if ((FAILED > 0)); then pg_node_logs "$name"; fi
+  [[ ${KEEP_STATE:-0} == 1 ]] || rm -rf "${NODE_DIR[$name]}"
+  unset "NODE_DIR[$name]"
+}
+
+pg_nodes_stop_all() {
+  local name
+  for name in "${!NODE_DIR[@]}"; do pg_node_stop "$name"; done
+}
+
+pg_node_logs() {
+  local name=$1 f
+  for f in authd.log lighttpd-error.log; do
+    [[ -s ${NODE_DIR[$name]}/$f ]] || continue
+    printf -- '----- node %s: %s (last 60 lines) -----\n' "$name" "$f"
+    tail -n 60 "${NODE_DIR[$name]}/$f"
+  done
+}
+
+pg_wait_for_store() {
+  local url=$1 deadline=$((SECONDS + ${2:-20})) code
+  while ((SECONDS < deadline)); do
+    code=$(curl --silent --noproxy '*' --max-time 5 -o /dev/null -w '%{http_code}' -X POST \
+           -H 'Authorization: Basic bm9ib2R5Om5vdGhpbmc=' "$url/signin" || true)
+    [[ $code != 503 && $code != 000 ]] && return 0
+    sleep 0.2
+  done
+  return 1
+}

@@ -1,0 +1,50 @@
+// The store backends the contract suite (store_contract_test.cpp) runs on.
+// Each backend registers one factory, in its own store_backend_NAME.cpp:
+//
+//   static const authd::test::RegisterStoreBackend kLmdb{{"lmdb", [] { ... }}};
+//
+// and every TEST_P of the suite runs once per registered backend (test names
+// end in /lmdb, /postgresql, ...).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "authd/store.hpp"
+
+namespace authd::test {
+
+// What a backend hands one test: a fresh, empty store of its own.
+struct StoreUnderTest {
+  std::unique_ptr<Store> store;
+  // Another Store on the same data, as a second process or node would open
+  // it (for cross-node cache coherence). Empty when the backend cannot open
+  // its data twice in one process (LMDB).
+  std::function<std::unique_ptr<Store>()> open_again;
+  // Resources behind the store (a temporary directory, a database), released
+  // after every store of the test is gone.
+  std::shared_ptr<void> keep_alive;
+};
+
+struct StoreBackend {
+  std::string name;  // letters, digits and _ (part of the test name)
+  // Throws std::runtime_error when the backend cannot be set up.
+  std::function<StoreUnderTest()> fresh;
+};
+
+// Test names and messages show the backend's name, not its bytes.
+inline void PrintTo(const StoreBackend& backend, std::ostream* os) { *os << backend.name; }
+
+inline std::vector<StoreBackend>& store_backends() {
+  static std::vector<StoreBackend> backends;
+  return backends;
+}
+
+struct RegisterStoreBackend {
+  explicit RegisterStoreBackend(StoreBackend backend) { store_backends().push_back(std::move(backend)); }
+};
+
+}  // namespace authd::test
