@@ -133,9 +133,16 @@ chmod 0600 "$state/.htaccess"
 # The document root: pages, program, config link, .htaccess.
 chmod 0755 "$docroot"
 cp -R -- "$here/www/." "$docroot/"
-if [[ -n $base ]]; then  # the error pages' "start page" link
-  for page in 404.html 500.html; do
-    sed -i "s|href=\"/\"|href=\"$base/\"|" "$docroot/$page"
+if [[ -n $base ]]; then
+  # The pages name their links, scripts and API calls from the site root
+  # ("/login", "/assets/...", fetch("/signin")): below a prefix they must
+  # name it. Root-relative URLs in attributes and in the scripts' string
+  # literals get the prefix ("//host" and a lone "/" are left alone).
+  for page in "$docroot"/*.html; do
+    sed -i -E "s#(href|src|action)=\"/([A-Za-z0-9_.?-]|\")#\\1=\"$base/\\2#g; s#url=/#url=$base/#g" "$page"
+  done
+  for script in "$docroot"/assets/*.js; do
+    sed -i -E "s#([\"\`])/([a-z])#\\1$base/\\2#g" "$script"
   done
 fi
 install_file "$here/bin/authd" "$docroot/authd.fcgi" 0755

@@ -244,7 +244,12 @@ step "page, sign-up, sign-in"
 http GET /
 expect_status 200 "GET /auth/"
 expect_match "GET /auth/: the sign-in page" '<title>authd</title>' "$BODY"
-expect_match "the page calls the API relative to itself" 'call\("POST", "signup"' "$BODY"
+expect_match "the start page leads to the sign-in page under the prefix" 'url=/auth/login' "$BODY"
+http GET /login
+expect_status 200 "GET /auth/login: the sign-in page"
+expect_match "its script under the prefix" 'src="/auth/assets/login.js"' "$BODY"
+http GET /assets/api.js
+expect_match "the pages call the API under the prefix" 'fetch\("/auth/signin"' "$BODY"
 signup alice 'alice password 1'
 expect_status 201 "sign-up alice"
 from_authd "sign-up"
@@ -335,7 +340,7 @@ expect_match "GET /signup: Allow" 'POST' "$(header Allow)"
 http GET /no-such-page.html
 expect_status 404 "unknown file"
 expect_eq "unknown file: the 404 page of the document root" "$PAGE_404" "$BODY"
-expect_match "the 404 page links to the start page under the prefix" 'href="/auth/"' "$BODY"
+expect_match "the 404 page links to the sign-in page under the prefix" 'href="/auth/login"' "$BODY"
 
 # --- never served ---------------------------------------------------------------------------------
 step "never served"
