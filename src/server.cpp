@@ -20,6 +20,7 @@
 #include "http/fcgi_io.hpp"
 #include "authd/password.hpp"
 #include "log.hpp"
+#include "metrics.hpp"
 
 namespace authd {
 namespace {
@@ -149,6 +150,7 @@ struct Server::State {
       Job job{std::move(fcgi), std::move(prepared.answer)};
       JobQueue& queue = prepared.lane == Lane::password ? password_lane : upstream_lane;
       if (queue.push(job)) {
+        metrics::lane_depth(prepared.lane, +1);
         fcgi = new_request(listen_fd);
       } else {
         fcgi = std::move(job.fcgi);
@@ -158,9 +160,10 @@ struct Server::State {
     FCGX_Free(fcgi.get(), 1);
   }
 
-  void lane_loop(JobQueue& queue) {
+  void lane_loop(JobQueue& queue, Lane lane) {
     // An idle hashing thread gives argon2's working memory back (see PasswordHasher).
     while (auto job = queue.pop(kLaneIdle, [] { PasswordHasher::release_thread_memory(); })) {
+      metrics::lane_depth(lane, -1);
       answer(*job->fcgi, job->answer());
       FCGX_Free(job->fcgi.get(), 1);  // closes a kept-alive connection too
     }
@@ -176,10 +179,10 @@ void Server::start() {
   State& s = *state_;
   for (unsigned i = 0; i < s.options.accept_workers; ++i) s.acceptors.emplace_back([&s] { s.accept_loop(); });
   for (unsigned i = 0; i < s.options.hash_workers; ++i) {
-    s.lane_workers.emplace_back([&s] { s.lane_loop(s.password_lane); });
+    s.lane_workers.emplace_back([&s] { s.lane_loop(s.password_lane, Lane::password); });
   }
   for (unsigned i = 0; i < s.options.upstream_workers; ++i) {
-    s.lane_workers.emplace_back([&s] { s.lane_loop(s.upstream_lane); });
+    s.lane_workers.emplace_back([&s] { s.lane_loop(s.upstream_lane, Lane::upstream); });
   }
 }
 

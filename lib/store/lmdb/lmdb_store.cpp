@@ -251,6 +251,8 @@ class LmdbStore final : public Store {
 
   std::string_view name() const noexcept override { return "lmdb"; }
 
+  Result<void> backup(const std::filesystem::path& file) override { return copy_compact(env_->env, file); }
+
  private:
   std::unique_ptr<Environment> env_;
 };
