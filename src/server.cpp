@@ -18,6 +18,7 @@
 
 #include "http/error_response.hpp"
 #include "http/fcgi_io.hpp"
+#include "authd/crypto.hpp"
 #include "authd/password.hpp"
 #include "log.hpp"
 #include "metrics.hpp"
@@ -34,6 +35,13 @@ FcgiRequest new_request(int listen_fd) {
   auto request = std::make_unique<FCGX_Request>();
   FCGX_InitRequest(request.get(), listen_fd, FCGI_FAIL_ACCEPT_ON_INTR);
   return request;
+}
+
+// Answers that never reached a route (unreadable request, full lane) get an
+// X-Request-Id here; routed ones carry theirs from prepare() (routes.cpp).
+http::Response with_request_id(http::Response response) {
+  response.header("X-Request-Id", crypto::random_hex(8));
+  return response;
 }
 
 void answer(FCGX_Request& fcgi, const http::Response& response) {
@@ -139,7 +147,7 @@ struct Server::State {
     while (accept_next(*fcgi)) {
       auto incoming = http::read_request(*fcgi, options.max_body_bytes);
       if (!incoming) {
-        answer(*fcgi, http::error_response(incoming.error()));
+        answer(*fcgi, with_request_id(http::error_response(incoming.error())));
         continue;
       }
       Prepared prepared = prepare(std::move(*incoming));
@@ -154,7 +162,8 @@ struct Server::State {
         fcgi = new_request(listen_fd);
       } else {
         fcgi = std::move(job.fcgi);
-        answer(*fcgi, http::error_response(Error::retry_later(Errc::unavailable, 1, "the server is busy; retry shortly")));
+        answer(*fcgi, with_request_id(http::error_response(
+                          Error::retry_later(Errc::unavailable, 1, "the server is busy; retry shortly"))));
       }
     }
     FCGX_Free(fcgi.get(), 1);
