@@ -25,8 +25,8 @@ http GET /healthz
 expect_status 200 "GET /healthz"
 expect_json "healthz status" .status ok
 expect_match "X-Request-Id on /healthz" '^[0-9a-f]{16}$' "$(header X-Request-Id)"
-http GET /no/such/route
-expect_status 404 "unknown route"
+http GET /records/a/b
+expect_status 404 "an API path no route takes"
 expect_match "X-Request-Id on a 404" '^[0-9a-f]{16}$' "$(header X-Request-Id)"
 http GET /readyz
 expect_status 200 "GET /readyz"
