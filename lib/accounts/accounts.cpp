@@ -172,6 +172,17 @@ Result<User> Accounts::sign_in(const BasicCredentials& credentials) const {
     return invalid();
   }
   if (!hasher_.verify(user->password_hash, credentials.password)) return invalid();
+  if (PasswordHasher::is_bcrypt(user->password_hash)) {
+    // An imported bcrypt hash: replace it by argon2id now that the password
+    // is known. Unless another sign-in already did (same hash still stored).
+    auto upgraded = hasher_.hash(credentials.password);
+    if (!upgraded) return std::unexpected(upgraded.error());
+    const std::string old_hash = user->password_hash;
+    auto changed = modify(store_, user->username, [&](User& stored) {
+      if (stored.password_hash == old_hash) stored.password_hash = *upgraded;
+    });
+    if (changed) return changed;  // a failed upgrade does not fail the sign-in
+  }
   return user;
 }
 

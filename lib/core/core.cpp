@@ -6,7 +6,7 @@
 
 namespace authd {
 
-Core::Core(CoreSettings settings, std::unique_ptr<Store> store, TokenService tokens)
+Core::Core(CoreSettings settings, std::unique_ptr<Store> store, TokenService tokens, std::unique_ptr<AuditLog> audit)
     : settings_(std::move(settings)),
       store_(std::move(store)),
       tokens_(std::move(tokens)),
@@ -14,7 +14,8 @@ Core::Core(CoreSettings settings, std::unique_ptr<Store> store, TokenService tok
       accounts_(*store_, hasher_, settings_.credentials),
       throttle_(*store_, settings_.throttle),
       records_(*store_),
-      guard_(tokens_, *store_) {
+      guard_(tokens_, *store_),
+      audit_(std::move(audit)) {
   const HttpTimeouts timeouts{settings_.oauth.connect_timeout, settings_.oauth.total_timeout};
   for (const auto& provider : settings_.oauth.providers) {
     oauth_clients_.emplace(provider.name, std::make_unique<OAuthClient>(provider, timeouts));
@@ -33,7 +34,9 @@ Result<std::unique_ptr<Core>> Core::open(CoreSettings settings) {
   if (!key) return std::unexpected(key.error());
   auto tokens = TokenService::create(std::move(*key), settings.token);
   if (!tokens) return std::unexpected(tokens.error());
-  return std::unique_ptr<Core>(new Core(std::move(settings), std::move(*store), std::move(*tokens)));
+  auto audit = AuditLog::open(settings.audit.log);
+  if (!audit) return std::unexpected(audit.error());
+  return std::unique_ptr<Core>(new Core(std::move(settings), std::move(*store), std::move(*tokens), std::move(*audit)));
 }
 
 Result<std::unique_ptr<Core>> Core::from_environment(const std::filesystem::path& default_config) {

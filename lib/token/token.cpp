@@ -180,4 +180,9 @@ std::vector<settings::Setting> token_settings(TokenPolicy& p) {
   };
 }
 
+TokenService::CacheCounts TokenService::cache_counts() const noexcept {
+  if (!cache_) return {};
+  return {cache_->hits(), cache_->misses()};
+}
+
 }  // namespace authd

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -31,6 +32,9 @@ class VerifiedTokenCache {
   void insert(std::string_view type, std::string_view token, const TokenClaims& claims, std::int64_t valid_from,
               std::int64_t now);
 
+  std::uint64_t hits() const noexcept { return hits_.load(std::memory_order_relaxed); }
+  std::uint64_t misses() const noexcept { return misses_.load(std::memory_order_relaxed); }
+
  private:
   static constexpr std::size_t kShards = 16;
   struct Entry {
@@ -50,6 +54,8 @@ class VerifiedTokenCache {
 
   std::size_t per_shard_;
   mutable std::array<Shard, kShards> shards_;
+  mutable std::atomic<std::uint64_t> hits_{0};
+  mutable std::atomic<std::uint64_t> misses_{0};
 };
 
 }  // namespace authd::token_detail

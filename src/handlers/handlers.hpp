@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "app.hpp"
+#include "authd/audit.hpp"
 #include "authd/guard.hpp"
 #include "http/request.hpp"
 #include "http/response.hpp"
@@ -36,6 +37,20 @@ HandlerResult get_record(App& app, const http::Request& request, const RouteCont
 HandlerResult create_record(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult update_record(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult delete_record(App& app, const http::Request& request, const RouteContext& context);
+
+// Operations: health, metrics (metrics_allow only), user administration (role admin).
+HandlerResult healthz(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult readyz(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult metrics_text(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult admin_list_users(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult admin_get_user(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult admin_set_role(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult admin_delete_user(App& app, const http::Request& request, const RouteContext& context);
+
+// Records `event` in the audit log with the request's client address and
+// X-Request-Id filled in. One line per event, e.g.
+//   audit(app, request, {.event = "signout", .username = user.username, .outcome = "ok"});
+void audit(const App& app, const http::Request& request, AuditEvent event);
 
 // The answer of every successful sign-in (password or third party): the
 // token as cookie `auth`, header `token` and body field `token`.

@@ -26,6 +26,7 @@
 
 #include "authd/access_rules.hpp"
 #include "authd/accounts.hpp"
+#include "authd/audit.hpp"
 #include "authd/error.hpp"
 #include "authd/guard.hpp"
 #include "authd/oauth.hpp"
@@ -51,6 +52,7 @@ struct CoreSettings {
   ThrottlePolicy throttle;
   OAuthSettings oauth;
   AccessRules access_rules;
+  AuditSettings audit;
 };
 
 // The signing key file: signing_key_file, else <state_dir>/signing.key.
@@ -97,12 +99,15 @@ class Core {
   SigninThrottle& throttle() noexcept { return throttle_; }
   Records& records() noexcept { return records_; }
   const Guard& guard() const noexcept { return guard_; }
+  // The audit log (lib/audit): core.audit().record({.event = "...", ...}).
+  const AuditLog& audit() const noexcept { return *audit_; }
+  AuditLog& audit() noexcept { return *audit_; }
   // The client of a configured provider, or nullptr.
   OAuthClient* oauth_client(std::string_view provider) noexcept;
   bool oauth_configured() const noexcept { return !oauth_clients_.empty(); }
 
  private:
-  Core(CoreSettings settings, std::unique_ptr<Store> store, TokenService tokens);
+  Core(CoreSettings settings, std::unique_ptr<Store> store, TokenService tokens, std::unique_ptr<AuditLog> audit);
 
   CoreSettings settings_;
   std::unique_ptr<Store> store_;
@@ -113,6 +118,7 @@ class Core {
   Records records_;
   Guard guard_;
   std::map<std::string, std::unique_ptr<OAuthClient>, std::less<>> oauth_clients_;
+  std::unique_ptr<AuditLog> audit_;
 };
 
 }  // namespace authd

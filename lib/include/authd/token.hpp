@@ -75,6 +75,13 @@ class TokenService {
 
   const TokenPolicy& policy() const noexcept { return policy_; }
 
+  // Lookups in the verified-token cache of this process (for metrics).
+  struct CacheCounts {
+    std::uint64_t hits = 0;
+    std::uint64_t misses = 0;
+  };
+  CacheCounts cache_counts() const noexcept;
+
  private:
   TokenService(const SigningKey& key, TokenPolicy policy);
   Result<TokenClaims> verify_uncached(std::string_view token, std::string_view type, std::int64_t now,
