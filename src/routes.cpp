@@ -6,6 +6,8 @@
 #include "authd/clock.hpp"
 #include "authd/text.hpp"
 #include "http/error_response.hpp"
+#include "http/query.hpp"
+#include "http/same_site.hpp"
 #include "log.hpp"
 
 namespace authd {
@@ -22,6 +24,11 @@ constexpr std::array kRoutes{
     Route{"GET", "/auth/providers", auth_providers, Access::open, std::nullopt},
     Route{"GET", "/auth/return", return_to, Access::open, std::nullopt},
     Route{"GET", "/auth/portal", portal_redirect, Access::open, std::nullopt},
+    Route{"POST", "/token/refresh", token_refresh, Access::open, std::nullopt},
+    Route{"POST", "/signout", signout, Access::session, std::nullopt},
+    Route{"POST", "/signout/all", signout_all, Access::session, std::nullopt},
+    Route{"GET", "/me", me, Access::session, std::nullopt},
+    Route{"PUT", "/me/password", change_password, Access::session, std::nullopt, Lane::password},
     Route{"GET", "/records", list_records, Access::bearer, std::nullopt},
     Route{"POST", "/records", create_record, Access::bearer, create},
     Route{"GET", "/records/{id}", get_record, Access::bearer, read},
@@ -66,7 +73,19 @@ handlers::HandlerResult run(App& app, const http::Request& request, const RouteM
   if (text::query_value(request.query, "access_token")) {
     return fail(Errc::malformed_credentials, "access_token in the query string is not accepted");
   }
-  auto principal = app.core->guard().check(request.authorization(), route.capability, unix_now());
+  std::string_view authorization = request.authorization();
+  std::string from_cookie;
+  if (route.access == Access::session && authorization.empty()) {
+    const auto cookie = http::cookie_value(request.param("HTTP_COOKIE"), "auth");
+    if (!cookie.empty()) {
+      // The browser sends the cookie by itself, whoever made the page: a
+      // state change on its strength must come from our own site (CSRF).
+      if (auto same = http::check_same_site(request); !same) return std::unexpected(same.error());
+      from_cookie = "Bearer " + std::string(cookie);
+      authorization = from_cookie;
+    }
+  }
+  auto principal = app.core->guard().check(authorization, route.capability, unix_now());
   if (!principal) return std::unexpected(principal.error());
   context.principal = &*principal;
   return route.handler(app, request, context);

@@ -17,6 +17,8 @@ namespace authd {
 enum class Access {
   open,    // no credentials (signup, signin, oauth)
   bearer,  // Authorization: Bearer, re-authenticated; plus `capability` if set
+  session, // as bearer, or the `auth` cookie (the pages); a cookie-authenticated
+           // state change must come from the same site (src/http/same_site.hpp)
 };
 
 struct Route {

@@ -14,7 +14,9 @@ Core::Core(CoreSettings settings, std::unique_ptr<Store> store, TokenService tok
       accounts_(*store_, hasher_, settings_.credentials),
       throttle_(*store_, settings_.throttle),
       records_(*store_),
-      guard_(tokens_, *store_) {
+      guard_(tokens_, *store_),
+      revocation_(*store_),
+      refresh_(*store_, settings_.refresh) {
   const HttpTimeouts timeouts{settings_.oauth.connect_timeout, settings_.oauth.total_timeout};
   for (const auto& provider : settings_.oauth.providers) {
     oauth_clients_.emplace(provider.name, std::make_unique<OAuthClient>(provider, timeouts));
@@ -45,6 +47,10 @@ Result<std::unique_ptr<Core>> Core::from_environment(const std::filesystem::path
   loader.skip_unknown_names();  // authd's own server settings share the file
   if (auto ok = loader.load(source.file, source.optional, env); !ok) return std::unexpected(ok.error());
   return open(std::move(settings));
+}
+
+std::string Core::issue_access_token(const User& user) const {
+  return tokens_.issue(kAccessTokenType, user.id, user.username, unix_now(), lifecycle_claims(user));
 }
 
 OAuthClient* Core::oauth_client(std::string_view provider) noexcept {

@@ -32,6 +32,8 @@
 #include "authd/oauth_config.hpp"
 #include "authd/password.hpp"
 #include "authd/records.hpp"
+#include "authd/refresh.hpp"
+#include "authd/revocation.hpp"
 #include "authd/settings.hpp"
 #include "authd/signing_key.hpp"
 #include "authd/store.hpp"
@@ -46,6 +48,7 @@ struct CoreSettings {
   StoreSettings store;
   KeySettings key;
   TokenPolicy token;
+  RefreshPolicy refresh;
   Argon2Params argon2;
   CredentialPolicy credentials;
   ThrottlePolicy throttle;
@@ -89,6 +92,9 @@ class Core {
                                                  std::string_view authorization,
                                                  std::string_view auth_cookie) const;
 
+  // A new access token for `user`, carrying its token generation (`gen`).
+  std::string issue_access_token(const User& user) const;
+
   const CoreSettings& settings() const noexcept { return settings_; }
   Store& store() noexcept { return *store_; }
   const TokenService& tokens() const noexcept { return tokens_; }
@@ -97,6 +103,8 @@ class Core {
   SigninThrottle& throttle() noexcept { return throttle_; }
   Records& records() noexcept { return records_; }
   const Guard& guard() const noexcept { return guard_; }
+  TokenRevocation& revocation() noexcept { return revocation_; }
+  RefreshTokens& refresh() noexcept { return refresh_; }
   // The client of a configured provider, or nullptr.
   OAuthClient* oauth_client(std::string_view provider) noexcept;
   bool oauth_configured() const noexcept { return !oauth_clients_.empty(); }
@@ -112,6 +120,8 @@ class Core {
   SigninThrottle throttle_;
   Records records_;
   Guard guard_;
+  TokenRevocation revocation_;
+  RefreshTokens refresh_;
   std::map<std::string, std::unique_ptr<OAuthClient>, std::less<>> oauth_clients_;
 };
 
