@@ -49,6 +49,10 @@ test_pkgs+=(wrk iproute2)
 # npm playwright-core (installed by the test itself with `npm ci`; it downloads
 # no browser).
 test_pkgs+=(chromium)
+# Public-key tokens (t_token_jwks_*.sh): PyJWT verifies authd's EdDSA/ES256
+# tokens against the JWKS (npm jose, the second verifier, comes from test/jwks
+# with `npm ci`).
+test_pkgs+=(python3-jwt python3-cryptography)
 
 # Packages satisfied by a command on PATH, however it was installed.
 declare -A pkg_command=([nodejs]=node [npm]=npm)

@@ -24,6 +24,8 @@ constexpr std::array kRoutes{
     Route{"GET", "/auth/providers", auth_providers, Access::open, std::nullopt},
     Route{"GET", "/auth/return", return_to, Access::open, std::nullopt},
     Route{"GET", "/auth/portal", portal_redirect, Access::open, std::nullopt},
+    Route{"GET", "/.well-known/jwks.json", jwks, Access::open, std::nullopt},
+    Route{"GET", "/.well-known/openid-configuration", openid_configuration, Access::open, std::nullopt},
     Route{"POST", "/token/refresh", token_refresh, Access::open, std::nullopt},
     Route{"POST", "/signout", signout, Access::session, std::nullopt},
     Route{"POST", "/signout/all", signout_all, Access::session, std::nullopt},

@@ -27,13 +27,30 @@ std::filesystem::path signing_key_path(const CoreSettings& settings) {
   return settings.key.file.empty() ? settings.store.lmdb.directory / "signing.key" : settings.key.file;
 }
 
+std::filesystem::path key_ring_path(const CoreSettings& settings) { return settings.store.lmdb.directory / "keys"; }
+
+std::optional<crypto::KeyAlgorithm> key_algorithm(TokenAlgorithm algorithm) {
+  switch (algorithm) {
+    case TokenAlgorithm::eddsa: return crypto::KeyAlgorithm::ed25519;
+    case TokenAlgorithm::es256: return crypto::KeyAlgorithm::es256;
+    case TokenAlgorithm::hs256: break;
+  }
+  return std::nullopt;
+}
+
 Result<std::unique_ptr<Core>> Core::open(CoreSettings settings) {
   settings.key.file = signing_key_path(settings);
   auto store = open_store(settings.store);
   if (!store) return std::unexpected(store.error());
   auto key = load_signing_key(settings.key);
   if (!key) return std::unexpected(key.error());
-  auto tokens = TokenService::create(std::move(*key), settings.token);
+  std::shared_ptr<KeyRing> ring;
+  if (const auto algorithm = key_algorithm(settings.token.algorithm)) {
+    auto opened = KeyRing::open(key_ring_path(settings), *algorithm);
+    if (!opened) return std::unexpected(opened.error());
+    ring = std::move(*opened);
+  }
+  auto tokens = TokenService::create(std::move(*key), settings.token, std::move(ring));
   if (!tokens) return std::unexpected(tokens.error());
   return std::unique_ptr<Core>(new Core(std::move(settings), std::move(*store), std::move(*tokens)));
 }

@@ -36,6 +36,8 @@ HandlerResult signout(App& app, const http::Request& request, const RouteContext
 HandlerResult signout_all(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult me(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult change_password(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult jwks(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult openid_configuration(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult token_refresh(App& app, const http::Request& request, const RouteContext& context);
 
 HandlerResult list_records(App& app, const http::Request& request, const RouteContext& context);

@@ -59,6 +59,11 @@ struct CoreSettings {
 // The signing key file: signing_key_file, else <state_dir>/signing.key.
 std::filesystem::path signing_key_path(const CoreSettings& settings);
 
+// The public-key token keys (token_algorithm EdDSA/ES256): <state_dir>/keys.
+std::filesystem::path key_ring_path(const CoreSettings& settings);
+// The key algorithm of a public-key token_algorithm (nullopt for HS256).
+std::optional<crypto::KeyAlgorithm> key_algorithm(TokenAlgorithm algorithm);
+
 // Adds every module's table for `settings` to `loader` (and the checks that
 // span modules). Keep it alive until loader.load() has returned.
 class CoreSettingsTables {
