@@ -26,7 +26,13 @@ std::map<std::string, std::string, std::less<>> lifecycle_claims(const User& use
 
 Result<void> TokenRevocation::revoke(std::string_view username, const TokenClaims& claims, std::int64_t now) {
   if (claims.token_id.empty()) return fail(Errc::invalid_token, "the token has no jti");
+  // Every 64th sign-out of a process also drops expired entries (the list
+  // would otherwise shrink only when a process starts).
+  const bool purge = revocations_.fetch_add(1, std::memory_order_relaxed) % 64 == 63;
   return store_.write([&](StoreTxn& txn) -> Result<void> {
+    if (purge) {
+      if (auto dropped = txn.purge_expired(now); !dropped) return std::unexpected(dropped.error());
+    }
     auto user = txn.find_user(username);
     if (!user) return std::unexpected(user.error());
     if (auto ok = txn.put_entry(kRevokedTokenNamespace, claims.token_id, "", claims.expires_at); !ok) return ok;

@@ -34,7 +34,9 @@ Result<std::string> required_string(const Json& body, std::string_view field) {
 
 HandlerResult signout(App& app, const http::Request& request, const RouteContext& context) {
   const Principal& who = *context.principal;
-  if (auto done = app.core->revocation().revoke(who.user.username, who.claims, unix_now()); !done) {
+  TokenClaims until = who.claims;
+  until.expires_at += app.core->settings().token.leeway.count();  // as long as it would verify
+  if (auto done = app.core->revocation().revoke(who.user.username, until, unix_now()); !done) {
     return std::unexpected(done.error());
   }
   // This browser's refresh family goes too (the cookie is not sent to

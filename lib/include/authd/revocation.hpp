@@ -18,6 +18,7 @@
 // runs these checks on every request, so a revoked token never gets through.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -40,7 +41,8 @@ class TokenRevocation {
  public:
   explicit TokenRevocation(Store& store) : store_(store) {}
 
-  // Revokes the token `claims` describe (its jti until its exp) and notes the
+  // Revokes the token `claims` describe (its jti until its exp — pass exp plus
+  // the leeway the verifier allows) and notes the
   // time in its user's record. Errors: invalid_token (no jti), not_found
   // (user gone), storage_full, internal.
   Result<void> revoke(std::string_view username, const TokenClaims& claims, std::int64_t now);
@@ -54,6 +56,7 @@ class TokenRevocation {
 
  private:
   Store& store_;
+  std::atomic<std::uint64_t> revocations_{0};
 };
 
 }  // namespace authd
