@@ -175,9 +175,18 @@ Result<void> KeyRing::reload_if_changed(bool force) {
   if (loaded->by_kid.contains(loaded->current) || !keys_) {
     loaded->version = keys_ ? keys_->version + 1 : 1;
     keys_ = std::make_shared<const Keys>(std::move(*loaded));
+    version_.store(keys_->version, std::memory_order_release);
   }
   loaded_mtime_ns_ = mtime;
   return {};
+}
+
+std::int64_t KeyRing::version(std::int64_t now) {
+  if (last_check_.load(std::memory_order_relaxed) != now) {
+    last_check_.store(now, std::memory_order_relaxed);
+    (void)reload_if_changed(false);
+  }
+  return version_.load(std::memory_order_acquire);
 }
 
 std::shared_ptr<const KeyRing::Keys> KeyRing::keys(Check check, std::int64_t now) {

@@ -148,7 +148,11 @@ std::optional<std::string> TokenService::jwks() const {
 Result<TokenClaims> TokenService::verify(std::string_view token, std::string_view type,
                                          std::int64_t now) const {
   if (token.size() > kMaxTokenBytes) return refuse("token too long");
-  if (ring_) (void)ring_keys(now);
+  if (ring_ && cache_) {
+    // A retired key must not live on in the cache: any change of the key set empties it.
+    const auto version = ring_->version(now);
+    if (cached_version_->exchange(version) != version) cache_->clear();
+  }
   if (cache_) {
     if (auto known = cache_->find(type, token, now, policy_.leeway.count())) return std::move(*known);
   }

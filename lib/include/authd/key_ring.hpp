@@ -50,6 +50,10 @@ class KeyRing {
   enum class Check { always, periodic };
   std::shared_ptr<const Keys> keys(Check check, std::int64_t now);
 
+  // The version of the key set, after the periodic check: the verifier's hot
+  // path (one atomic load unless a check is due; no lock, no copy).
+  std::int64_t version(std::int64_t now);
+
   crypto::KeyAlgorithm algorithm() const noexcept { return algorithm_; }
 
  private:
@@ -63,6 +67,7 @@ class KeyRing {
   std::shared_ptr<const Keys> keys_;
   std::int64_t loaded_mtime_ns_ = -1;
   std::atomic<std::int64_t> last_check_{0};
+  std::atomic<std::int64_t> version_{0};
 };
 
 }  // namespace authd
