@@ -63,6 +63,10 @@ test_pkgs+=(chromium)
 # server (initdb, pg_ctl, pg_basebackup, psql) under temporary directories,
 # run as its unprivileged `postgres` user; the system's cluster is not used.
 test_pkgs+=(postgresql)
+# Public-key tokens (t_token_jwks_*.sh): PyJWT verifies authd's EdDSA/ES256
+# tokens against the JWKS (npm jose, the second verifier, comes from test/jwks
+# with `npm ci`).
+test_pkgs+=(python3-jwt python3-cryptography)
 
 # Packages satisfied by a command on PATH, however it was installed.
 declare -A pkg_command=([nodejs]=node [npm]=npm)

@@ -10,6 +10,7 @@
 #include "authd/text.hpp"
 #include "http/error_response.hpp"
 #include "http/query.hpp"
+#include "http/same_site.hpp"
 #include "log.hpp"
 #include "metrics.hpp"
 
@@ -34,6 +35,13 @@ constexpr std::array kRoutes{
     Route{"GET", "/admin/users/{id}", admin_get_user, Access::admin, std::nullopt},
     Route{"PUT", "/admin/users/{id}", admin_set_role, Access::admin, std::nullopt},
     Route{"DELETE", "/admin/users/{id}", admin_delete_user, Access::admin, std::nullopt},
+    Route{"GET", "/.well-known/jwks.json", jwks, Access::open, std::nullopt},
+    Route{"GET", "/.well-known/openid-configuration", openid_configuration, Access::open, std::nullopt},
+    Route{"POST", "/token/refresh", token_refresh, Access::open, std::nullopt},
+    Route{"POST", "/signout", signout, Access::session, std::nullopt},
+    Route{"POST", "/signout/all", signout_all, Access::session, std::nullopt},
+    Route{"GET", "/me", me, Access::session, std::nullopt},
+    Route{"PUT", "/me/password", change_password, Access::session, std::nullopt, Lane::password},
     Route{"GET", "/records", list_records, Access::bearer, std::nullopt},
     Route{"POST", "/records", create_record, Access::bearer, create},
     Route{"GET", "/records/{id}", get_record, Access::bearer, read},
@@ -115,9 +123,21 @@ handlers::HandlerResult run(App& app, const http::Request& request, const RouteM
   if (text::query_value(request.query, "access_token")) {
     return fail(Errc::malformed_credentials, "access_token in the query string is not accepted");
   }
+  std::string_view authorization = request.authorization();
+  std::string from_cookie;
+  if (route.access == Access::session && authorization.empty()) {
+    const auto cookie = http::cookie_value(request.param("HTTP_COOKIE"), "auth");
+    if (!cookie.empty()) {
+      // The browser sends the cookie by itself, whoever made the page: a
+      // state change on its strength must come from our own site (CSRF).
+      if (auto same = http::check_same_site(request); !same) return std::unexpected(same.error());
+      from_cookie = "Bearer " + std::string(cookie);
+      authorization = from_cookie;
+    }
+  }
   auto principal = route.access == Access::admin
                        ? admin_principal(app, request, route)
-                       : app.core->guard().check(request.authorization(), route.capability, unix_now());
+                       : app.core->guard().check(authorization, route.capability, unix_now());
   if (!principal) {
     if (principal.error().code != Errc::not_permitted || route.access != Access::admin) {
       handlers::audit(app, request, {.event = "denied", .outcome = "refused",

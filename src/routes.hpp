@@ -18,6 +18,8 @@ enum class Access {
   open,    // no credentials (signup, signin, oauth)
   bearer,  // Authorization: Bearer, re-authenticated; plus `capability` if set
   admin,   // role admin, by bearer token or the `auth` cookie (cookie: no cross-site changes)
+  session, // as bearer, or the `auth` cookie (the pages); a cookie-authenticated
+           // state change must come from the same site (src/http/same_site.hpp)
 };
 
 struct Route {

@@ -254,6 +254,32 @@ Result<ExternalSignIn> Accounts::sign_in_external(const ExternalIdentity& identi
   return outcome;
 }
 
+Result<User> Accounts::change_password(std::string_view username, std::string_view current, std::string_view next) {
+  auto user = sign_in(BasicCredentials{std::string(username), std::string(current)});
+  if (!user) return std::unexpected(user.error());
+  if (auto ok = validate_password(next, policy_); !ok) return fail_field("new_password", ok.error().message);
+  auto hash = hasher_.hash(next);
+  if (!hash) return std::unexpected(hash.error());
+  const std::string checked_hash = user->password_hash;
+  User changed;
+  auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
+    auto stored = txn.find_user(username);
+    if (!stored) return std::unexpected(stored.error());
+    // Changed by someone else since it was checked: make the caller retry.
+    if (stored->id != user->id || stored->password_hash != checked_hash) {
+      return fail(Errc::conflict, "the account changed meanwhile; try again");
+    }
+    stored->password_hash = std::move(*hash);
+    stored->version += 1;
+    stored->updated_at = unix_now();
+    stored->token_generation += 1;
+    changed = *stored;
+    return txn.replace_user(*stored);
+  });
+  if (!done) return std::unexpected(done.error());
+  return changed;
+}
+
 Result<User> Accounts::find(std::string_view username) const { return store_.find_user(username); }
 
 Result<User> Accounts::set_role(std::string_view username, Role role) {

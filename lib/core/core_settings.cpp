@@ -7,6 +7,7 @@ CoreSettingsTables::CoreSettingsTables(CoreSettings& s, settings::Loader& loader
   loader.add(store_settings(s.store));
   loader.add(key_settings(s.key));
   loader.add(token_settings(s.token));
+  loader.add(refresh_settings(s.refresh));
   loader.add(password_settings(s.argon2));
   loader.add(credential_settings(s.credentials));
   loader.add(throttle_settings(s.throttle));

@@ -37,6 +37,13 @@ std::optional<TokenClaims> VerifiedTokenCache::find(std::string_view type, std::
   return found->second.claims;
 }
 
+void VerifiedTokenCache::clear() {
+  for (auto& shard : shards_) {
+    std::lock_guard lock(shard.mutex);
+    shard.entries.clear();
+  }
+}
+
 void VerifiedTokenCache::insert(std::string_view type, std::string_view token, const TokenClaims& claims,
                                 std::int64_t valid_from, std::int64_t now) {
   std::string key = key_of(type, token);

@@ -28,6 +28,8 @@ class VerifiedTokenCache {
   // valid at `now` with `leeway`.
   std::optional<TokenClaims> find(std::string_view type, std::string_view token, std::int64_t now,
                                   std::int64_t leeway) const;
+  // Forgets every token (the key set changed).
+  void clear();
   // `valid_from` is the latest of iat and nbf.
   void insert(std::string_view type, std::string_view token, const TokenClaims& claims, std::int64_t valid_from,
               std::int64_t now);

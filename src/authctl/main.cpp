@@ -41,6 +41,10 @@ constexpr const char* kUsage =
     "                         read an export, bulk {username,password(hash),role} lines or a\n"
     "                         mongoexport of the Express app's users (bcrypt); all or nothing\n"
     "                         unless --skip-bad (bad lines are listed with their numbers)\n"
+    "  key rotate             a new token signing key (token_algorithm EdDSA/ES256); new\n"
+    "                         tokens use it at once, older keys keep verifying\n"
+    "  key retire [KID]       delete KID, or every key but the current one\n"
+    "  key list               kid of every key, the current one marked with *\n"
     "Reads the same settings as authd: conf/authd.conf or $AUTHD_CONFIG, then AUTHD_<NAME>.\n";
 
 int usage_error() {
@@ -212,6 +216,33 @@ int import_all(Core& core, const std::vector<std::string>& args) {
   return 0;
 }
 
+// `key rotate|retire|list`: the key ring in <state_dir>/keys.
+int key(const Core& core, const std::vector<std::string>& args) {
+  const auto algorithm = key_algorithm(core.settings().token.algorithm);
+  if (!algorithm) return failure("token_algorithm is HS256: there are no public-key signing keys to manage");
+  const auto directory = key_ring_path(core.settings());
+  if (args.size() == 1 && args[0] == "rotate") {
+    auto kid = KeyRing::rotate(directory, *algorithm);
+    if (!kid) return failure(kid.error().message);
+    std::printf("%s\n", kid->c_str());
+    return 0;
+  }
+  if ((args.size() == 1 || args.size() == 2) && args[0] == "retire") {
+    auto retired = KeyRing::retire(directory, args.size() == 2 ? args[1] : std::string());
+    if (!retired) return failure(retired.error().message);
+    for (const auto& kid : *retired) std::printf("retired %s\n", kid.c_str());
+    return 0;
+  }
+  if (args.size() == 1 && args[0] == "list") {
+    auto ring = KeyRing::open(directory, *algorithm);
+    if (!ring) return failure(ring.error().message);
+    const auto keys = (*ring)->keys(KeyRing::Check::always, 0);
+    for (const auto& [kid, pair] : keys->by_kid) std::printf("%s%s\n", kid.c_str(), kid == keys->current ? " *" : "");
+    return 0;
+  }
+  return usage_error();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -239,5 +270,6 @@ int main(int argc, char** argv) {
   if (command == "backup") return backup((*core)->store(), args);
   if (command == "export") return export_all((*core)->store(), args);
   if (command == "import") return import_all(**core, args);
+  if (command == "key") return key(**core, args);
   return usage_error();
 }

@@ -32,6 +32,15 @@ HandlerResult auth_providers(App& app, const http::Request& request, const Route
 HandlerResult return_to(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult portal_redirect(App& app, const http::Request& request, const RouteContext& context);
 
+// The token lifecycle (session.cpp, refresh.cpp).
+HandlerResult signout(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult signout_all(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult me(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult change_password(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult jwks(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult openid_configuration(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult token_refresh(App& app, const http::Request& request, const RouteContext& context);
+
 HandlerResult list_records(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult get_record(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult create_record(App& app, const http::Request& request, const RouteContext& context);
@@ -56,6 +65,12 @@ void audit(const App& app, const http::Request& request, AuditEvent event);
 // token as cookie `auth`, header `token` and body field `token`.
 http::Response token_response(const App& app, const http::Request& request, int status, const User& user,
                               Json user_body);
+
+// The Set-Cookie value of a refresh token (HttpOnly, Path=/token/refresh).
+std::string refresh_cookie(const App& app, const http::Request& request, std::string_view refresh_token);
+
+// A Set-Cookie value that deletes cookie `name` at `path`.
+std::string expired_cookie(const App& app, const http::Request& request, std::string_view name, std::string_view path);
 
 // Whether cookies get the Secure attribute (cookie_secure, or HTTPS when auto).
 bool secure_cookies(const App& app, const http::Request& request);
