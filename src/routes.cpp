@@ -117,6 +117,10 @@ http::Response respond(App& app, const http::Request& request, const RouteMatch&
 }
 
 Prepared prepare(App& app, http::Request request) {
+  const auto& proxies = app.server.trusted_proxies;
+  request.from_trusted_proxy = proxies.trusts(request.remote_addr);
+  request.remote_addr = http::client_address(proxies, request.remote_addr, request.param("HTTP_X_FORWARDED_FOR"),
+                                             request.param("HTTP_FORWARDED"));
   RouteMatch match = resolve(request);
   const Lane lane = match.lane();
   return Prepared{lane, [&app, request = std::move(request), match = std::move(match)] {

@@ -34,6 +34,7 @@ std::vector<settings::Setting> server_settings(ServerSettings& s) {
                        "Secure attribute of cookies: auto (when HTTPS), always or never"),
       std::move(log_level),
       std::move(base_path),
+      http::trusted_proxies_setting(s.trusted_proxies),
   };
 }
 

@@ -8,6 +8,7 @@
 
 #include "authd/return_to.hpp"
 #include "authd/settings.hpp"
+#include "http/forwarded.hpp"
 
 namespace authd {
 
@@ -24,6 +25,7 @@ struct ServerSettings {
   std::string log_level = "info";
   std::string base_path;            // URL prefix authd is mounted under ("" = the site root); see base_path.hpp
   PortalSettings portal;            // portal_return_origins, portal_default_return
+  http::TrustedProxies trusted_proxies = *http::parse_trusted_proxies("127.0.0.0/8 ::1");
 };
 
 std::vector<settings::Setting> server_settings(ServerSettings& settings);

@@ -88,6 +88,9 @@ if [[ $AUTHD_FRONTEND == apache ]]; then
   source "$_HARNESS_DIR/apache.sh"
 fi
 STACK_START_TIMEOUT=${STACK_START_TIMEOUT:-15}
+# Every test client shares 127.0.0.1: the per-address sign-up limit is off
+# unless a test sets it (t_sec_csrf.sh does).
+export AUTHD_SIGNUP_ADDRESS_LIMIT=${AUTHD_SIGNUP_ADDRESS_LIMIT:-0}
 export SOURCE_DIR AUTHD_BIN AUTHCTL_BIN
 
 STATE_DIR=

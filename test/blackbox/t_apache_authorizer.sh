@@ -46,7 +46,7 @@ chmod 0755 "$APP_DIR/cgi-bin/whoami"
 cp -p "$APP_DIR/cgi-bin/whoami" "$APP_DIR/cgi-bin/open"
 
 # --- authd's access rules and the Apache side -----------------------------------
-export AUTHD_AUTHORIZE_RULES="/app/static/public/ GET public; /app/static/public/ HEAD public; /app/cgi-bin/open * public"
+export AUTHD_AUTHORIZE_RULES="/ * method; /app/static/public/ GET public; /app/static/public/ HEAD public; /app/cgi-bin/open * public"
 AUTHZ_PORT=$(_pick_port) || _harness_die "found no free port"
 export HTTPD_DEFINES=AUTHD_AUTHORIZER HTTPD_APP_DIR=$APP_DIR HTTPD_AUTHZ_ADDR=127.0.0.1:$AUTHZ_PORT
 

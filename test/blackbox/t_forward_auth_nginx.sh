@@ -17,7 +17,7 @@ command -v nginx >/dev/null 2>&1 ||
   _harness_die "'nginx' is not installed (scripts/deps.sh test installs what is missing)"
 SHIPPED=$SOURCE_DIR/conf/nginx/authd-forward-auth.conf
 
-export AUTHD_AUTHORIZE_RULES='/app/public/ * public; /files/admin/ * delete'
+export AUTHD_AUTHORIZE_RULES='/ * method; /app/public/ * public; /files/admin/ * delete'
 stack_start
 
 NGX=$(mktemp -d "${TMPDIR:-/tmp}/authd-nginx.XXXXXX") || exit 1
