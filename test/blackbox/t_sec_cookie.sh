@@ -9,8 +9,10 @@ export AUTHD_TOKEN_TTL=1234
 stack_start
 
 trim() { local s="$1"; s="${s#"${s%%[![:space:]]*}"}"; printf '%s' "${s%"${s##*[![:space:]]}"}"; }
-# The attributes of the last Set-Cookie, one per line, trimmed.
-attributes() { local a ATTRS; IFS=';' read -r -a ATTRS <<<"$(header Set-Cookie)"; for a in "${ATTRS[@]:1}"; do trim "$a"; echo; done; }
+# The `auth` Set-Cookie (sign-in also sets authd_device: t_sec_lockout.sh).
+auth_cookie() { header Set-Cookie | grep '^auth='; }
+# The attributes of the auth Set-Cookie, one per line, trimmed.
+attributes() { local a ATTRS; IFS=';' read -r -a ATTRS <<<"$(auth_cookie)"; for a in "${ATTRS[@]:1}"; do trim "$a"; echo; done; }
 b64url_decode() { local s; s=$(printf '%s' "$1" | tr '_-' '/+'); case $(( ${#s} % 4 )) in 2) s+='==' ;; 3) s+='=' ;; esac; printf '%s' "$s" | base64 -d 2>/dev/null; }
 has() { if grep -qx -- "$1" <<<"$2"; then echo yes; else echo no; fi; }
 
@@ -18,7 +20,7 @@ check_cookie() { # DESC SECURE(yes|no)
   local desc=$1 secure=$2 attrs tok
   attrs=$(attributes)
   tok=$(json .token)
-  expect_eq "$desc: cookie value is the token" "auth=$tok" "$(trim "$(header Set-Cookie | cut -d';' -f1)")"
+  expect_eq "$desc: cookie value is the token" "auth=$tok" "$(trim "$(auth_cookie | cut -d';' -f1)")"
   expect_eq "$desc: HttpOnly" yes "$(has HttpOnly "$attrs")"
   expect_eq "$desc: SameSite=Lax" yes "$(has SameSite=Lax "$attrs")"
   expect_eq "$desc: Path=/" yes "$(has Path=/ "$attrs")"
