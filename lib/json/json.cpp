@@ -103,6 +103,7 @@ bool Json::is_object() const noexcept { return handle_ && json_is_object(handle_
 bool Json::is_array() const noexcept { return handle_ && json_is_array(handle_); }
 bool Json::is_string() const noexcept { return handle_ && json_is_string(handle_); }
 bool Json::is_integer() const noexcept { return handle_ && json_is_integer(handle_); }
+bool Json::is_true() const noexcept { return handle_ && json_is_true(handle_); }
 
 bool Json::has(std::string_view key) const noexcept {
   return is_object() && json_object_getn(handle_, key.data(), key.size()) != nullptr;

@@ -151,6 +151,15 @@ expect_status 200 "GET the public CGI with a token"
 http GET /app/static/report.txt -H 'Auth-User: alice' -H 'Variable-AUTH_USER: alice'
 refused 401 "request headers cannot pose as the authorizer's variables"
 
+step "path confusion (t_sec_path_confusion.sh): no spelling of a protected path borrows the public rule"
+for uri in /app/static/public/../report.txt /app/static/public/%2e%2e/report.txt /app/static//report.txt \
+           '/app/static/public/..;/report.txt' /app/static/public%2f..%2freport.txt /app/static/%252e/report.txt \
+           /app/static/report.txt%00 /app/static/%ff/../report.txt; do
+  http GET "$uri" --path-as-is
+  expect_match "mod_authnz_fcgi: $uri is not served anonymously" '^(400|401|403|404)$' "$STATUS"
+  expect_ne "mod_authnz_fcgi: $uri leaks nothing" "$(cat "$APP_DIR/static/report.txt")" "$BODY"
+done
+
 step "the auth cookie instead of the header"
 http GET /app/cgi-bin/whoami --cookie "auth=$ALICE"
 expect_status 200 "alice GETs the CGI with the auth cookie"
