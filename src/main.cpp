@@ -9,8 +9,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cerrno>
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <vector>
 #include <thread>
 
 #include "app.hpp"
@@ -24,6 +27,43 @@ namespace {
 using namespace authd;
 
 constexpr auto kShutdownGrace = std::chrono::seconds(10);
+
+// request_read_timeout_ms (AUTHD_REQUEST_READ_TIMEOUT_MS): how long a request
+// may take to arrive whole, from its first byte (see ServerOptions).
+// TODO(settings tables): a row in the server's settings table.
+constexpr long kReadTimeoutDefaultMs = 10000;
+constexpr long kReadTimeoutMinMs = 100;
+constexpr long kReadTimeoutMaxMs = 600000;
+
+Result<std::chrono::milliseconds> request_read_timeout(const EnvLookup& env) {
+  const char* text = env("AUTHD_REQUEST_READ_TIMEOUT_MS");
+  if (!text || !*text) return std::chrono::milliseconds(kReadTimeoutDefaultMs);
+  char* end = nullptr;
+  errno = 0;
+  const long value = std::strtol(text, &end, 10);
+  if (errno != 0 || *end != '\0' || value < kReadTimeoutMinMs || value > kReadTimeoutMaxMs) {
+    return fail(Errc::config, "AUTHD_REQUEST_READ_TIMEOUT_MS: expected whole milliseconds from " +
+                                  std::to_string(kReadTimeoutMinMs) + " to " + std::to_string(kReadTimeoutMaxMs));
+  }
+  return std::chrono::milliseconds(value);
+}
+
+// FCGI_WEB_SERVER_ADDRS: comma-separated peer addresses allowed on a TCP
+// socket, as libfcgi reads it.
+std::vector<std::string> web_server_addrs(const EnvLookup& env) {
+  std::vector<std::string> out;
+  const char* text = env("FCGI_WEB_SERVER_ADDRS");
+  std::string_view rest = text ? text : "";
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (!item.empty()) out.emplace_back(item);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  return out;
+}
 
 struct Options {
   std::string listen;  // empty: fd 0 from the web server / spawn-fcgi
@@ -108,16 +148,26 @@ int main(int argc, char** argv) {
 
   App& shared = **app;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const auto read_timeout = request_read_timeout(env);
+  if (!read_timeout) {
+    std::fprintf(stderr, "authd: %s\n", read_timeout.error().message.c_str());
+    return 1;
+  }
   ServerOptions server_options{
-      .accept_workers = shared.config.workers ? shared.config.workers : 2 * cores,
+      .workers = shared.config.workers ? shared.config.workers : 2 * cores,
       .hash_workers = shared.config.hash_workers ? shared.config.hash_workers : cores,
       .upstream_workers = shared.config.upstream_workers,
       .queue_limit = shared.config.queue_limit,
       .max_body_bytes = shared.config.max_body_bytes,
+      .request_read_timeout = *read_timeout,
+      .web_server_addrs = web_server_addrs(env),
   };
   Server server(listen_fd, server_options, [&shared](http::Request request) { return prepare(shared, std::move(request)); });
-  server.start();
-  log::info("serving with " + std::to_string(server_options.accept_workers) + " threads (+" +
+  if (auto started = server.start(); !started) {
+    std::fprintf(stderr, "authd: %s\n", started.error().message.c_str());
+    return 1;
+  }
+  log::info("serving with " + std::to_string(server_options.workers) + " threads (+" +
             std::to_string(server_options.hash_workers) + " hashing, +" +
             std::to_string(server_options.upstream_workers) + " for identity providers), state in " +
             shared.config.state_dir.string());
@@ -126,8 +176,7 @@ int main(int argc, char** argv) {
   sigwait(&stop_signals, &signal_number);
   log::info(std::string("received ") + strsignal(signal_number) + ", finishing in-flight requests");
   if (!server.stop(kShutdownGrace)) {
-    log::warn("requests still running after the grace period; exiting anyway");
-    std::_Exit(0);  // LMDB stays consistent: an unfinished write transaction is simply not committed
+    log::warn("the grace period ran out: requests not yet started were answered 503");
   }
   log::info("stopped");
   return 0;
