@@ -41,6 +41,9 @@ test_pkgs+=(apache2)
 # The fault tests (t_load_*, t_shutdown_*): wrk drives the load test,
 # iproute2's ss counts the requests queued on authd's socket.
 test_pkgs+=(wrk iproute2)
+# t_keepalive.sh, t_sec_slow_clients.sh: small FastCGI and slow-HTTP clients
+# (test/blackbox/fcgi_client.py, slow_http.py), standard library only.
+test_pkgs+=(python3)
 
 # Packages satisfied by a command on PATH, however it was installed.
 declare -A pkg_command=([nodejs]=node [npm]=npm)

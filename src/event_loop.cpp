@@ -15,6 +15,7 @@
 #include <cstring>
 #include <list>
 #include <mutex>
+#include <optional>
 
 #include "fcgi/http_request.hpp"
 #include "fcgi/records.hpp"
@@ -76,6 +77,9 @@ struct Connection {
   bool served = false;             // answered at least one request
   bool close_after_write = false;  // the web server does not keep it, or we stop
   bool failed = false;             // a write failed: close
+  // Answered early on a connection that is not kept: its input is read and
+  // dropped until the web server closes it, at most until then.
+  std::optional<Clock::time_point> linger_until;
   fcgi::Request request;           // the request being lent
   Clock::time_point request_started;
   Clock::time_point last_activity;
@@ -85,7 +89,7 @@ struct Connection {
   bool output_pending() const noexcept { return out_pos < out.size(); }
   // Waiting for a request with nothing of it received.
   bool between_requests() const noexcept {
-    return served && parser.phase() == fcgi::RequestParser::Phase::idle && !parser.has_buffered_bytes();
+    return served && !linger_until && parser.phase() == fcgi::RequestParser::Phase::idle && !parser.has_buffered_bytes();
   }
 
   // Writes what the socket takes now. False when the connection failed.
@@ -251,7 +255,7 @@ struct EventLoop::Impl {
       while (total < kReadChunk) {
         const ssize_t n = ::read(c.fd, scratch.data(), scratch.size());
         if (n > 0) {
-          c.parser.append(std::string_view(scratch.data(), static_cast<std::size_t>(n)));
+          if (!c.linger_until) c.parser.append(std::string_view(scratch.data(), static_cast<std::size_t>(n)));
           total += static_cast<std::size_t>(n);
           continue;
         }
@@ -277,7 +281,7 @@ struct EventLoop::Impl {
   // Decodes what has arrived; lends a complete request to a worker.
   void process(Connection& c) {
     for (;;) {
-      if (c.close_after_write) {  // nothing more is read from a connection we are closing
+      if (c.close_after_write || c.linger_until) {  // nothing more is decoded from a connection we are closing
         if (!c.flush()) close(c);
         return;
       }
@@ -298,7 +302,8 @@ struct EventLoop::Impl {
           break;
         case fcgi::Step::Kind::ended:
           c.served = true;
-          if (!step.keep_conn || stopping) c.close_after_write = true;
+          if (!step.keep_conn) linger(c);
+          else if (stopping) c.close_after_write = true;
           break;
         case fcgi::Step::Kind::broken:
           log::debug("closing a FastCGI connection: " + step.error->message);
@@ -306,6 +311,14 @@ struct EventLoop::Impl {
       }
     }
   }
+
+  // After an early answer (408, 413, ...) on a connection that is not kept:
+  // a web server still streaming the request body must be able to read the
+  // answer instead of failing on a closed socket (Apache's mod_proxy_fcgi
+  // reads one record per body chunk it forwards, and answers 503 if the
+  // socket is gone), so the connection stays open, its input dropped, until
+  // the web server closes it or one more read timeout has passed.
+  void linger(Connection& c) { c.linger_until = Clock::now() + options.read_timeout; }
 
   // After the loop has done its part: close, or wait for the next event.
   void settle(Connection& c) {
@@ -343,6 +356,7 @@ struct EventLoop::Impl {
   void time_out(Connection& c, Clock::time_point now) {
     using Phase = fcgi::RequestParser::Phase;
     if (c.output_pending()) return close(c);  // the web server stopped taking the response
+    if (c.linger_until) return;
     if (c.between_requests()) {
       if (now - c.last_activity >= options.idle_timeout) close(c);
       return;
@@ -351,9 +365,11 @@ struct EventLoop::Impl {
     const Phase phase = c.parser.phase();
     if (phase == Phase::head || phase == Phase::body) {
       log::info("request not received within " + std::to_string(options.read_timeout.count()) + " ms: answered 408");
+      c.parser.abandon_request();  // over: what still comes of it is skipped
       fcgi::append_response(c.out, c.parser.request_id(),
                             http::serialize(http::error_response(Error(Errc::too_slow, "request read timed out"))));
-      c.close_after_write = true;
+      c.served = true;
+      if (!c.parser.keep_conn()) linger(c);
       if (!c.flush()) return close(c);
       return settle(c);
     }
@@ -364,6 +380,10 @@ struct EventLoop::Impl {
   void sweep(Clock::time_point now) {
     for (auto& c : connections) {
       if (c.lent || c.fd < 0) continue;
+      if (c.linger_until && now >= *c.linger_until) {
+        close(c);
+        continue;
+      }
       if (c.output_pending()) {
         if (now - c.write_progress >= options.read_timeout) time_out(c, now);
         continue;

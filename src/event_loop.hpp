@@ -4,8 +4,10 @@
 // a whole request is in: a kept-alive connection waiting for its next request,
 // or a web server trickling a body, costs a buffer and a descriptor, never a
 // thread. Every request must arrive within `read_timeout` of its first byte
-// (a late one is answered 408, or dropped when not even its parameters came);
-// a response the web server stops taking is dropped after the same time.
+// (of the accept, for a new connection): a late one is answered 408 once its
+// FCGI_BEGIN_REQUEST has come (there is a request id to answer), else the
+// connection is dropped. A response the web server stops taking for that
+// long is dropped too.
 #pragma once
 
 #include <chrono>

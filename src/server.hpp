@@ -24,8 +24,9 @@ struct ServerOptions {
   std::size_t queue_limit = 128;  // per lane; a full lane answers 503 + Retry-After
   std::size_t max_body_bytes = 65536;
   // A request must arrive whole within this time of its first byte: after
-  // it, one whose parameters came is answered 408, any other is dropped. A
-  // response the web server stops taking for this long is dropped too.
+  // it, one whose FCGI_BEGIN_REQUEST came is answered 408 (and the connection
+  // closed), any other connection is dropped. A response the web server
+  // stops taking for this long is dropped too.
   std::chrono::milliseconds request_read_timeout{10000};
   // FCGI_WEB_SERVER_ADDRS (libfcgi's variable): on a TCP socket, the only
   // peer addresses accepted; empty: any.

@@ -66,8 +66,7 @@ Step RequestParser::handle(const Header& header, std::string_view content, std::
     case RecordType::begin_request: return begin(id, content, replies);
     case RecordType::abort_request:
       if (id != id_ || phase_ == Phase::idle) return Step{};
-      // A rejected request has had its END_REQUEST already.
-      if (phase_ != Phase::draining) append_end_request(replies, id, ProtocolStatus::request_complete);
+      append_end_request(replies, id, ProtocolStatus::request_complete);
       phase_ = Phase::idle;
       return Step{Step::Kind::ended, std::nullopt, keep_conn_};
     case RecordType::params:
@@ -120,8 +119,7 @@ Step RequestParser::params(std::string_view content) {
   if (content.size() > limits_.max_params_bytes - params_bytes_.size()) {
     // Headers this large are abuse, not a request: answer, then close.
     keep_conn_ = false;
-    return reject(Error(Errc::too_large, "request parameters over " + std::to_string(limits_.max_params_bytes) + " bytes"),
-                  Phase::idle);
+    return reject(Error(Errc::too_large, "request parameters over " + std::to_string(limits_.max_params_bytes) + " bytes"));
   }
   params_bytes_.append(content);
   return Step{};
@@ -132,7 +130,7 @@ Step RequestParser::end_of_params() {
   std::string().swap(params_bytes_);
   if (!pairs) {
     keep_conn_ = false;
-    return reject(Error(Errc::invalid_input, "malformed FastCGI parameters"), Phase::idle);
+    return reject(Error(Errc::invalid_input, "malformed FastCGI parameters"));
   }
   params_.reserve(pairs->size() + 1);
   params_.emplace_back("FCGI_ROLE", role_ == Role::authorizer ? "AUTHORIZER" : "RESPONDER");
@@ -148,10 +146,10 @@ Step RequestParser::end_of_params() {
     std::size_t length = 0;
     const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), length);
     if (ec != std::errc() || end != text->data() + text->size()) {
-      return reject(Error(Errc::invalid_input, "invalid Content-Length"), Phase::draining);
+      return reject(Error(Errc::invalid_input, "invalid Content-Length"));
     }
     if (length > limits_.max_body_bytes) {
-      return reject(Error(Errc::too_large, "body of " + std::to_string(length) + " bytes"), Phase::draining);
+      return reject(Error(Errc::too_large, "body of " + std::to_string(length) + " bytes"));
     }
     content_length_ = length;
   }
@@ -160,37 +158,38 @@ Step RequestParser::end_of_params() {
 }
 
 Step RequestParser::stdin_record(std::string_view content) {
-  if (phase_ == Phase::draining) {
-    if (!content.empty()) return Step{};
-    phase_ = Phase::idle;
-    return Step{Step::Kind::ended, std::nullopt, keep_conn_};
-  }
   if (content.empty()) {
     if (content_length_ && body_.size() != *content_length_) {
-      return reject(Error(Errc::invalid_input, "request body shorter than Content-Length"), Phase::idle);
+      return reject(Error(Errc::invalid_input, "request body shorter than Content-Length"));
     }
     phase_ = Phase::idle;
     request_ready_ = true;
     return Step{Step::Kind::request, std::nullopt, keep_conn_};
   }
   if (content.size() > limits_.max_body_bytes - body_.size()) {
-    return reject(Error(Errc::too_large, "body over " + std::to_string(limits_.max_body_bytes) + " bytes"), Phase::draining);
+    return reject(Error(Errc::too_large, "body over " + std::to_string(limits_.max_body_bytes) + " bytes"));
   }
   if (content_length_ && content.size() > *content_length_ - body_.size()) {
-    return reject(Error(Errc::invalid_input, "request body longer than Content-Length"), Phase::draining);
+    return reject(Error(Errc::invalid_input, "request body longer than Content-Length"));
   }
   body_.append(content);
   return Step{};
 }
 
-// The open request is answered now; `then` is idle when its records are all
-// read already (an `ended` step follows at once), draining otherwise.
-Step RequestParser::reject(Error error, Phase then) {
-  phase_ = then;
-  end_pending_ = then == Phase::idle;
+// The open request is answered now, and over: what still comes of it is
+// skipped (its id no longer has an open request).
+Step RequestParser::reject(Error error) {
+  abandon_request();
+  end_pending_ = true;
+  return Step{Step::Kind::reject, std::move(error), keep_conn_};
+}
+
+void RequestParser::abandon_request() {
+  phase_ = Phase::idle;
+  std::string().swap(params_bytes_);
   std::string().swap(body_);
   params_.clear();
-  return Step{Step::Kind::reject, std::move(error), keep_conn_};
+  request_ready_ = false;
 }
 
 Request RequestParser::take_request() {

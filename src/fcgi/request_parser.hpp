@@ -8,7 +8,10 @@
 // than Responder or Authorizer with FCGI_UNKNOWN_ROLE. FCGI_GET_VALUES is
 // answered (no multiplexing), other management records with
 // FCGI_UNKNOWN_TYPE. Size caps are checked as the bytes arrive: a request
-// over them is answered (reject) and the rest of it is read and dropped.
+// over them is answered at once (reject). A request answered early is over
+// (FastCGI 1.0 §5.5: the web server may stop sending its input then): the
+// records of it that still come are skipped, and the next
+// FCGI_BEGIN_REQUEST, whatever its id, starts a new request.
 #pragma once
 
 #include <cstddef>
@@ -43,8 +46,8 @@ struct Step {
   enum class Kind {
     need_more,  // nothing more to do until more bytes arrive
     request,    // a complete request: take_request()
-    reject,     // answer the open request with `error` now; the parser then drops the rest of it
-    ended,      // a request ended without a worker (aborted, refused, or its rejected rest read)
+    reject,     // answer the open request with `error` now (an `ended` step follows)
+    ended,      // a request ended without a worker (rejected, aborted, or of a refused role)
     broken,     // not FastCGI as we speak it: close the connection (`error` says why)
   };
   Kind kind = Kind::need_more;
@@ -55,10 +58,9 @@ struct Step {
 class RequestParser {
  public:
   enum class Phase {
-    idle,      // between requests (a partial record may be buffered)
-    head,      // FCGI_BEGIN_REQUEST read, FCGI_PARAMS still arriving
-    body,      // FCGI_STDIN arriving
-    draining,  // the request was answered early (reject); the rest is read and dropped
+    idle,  // between requests (a partial record may be buffered)
+    head,  // FCGI_BEGIN_REQUEST read, FCGI_PARAMS still arriving
+    body,  // FCGI_STDIN arriving
   };
 
   explicit RequestParser(Limits limits) : limits_(limits) {}
@@ -71,6 +73,10 @@ class RequestParser {
 
   // The request of the last `request` step.
   Request take_request();
+
+  // Gives up the open request (it has been answered, e.g. 408): it is over,
+  // as after a reject.
+  void abandon_request();
 
   Phase phase() const noexcept { return phase_; }
   // Bytes received that are not yet part of a whole decoded record.
@@ -86,7 +92,7 @@ class RequestParser {
   Step params(std::string_view content);
   Step end_of_params();
   Step stdin_record(std::string_view content);
-  Step reject(Error error, Phase then);
+  Step reject(Error error);
   void compact();
 
   Limits limits_;
@@ -96,7 +102,7 @@ class RequestParser {
   std::uint16_t id_ = 0;
   Role role_ = Role::responder;
   bool keep_conn_ = false;
-  bool end_pending_ = false;  // a reject whose request is already over: `ended` comes next
+  bool end_pending_ = false;  // after a reject: `ended` comes next
   std::string params_bytes_;
   Params params_;
   std::optional<std::size_t> content_length_;

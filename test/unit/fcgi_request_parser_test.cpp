@@ -40,6 +40,12 @@ std::string stdin_stream(std::uint16_t id, std::string_view body) {
   return out;
 }
 
+std::string record_of(RecordType type, std::uint16_t id, std::string_view content) {
+  std::string out;
+  append_record(out, type, id, content);
+  return out;
+}
+
 std::string request(std::uint16_t id, std::string_view body, bool keep = false, Params extra = {}) {
   Params pairs = {{"REQUEST_METHOD", "POST"}, {"SCRIPT_NAME", "/signup"}, {"CONTENT_LENGTH", std::to_string(body.size())}};
   for (auto& pair : extra) pairs.push_back(pair);
@@ -190,16 +196,47 @@ TEST(FcgiRequestParser, DeclaredBodyOverTheCapIsRefusedBeforeItArrives) {
   Step step = parser.next(replies);
   ASSERT_EQ(step.kind, Kind::reject);
   EXPECT_EQ(step.error->code, Errc::too_large);
-  EXPECT_EQ(parser.phase(), RequestParser::Phase::draining);
-  // The body still comes: read and dropped, then the request has ended.
-  parser.append(stdin_stream(1, std::string(1000, 'x')));
+  // Answered early, the request is over at once.
   step = parser.next(replies);
   EXPECT_EQ(step.kind, Kind::ended);
   EXPECT_TRUE(step.keep_conn);
   EXPECT_EQ(parser.phase(), RequestParser::Phase::idle);
-  // And the connection serves the next request.
-  const auto fed = feed(parser, request(1, "ok", true));
-  EXPECT_EQ(fed.requests.size(), 1u);
+  // What the web server still sends of it is skipped; the connection serves
+  // the next request, with the same id as web servers do.
+  const auto fed = feed(parser, stdin_stream(1, std::string(1000, 'x')) + request(1, "ok", true));
+  ASSERT_EQ(fed.steps.size(), 1u);
+  ASSERT_EQ(fed.requests.size(), 1u);
+  EXPECT_EQ(fed.requests[0].body, "ok");
+  EXPECT_TRUE(fed.replies.empty());
+}
+
+TEST(FcgiRequestParser, AfterAnEarlyAnswerTheNextBeginStartsANewRequest) {
+  // Apache stops sending a body once it has the answer (END_REQUEST) and
+  // reuses the connection: no empty FCGI_STDIN ever ends the old request.
+  Limits limits;
+  limits.max_body_bytes = 10;
+  RequestParser parser(limits);
+  const std::string bytes = begin(1, Role::responder, true) + params(1, {{"CONTENT_LENGTH", "1000"}}) +
+                            record_of(RecordType::stdin_, 1, "part of it") + request(1, "next", true);
+  const auto fed = feed(parser, bytes);
+  ASSERT_EQ(fed.steps.size(), 3u);
+  EXPECT_EQ(fed.steps[0].kind, Kind::reject);
+  EXPECT_EQ(fed.steps[1].kind, Kind::ended);
+  ASSERT_EQ(fed.requests.size(), 1u);
+  EXPECT_EQ(fed.requests[0].body, "next");
+  EXPECT_TRUE(fed.replies.empty()) << "no multiplexing refusal";
+}
+
+TEST(FcgiRequestParser, AnAbandonedRequestIsOver) {
+  RequestParser parser(Limits{});
+  auto fed = feed(parser, begin(1, Role::responder, true) + params(1, {{"CONTENT_LENGTH", "100"}}) +
+                              record_of(RecordType::stdin_, 1, "slow"));
+  EXPECT_EQ(parser.phase(), RequestParser::Phase::body);
+  parser.abandon_request();
+  EXPECT_EQ(parser.phase(), RequestParser::Phase::idle);
+  fed = feed(parser, record_of(RecordType::stdin_, 1, "rest") + request(2, "new", true));
+  ASSERT_EQ(fed.requests.size(), 1u);
+  EXPECT_EQ(fed.requests[0].id, 2);
 }
 
 TEST(FcgiRequestParser, UndeclaredBodyOverTheCapIsRefusedAsItArrives) {
