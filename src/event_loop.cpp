@@ -94,6 +94,7 @@ struct Connection {
 
   // Writes what the socket takes now. False when the connection failed.
   bool flush() {
+    if (out_pos == 0 && !out.empty()) write_progress = Clock::now();  // a new answer: its stall clock starts
     while (output_pending()) {
       const ssize_t n = ::send(fd, out.data() + out_pos, out.size() - out_pos, MSG_NOSIGNAL);
       if (n > 0) {
@@ -404,7 +405,11 @@ struct EventLoop::Impl {
     ::epoll_ctl(epoll_fd, EPOLL_CTL_DEL, options.listen_fd, nullptr);
     listening = false;
     for (auto& c : connections) {
-      if (!c.lent && c.fd >= 0 && c.between_requests() && !c.output_pending()) close(c);
+      if (c.lent || c.fd < 0 || !c.between_requests() || c.output_pending()) continue;
+      // A request the web server sent on a kept connection just before the
+      // stop may not have been read yet: it is in flight, so it is answered.
+      on_event(c, EPOLLIN);
+      if (c.fd >= 0 && !c.lent && c.between_requests() && !c.output_pending()) close(c);
     }
   }
 
