@@ -2,6 +2,19 @@
 // https://fastcgi-archives.github.io/FastCGI_Specification.html). Only what
 // authd speaks: the Responder and Authorizer roles, one request at a time
 // per connection (no multiplexing), connections kept open on FCGI_KEEP_CONN.
+//
+// Why our own codec and not libfcgi (2.4.2): its reading is blocking and
+// all-or-nothing. FCGX_Accept_r accepts and then reads FCGI_BEGIN_REQUEST and
+// the whole FCGI_PARAMS stream in one call (FillBuffProc -> read() on a
+// blocking descriptor); on a kept connection it skips the accept and blocks in
+// read() until the next request comes, so every idle kept connection pins the
+// calling thread. FCGX_GetStr blocks the same way for the body. There is no
+// way to hand it bytes as they arrive or to resume a half-read request later,
+// a non-blocking descriptor makes EAGAIN a stream error that ends the
+// request, and there is no deadline: SO_RCVTIMEO would bound one read(), not
+// a request trickled a byte at a time, and the thread is held meanwhile. On a
+// unix socket OS_Accept even waits up to 2 s in select() for the first bytes
+// on the accepting thread. Writes (FCGX_PutStr -> write()) block too.
 #pragma once
 
 #include <cstddef>
