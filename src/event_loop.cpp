@@ -17,15 +17,13 @@
 #include <mutex>
 #include <optional>
 
-#include "fcgi/http_request.hpp"
+#include "connection.hpp"
 #include "fcgi/records.hpp"
 #include "http/error_response.hpp"
 #include "log.hpp"
 
 namespace authd {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 constexpr int kMaxEvents = 256;
 constexpr std::size_t kReadChunk = 65536;     // read per readiness event, for fairness between connections
@@ -60,61 +58,7 @@ std::string canonical_address(const std::string& text) {
 
 }  // namespace
 
-// One FastCGI connection. Owned by the loop; while `lent` a worker holds it
-// through a Lease and the loop touches nothing but `lent` (the queues'
-// mutexes order the hand-over both ways).
-struct Connection {
-  Connection(EventLoop::Impl& owner, int socket, const fcgi::Limits& limits, Clock::time_point now)
-      : loop(owner), fd(socket), parser(limits), request_started(now), last_activity(now), write_progress(now) {}
-
-  EventLoop::Impl& loop;
-  int fd;
-  fcgi::RequestParser parser;
-  std::string out;  // encoded records not yet written
-  std::size_t out_pos = 0;
-  bool registered = false;
-  bool lent = false;
-  bool served = false;             // answered at least one request
-  bool close_after_write = false;  // the web server does not keep it, or we stop
-  bool failed = false;             // a write failed: close
-  // Answered early on a connection that is not kept: its input is read and
-  // dropped until the web server closes it, at most until then.
-  std::optional<Clock::time_point> linger_until;
-  fcgi::Request request;           // the request being lent
-  Clock::time_point request_started;
-  Clock::time_point last_activity;
-  Clock::time_point write_progress;
-  std::list<Connection>::iterator self;
-
-  bool output_pending() const noexcept { return out_pos < out.size(); }
-  // Waiting for a request with nothing of it received.
-  bool between_requests() const noexcept {
-    return served && !linger_until && parser.phase() == fcgi::RequestParser::Phase::idle && !parser.has_buffered_bytes();
-  }
-
-  // Writes what the socket takes now. False when the connection failed.
-  bool flush() {
-    if (out_pos == 0 && !out.empty()) write_progress = Clock::now();  // a new answer: its stall clock starts
-    while (output_pending()) {
-      const ssize_t n = ::send(fd, out.data() + out_pos, out.size() - out_pos, MSG_NOSIGNAL);
-      if (n > 0) {
-        out_pos += static_cast<std::size_t>(n);
-        write_progress = Clock::now();
-        continue;
-      }
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
-      failed = true;
-      return false;
-    }
-    out.clear();
-    out_pos = 0;
-    if (out.capacity() > 65536) std::string().swap(out);
-    return true;
-  }
-};
-
-struct EventLoop::Impl {
+struct EventLoop::Impl final : ConnectionOwner {
   LoopOptions options;
   Dispatch dispatch;
   int epoll_fd = -1;
@@ -156,7 +100,8 @@ struct EventLoop::Impl {
   }
 
   // Called by a worker when it has answered: the connection comes back.
-  void complete(Connection* c) {
+  void give_back(Connection& connection) override {
+    Connection* c = &connection;
     bool was_empty = false;
     {
       std::lock_guard lock(completed_mutex);
@@ -471,32 +416,6 @@ struct EventLoop::Impl {
     bury_closed();
   }
 };
-
-// --- Lease -------------------------------------------------------------------
-
-Lease::Lease(Lease&& other) noexcept : connection_(std::exchange(other.connection_, nullptr)) {}
-
-Lease& Lease::operator=(Lease&& other) noexcept {
-  if (this != &other) {
-    if (connection_) answer(http::error_response(Error::retry_later(Errc::unavailable, 1, "the server is stopping")));
-    connection_ = std::exchange(other.connection_, nullptr);
-  }
-  return *this;
-}
-
-Lease::~Lease() {
-  if (connection_) answer(http::error_response(Error::retry_later(Errc::unavailable, 1, "the server is stopping")));
-}
-
-http::Request Lease::take_request() { return fcgi::to_http_request(std::move(connection_->request)); }
-
-void Lease::answer(const http::Response& response) {
-  Connection* c = std::exchange(connection_, nullptr);
-  if (!c) return;
-  fcgi::append_response(c->out, c->request.id, http::serialize(response));
-  c->flush();  // most answers fit in the socket's buffer: written here, off the loop
-  c->loop.complete(c);
-}
 
 // --- EventLoop ----------------------------------------------------------------
 
