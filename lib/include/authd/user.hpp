@@ -29,15 +29,6 @@ struct User {
   std::vector<std::string> links;  // third-party identities ("provider:subject") linked to it
 };
 
-// What sign-up (or authctl add) supplies; the store assigns id and version.
-struct NewUser {
-  std::string username;
-  std::string password_hash;
-  std::string fullname;
-  std::string email;
-  Role role = Role::user;
-};
-
 // Who a third-party identity provider says the user is.
 struct ExternalIdentity {
   std::string provider;
