@@ -340,5 +340,5 @@ with_query() {
 
 # pkce_challenge VERIFIER: base64url(sha256(VERIFIER)) without padding (RFC 7636 S256).
 pkce_challenge() {
-  node -e 'process.stdout.write(require("node:crypto").createHash("sha256").update(process.argv[1]).digest("base64url"))' "$1"
+  node -e 'process.stdout.write(require("node:crypto").createHash("sha256").update(process.argv[1]).digest("base64url"))' -- "$1"
 }
