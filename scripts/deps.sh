@@ -34,6 +34,8 @@ level=${1:-build}
 
 build_pkgs=(g++ cmake make pkg-config libfcgi-dev libjansson-dev
             libssl-dev liblmdb-dev libcurl4-openssl-dev libargon2-dev libpq-dev)
+# bcrypt hashes imported from the Express app are checked by libxcrypt (crypt_rn).
+build_pkgs+=(libcrypt-dev)
 run_pkgs=(lighttpd spawn-fcgi)
 bench_pkgs=(wrk libbenchmark-dev curl jq procps)
 fuzz_pkgs=(clang-19 libclang-rt-19-dev)
@@ -41,6 +43,9 @@ test_pkgs=(libgtest-dev curl jq lmdb-utils procps nodejs npm)
 # nginx: the third front end of the black-box suite (conf/nginx/authd.conf,
 # AUTHD_FRONTEND=nginx) and t_forward_auth_nginx.sh's auth_request.
 test_pkgs+=(nginx)
+# Operations (t_ops_*): promtool checks GET /metrics; python3-bcrypt (run with
+# /usr/bin/python3) makes the bcrypt hashes of a mongoexport file.
+test_pkgs+=(prometheus python3-bcrypt)
 # Apache 2.4 (mod_proxy_fcgi, mod_authnz_fcgi): the second front end the
 # black-box suite runs on (conf/apache/, AUTHD_FRONTEND=apache).
 test_pkgs+=(apache2)
@@ -58,6 +63,10 @@ test_pkgs+=(chromium)
 # server (initdb, pg_ctl, pg_basebackup, psql) under temporary directories,
 # run as its unprivileged `postgres` user; the system's cluster is not used.
 test_pkgs+=(postgresql)
+# Public-key tokens (t_token_jwks_*.sh): PyJWT verifies authd's EdDSA/ES256
+# tokens against the JWKS (npm jose, the second verifier, comes from test/jwks
+# with `npm ci`).
+test_pkgs+=(python3-jwt python3-cryptography)
 
 # Packages satisfied by a command on PATH, however it was installed.
 declare -A pkg_command=([nodejs]=node [npm]=npm)

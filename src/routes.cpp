@@ -1,12 +1,18 @@
 #include "routes.hpp"
 
 #include <array>
+#include <cctype>
+#include <chrono>
 #include <string>
 
 #include "authd/clock.hpp"
+#include "authd/crypto.hpp"
 #include "authd/text.hpp"
 #include "http/error_response.hpp"
+#include "http/query.hpp"
+#include "http/same_site.hpp"
 #include "log.hpp"
+#include "metrics.hpp"
 
 namespace authd {
 namespace {
@@ -22,6 +28,20 @@ constexpr std::array kRoutes{
     Route{"GET", "/auth/providers", auth_providers, Access::open, std::nullopt},
     Route{"GET", "/auth/return", return_to, Access::open, std::nullopt},
     Route{"GET", "/auth/portal", portal_redirect, Access::open, std::nullopt},
+    Route{"GET", "/healthz", healthz, Access::open, std::nullopt},
+    Route{"GET", "/readyz", readyz, Access::open, std::nullopt},
+    Route{"GET", "/metrics", metrics_text, Access::open, std::nullopt},
+    Route{"GET", "/admin/users", admin_list_users, Access::admin, std::nullopt},
+    Route{"GET", "/admin/users/{id}", admin_get_user, Access::admin, std::nullopt},
+    Route{"PUT", "/admin/users/{id}", admin_set_role, Access::admin, std::nullopt},
+    Route{"DELETE", "/admin/users/{id}", admin_delete_user, Access::admin, std::nullopt},
+    Route{"GET", "/.well-known/jwks.json", jwks, Access::open, std::nullopt},
+    Route{"GET", "/.well-known/openid-configuration", openid_configuration, Access::open, std::nullopt},
+    Route{"POST", "/token/refresh", token_refresh, Access::open, std::nullopt},
+    Route{"POST", "/signout", signout, Access::session, std::nullopt},
+    Route{"POST", "/signout/all", signout_all, Access::session, std::nullopt},
+    Route{"GET", "/me", me, Access::session, std::nullopt},
+    Route{"PUT", "/me/password", change_password, Access::session, std::nullopt, Lane::password},
     Route{"GET", "/records", list_records, Access::bearer, std::nullopt},
     Route{"POST", "/records", create_record, Access::bearer, create},
     Route{"GET", "/records/{id}", get_record, Access::bearer, read},
@@ -55,6 +75,43 @@ bool match_path(std::string_view pattern, std::string_view path, std::string_vie
 // HEAD is answered wherever GET is (RFC 9110 §9.3.2); the web server drops the body.
 std::string_view matching_method(std::string_view method) { return method == "HEAD" ? "GET" : method; }
 
+// A browser's cookie-authenticated change coming from another site (CSRF):
+// Sec-Fetch-Site says cross-site, or Origin names another host than Host.
+// Requests without either header (curl, older browsers) are not refused
+// here; the cookie's SameSite=Lax still keeps it off cross-site POSTs.
+bool cross_site(const http::Request& request) {
+  if (request.param("HTTP_SEC_FETCH_SITE") == "cross-site") return true;
+  const auto origin = request.param("HTTP_ORIGIN");
+  if (origin.empty()) return false;
+  const auto scheme_end = origin.find("://");
+  if (scheme_end == std::string_view::npos) return true;  // "null" and the like
+  return origin.substr(scheme_end + 3) != request.param("HTTP_HOST");
+}
+
+// The admin routes take a bearer token or, for the browser admin page, the
+// HttpOnly `auth` cookie. Errors: as the guard; not_permitted for another role
+// or a cross-site change.
+Result<Principal> admin_principal(App& app, const http::Request& request, const Route& route) {
+  std::string authorization(request.authorization());
+  if (authorization.empty()) {
+    const auto cookie = http::cookie_value(request.param("HTTP_COOKIE"), "auth");
+    if (!cookie.empty()) {
+      if (route.method != "GET" && cross_site(request)) {
+        return fail(Errc::not_permitted, "cross-site change with the auth cookie refused");
+      }
+      authorization = "Bearer " + std::string(cookie);
+    }
+  }
+  auto principal = app.core->guard().check(authorization, std::nullopt, unix_now());
+  if (!principal) return principal;
+  if (principal->user.role != Role::admin) {
+    handlers::audit(app, request, {.event = "denied", .username = principal->user.username, .outcome = "refused",
+                                   .reason = "admin role required for " + std::string(route.pattern)});
+    return fail(Errc::not_permitted, "admin role required");
+  }
+  return principal;
+}
+
 handlers::HandlerResult run(App& app, const http::Request& request, const RouteMatch& match) {
   if (match.authorizer) return authorizer(app, request, RouteContext{});
   if (match.error) return std::unexpected(*match.error);
@@ -66,8 +123,29 @@ handlers::HandlerResult run(App& app, const http::Request& request, const RouteM
   if (text::query_value(request.query, "access_token")) {
     return fail(Errc::malformed_credentials, "access_token in the query string is not accepted");
   }
-  auto principal = app.core->guard().check(request.authorization(), route.capability, unix_now());
-  if (!principal) return std::unexpected(principal.error());
+  std::string_view authorization = request.authorization();
+  std::string from_cookie;
+  if (route.access == Access::session && authorization.empty()) {
+    const auto cookie = http::cookie_value(request.param("HTTP_COOKIE"), "auth");
+    if (!cookie.empty()) {
+      // The browser sends the cookie by itself, whoever made the page: a
+      // state change on its strength must come from our own site (CSRF).
+      if (auto same = http::check_same_site(request); !same) return std::unexpected(same.error());
+      from_cookie = "Bearer " + std::string(cookie);
+      authorization = from_cookie;
+    }
+  }
+  auto principal = route.access == Access::admin
+                       ? admin_principal(app, request, route)
+                       : app.core->guard().check(authorization, route.capability, unix_now());
+  if (!principal) {
+    if (principal.error().code != Errc::not_permitted || route.access != Access::admin) {
+      handlers::audit(app, request, {.event = "denied", .outcome = "refused",
+                                     .reason = std::string(to_string(principal.error().code)) + " on " +
+                                               std::string(route.pattern)});
+    }
+    return std::unexpected(principal.error());
+  }
   context.principal = &*principal;
   return route.handler(app, request, context);
 }
@@ -116,11 +194,29 @@ http::Response respond(App& app, const http::Request& request, const RouteMatch&
   }
 }
 
+std::string request_id_for(const http::Request& request) {
+  const auto incoming = request.param("HTTP_X_REQUEST_ID");
+  bool sane = !incoming.empty() && incoming.size() <= 64;
+  for (const char c : incoming) {
+    sane = sane && (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == ':' || c == '-');
+  }
+  return sane ? std::string(incoming) : crypto::random_hex(8);
+}
+
 Prepared prepare(App& app, http::Request request) {
+  request.request_id = request_id_for(request);
   RouteMatch match = resolve(request);
   const Lane lane = match.lane();
-  return Prepared{lane, [&app, request = std::move(request), match = std::move(match)] {
-                    return respond(app, request, match);
+  const auto started = std::chrono::steady_clock::now();
+  return Prepared{lane, [&app, request = std::move(request), match = std::move(match), started] {
+                    auto response = respond(app, request, match);
+                    response.header("X-Request-Id", request.request_id);
+                    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
+                    const std::string_view route = match.route     ? match.route->pattern
+                                                   : match.authorizer ? std::string_view("authorizer")
+                                                                      : std::string_view("unmatched");
+                    metrics::request_done(route, response.status, took.count());
+                    return response;
                   }};
 }
 

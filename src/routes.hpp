@@ -17,6 +17,9 @@ namespace authd {
 enum class Access {
   open,    // no credentials (signup, signin, oauth)
   bearer,  // Authorization: Bearer, re-authenticated; plus `capability` if set
+  admin,   // role admin, by bearer token or the `auth` cookie (cookie: no cross-site changes)
+  session, // as bearer, or the `auth` cookie (the pages); a cookie-authenticated
+           // state change must come from the same site (src/http/same_site.hpp)
 };
 
 struct Route {
@@ -47,7 +50,15 @@ RouteMatch resolve(const http::Request& request);
 // response. Never throws.
 http::Response respond(App& app, const http::Request& request, const RouteMatch& match);
 
+// The request's X-Request-Id: a sane incoming one (1-64 of A-Z a-z 0-9 . _ : -,
+// as nginx's $request_id or a load balancer sets it) is kept so that the
+// audit line and the web server's log can be joined; anything else is
+// replaced by 16 random hex characters. It identifies, never authorizes.
+std::string request_id_for(const http::Request& request);
+
 // resolve + respond as one job for the server: the request moves into it.
+// Sets request.request_id, adds the X-Request-Id header to the answer and
+// counts it for /metrics.
 Prepared prepare(App& app, http::Request request);
 
 }  // namespace authd

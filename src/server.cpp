@@ -18,8 +18,10 @@
 
 #include "http/error_response.hpp"
 #include "http/fcgi_io.hpp"
+#include "authd/crypto.hpp"
 #include "authd/password.hpp"
 #include "log.hpp"
+#include "metrics.hpp"
 
 namespace authd {
 namespace {
@@ -33,6 +35,13 @@ FcgiRequest new_request(int listen_fd) {
   auto request = std::make_unique<FCGX_Request>();
   FCGX_InitRequest(request.get(), listen_fd, FCGI_FAIL_ACCEPT_ON_INTR);
   return request;
+}
+
+// Answers that never reached a route (unreadable request, full lane) get an
+// X-Request-Id here; routed ones carry theirs from prepare() (routes.cpp).
+http::Response with_request_id(http::Response response) {
+  response.header("X-Request-Id", crypto::random_hex(8));
+  return response;
 }
 
 void answer(FCGX_Request& fcgi, const http::Response& response) {
@@ -138,7 +147,7 @@ struct Server::State {
     while (accept_next(*fcgi)) {
       auto incoming = http::read_request(*fcgi, options.max_body_bytes);
       if (!incoming) {
-        answer(*fcgi, http::error_response(incoming.error()));
+        answer(*fcgi, with_request_id(http::error_response(incoming.error())));
         continue;
       }
       Prepared prepared = prepare(std::move(*incoming));
@@ -149,18 +158,21 @@ struct Server::State {
       Job job{std::move(fcgi), std::move(prepared.answer)};
       JobQueue& queue = prepared.lane == Lane::password ? password_lane : upstream_lane;
       if (queue.push(job)) {
+        metrics::lane_depth(prepared.lane, +1);
         fcgi = new_request(listen_fd);
       } else {
         fcgi = std::move(job.fcgi);
-        answer(*fcgi, http::error_response(Error::retry_later(Errc::unavailable, 1, "the server is busy; retry shortly")));
+        answer(*fcgi, with_request_id(http::error_response(
+                          Error::retry_later(Errc::unavailable, 1, "the server is busy; retry shortly"))));
       }
     }
     FCGX_Free(fcgi.get(), 1);
   }
 
-  void lane_loop(JobQueue& queue) {
+  void lane_loop(JobQueue& queue, Lane lane) {
     // An idle hashing thread gives argon2's working memory back (see PasswordHasher).
     while (auto job = queue.pop(kLaneIdle, [] { PasswordHasher::release_thread_memory(); })) {
+      metrics::lane_depth(lane, -1);
       answer(*job->fcgi, job->answer());
       FCGX_Free(job->fcgi.get(), 1);  // closes a kept-alive connection too
     }
@@ -176,10 +188,10 @@ void Server::start() {
   State& s = *state_;
   for (unsigned i = 0; i < s.options.accept_workers; ++i) s.acceptors.emplace_back([&s] { s.accept_loop(); });
   for (unsigned i = 0; i < s.options.hash_workers; ++i) {
-    s.lane_workers.emplace_back([&s] { s.lane_loop(s.password_lane); });
+    s.lane_workers.emplace_back([&s] { s.lane_loop(s.password_lane, Lane::password); });
   }
   for (unsigned i = 0; i < s.options.upstream_workers; ++i) {
-    s.lane_workers.emplace_back([&s] { s.lane_loop(s.upstream_lane); });
+    s.lane_workers.emplace_back([&s] { s.lane_loop(s.upstream_lane, Lane::upstream); });
   }
 }
 

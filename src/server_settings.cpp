@@ -21,6 +21,15 @@ std::vector<settings::Setting> server_settings(ServerSettings& s) {
     s.base_path = std::move(*path);
     return {};
   };
+  settings::Setting metrics_allow = settings::text(
+      "metrics_allow", s.metrics_allow, "addresses and CIDR ranges that may GET /metrics (REMOTE_ADDR)");
+  metrics_allow.assign = [&s](std::string_view v) -> Result<void> {
+    auto list = http::AddressList::parse(v);
+    if (!list) return std::unexpected(list.error());
+    s.metrics_allow = std::string(v);
+    s.metrics_clients = std::move(*list);
+    return {};
+  };
   return {
       settings::integer("workers", s.workers, 0, 256, "request threads per process; 0 = two per CPU core"),
       settings::integer("hash_workers", s.hash_workers, 0, 64, "concurrent password hashes; 0 = one per core"),
@@ -34,6 +43,7 @@ std::vector<settings::Setting> server_settings(ServerSettings& s) {
                        "Secure attribute of cookies: auto (when HTTPS), always or never"),
       std::move(log_level),
       std::move(base_path),
+      std::move(metrics_allow),
   };
 }
 

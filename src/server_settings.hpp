@@ -8,6 +8,7 @@
 
 #include "authd/return_to.hpp"
 #include "authd/settings.hpp"
+#include "http/address_list.hpp"
 
 namespace authd {
 
@@ -24,6 +25,8 @@ struct ServerSettings {
   std::string log_level = "info";
   std::string base_path;            // URL prefix authd is mounted under ("" = the site root); see base_path.hpp
   PortalSettings portal;            // portal_return_origins, portal_default_return
+  std::string metrics_allow = "127.0.0.1/8 ::1";  // who may GET /metrics (addresses, CIDR ranges)
+  http::AddressList metrics_clients = *http::AddressList::parse(metrics_allow);
 };
 
 std::vector<settings::Setting> server_settings(ServerSettings& settings);

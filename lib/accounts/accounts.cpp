@@ -172,6 +172,17 @@ Result<User> Accounts::sign_in(const BasicCredentials& credentials) const {
     return invalid();
   }
   if (!hasher_.verify(user->password_hash, credentials.password)) return invalid();
+  if (PasswordHasher::is_bcrypt(user->password_hash)) {
+    // An imported bcrypt hash: replace it by argon2id now that the password
+    // is known. Unless another sign-in already did (same hash still stored).
+    auto upgraded = hasher_.hash(credentials.password);
+    if (!upgraded) return std::unexpected(upgraded.error());
+    const std::string old_hash = user->password_hash;
+    auto changed = modify(store_, user->username, [&](User& stored) {
+      if (stored.password_hash == old_hash) stored.password_hash = *upgraded;
+    });
+    if (changed) return changed;  // a failed upgrade does not fail the sign-in
+  }
   return user;
 }
 
@@ -241,6 +252,32 @@ Result<ExternalSignIn> Accounts::sign_in_external(const ExternalIdentity& identi
   });
   if (!done) return std::unexpected(done.error());
   return outcome;
+}
+
+Result<User> Accounts::change_password(std::string_view username, std::string_view current, std::string_view next) {
+  auto user = sign_in(BasicCredentials{std::string(username), std::string(current)});
+  if (!user) return std::unexpected(user.error());
+  if (auto ok = validate_password(next, policy_); !ok) return fail_field("new_password", ok.error().message);
+  auto hash = hasher_.hash(next);
+  if (!hash) return std::unexpected(hash.error());
+  const std::string checked_hash = user->password_hash;
+  User changed;
+  auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
+    auto stored = txn.find_user(username);
+    if (!stored) return std::unexpected(stored.error());
+    // Changed by someone else since it was checked: make the caller retry.
+    if (stored->id != user->id || stored->password_hash != checked_hash) {
+      return fail(Errc::conflict, "the account changed meanwhile; try again");
+    }
+    stored->password_hash = std::move(*hash);
+    stored->version += 1;
+    stored->updated_at = unix_now();
+    stored->token_generation += 1;
+    changed = *stored;
+    return txn.replace_user(*stored);
+  });
+  if (!done) return std::unexpected(done.error());
+  return changed;
 }
 
 Result<User> Accounts::find(std::string_view username) const { return store_.find_user(username); }

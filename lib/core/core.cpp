@@ -6,7 +6,7 @@
 
 namespace authd {
 
-Core::Core(CoreSettings settings, std::unique_ptr<Store> store, TokenService tokens)
+Core::Core(CoreSettings settings, std::unique_ptr<Store> store, TokenService tokens, std::unique_ptr<AuditLog> audit)
     : settings_(std::move(settings)),
       store_(std::move(store)),
       tokens_(std::move(tokens)),
@@ -14,7 +14,10 @@ Core::Core(CoreSettings settings, std::unique_ptr<Store> store, TokenService tok
       accounts_(*store_, hasher_, settings_.credentials),
       throttle_(*store_, settings_.throttle),
       records_(*store_),
-      guard_(tokens_, *store_) {
+      guard_(tokens_, *store_),
+      revocation_(*store_),
+      refresh_(*store_, settings_.refresh),
+      audit_(std::move(audit)) {
   const HttpTimeouts timeouts{settings_.oauth.connect_timeout, settings_.oauth.total_timeout};
   for (const auto& provider : settings_.oauth.providers) {
     oauth_clients_.emplace(provider.name, std::make_unique<OAuthClient>(provider, timeouts));
@@ -25,15 +28,34 @@ std::filesystem::path signing_key_path(const CoreSettings& settings) {
   return settings.key.file.empty() ? settings.store.lmdb.directory / "signing.key" : settings.key.file;
 }
 
+std::filesystem::path key_ring_path(const CoreSettings& settings) { return settings.store.lmdb.directory / "keys"; }
+
+std::optional<crypto::KeyAlgorithm> key_algorithm(TokenAlgorithm algorithm) {
+  switch (algorithm) {
+    case TokenAlgorithm::eddsa: return crypto::KeyAlgorithm::ed25519;
+    case TokenAlgorithm::es256: return crypto::KeyAlgorithm::es256;
+    case TokenAlgorithm::hs256: break;
+  }
+  return std::nullopt;
+}
+
 Result<std::unique_ptr<Core>> Core::open(CoreSettings settings) {
   settings.key.file = signing_key_path(settings);
   auto store = open_store(settings.store);
   if (!store) return std::unexpected(store.error());
   auto key = load_signing_key(settings.key);
   if (!key) return std::unexpected(key.error());
-  auto tokens = TokenService::create(std::move(*key), settings.token);
+  std::shared_ptr<KeyRing> ring;
+  if (const auto algorithm = key_algorithm(settings.token.algorithm)) {
+    auto opened = KeyRing::open(key_ring_path(settings), *algorithm);
+    if (!opened) return std::unexpected(opened.error());
+    ring = std::move(*opened);
+  }
+  auto tokens = TokenService::create(std::move(*key), settings.token, std::move(ring));
   if (!tokens) return std::unexpected(tokens.error());
-  return std::unique_ptr<Core>(new Core(std::move(settings), std::move(*store), std::move(*tokens)));
+  auto audit = AuditLog::open(settings.audit.log);
+  if (!audit) return std::unexpected(audit.error());
+  return std::unique_ptr<Core>(new Core(std::move(settings), std::move(*store), std::move(*tokens), std::move(*audit)));
 }
 
 Result<std::unique_ptr<Core>> Core::from_environment(const std::filesystem::path& default_config) {
@@ -45,6 +67,10 @@ Result<std::unique_ptr<Core>> Core::from_environment(const std::filesystem::path
   loader.skip_unknown_names();  // authd's own server settings share the file
   if (auto ok = loader.load(source.file, source.optional, env); !ok) return std::unexpected(ok.error());
   return open(std::move(settings));
+}
+
+std::string Core::issue_access_token(const User& user) const {
+  return tokens_.issue(kAccessTokenType, user.id, user.username, unix_now(), lifecycle_claims(user));
 }
 
 OAuthClient* Core::oauth_client(std::string_view provider) noexcept {

@@ -7,12 +7,14 @@ CoreSettingsTables::CoreSettingsTables(CoreSettings& s, settings::Loader& loader
   loader.add(store_settings(s.store));
   loader.add(key_settings(s.key));
   loader.add(token_settings(s.token));
+  loader.add(refresh_settings(s.refresh));
   loader.add(password_settings(s.argon2));
   loader.add(credential_settings(s.credentials));
   loader.add(throttle_settings(s.throttle));
   loader.add(oauth_settings(s.oauth));
   loader.add(oauth_providers_);
   loader.add(access_rule_settings(s.access_rules));
+  loader.add(audit_settings(s.audit));
   loader.add_check([&s]() -> Result<void> {
     if (s.store.lmdb.directory.empty()) return fail(Errc::config, "state_dir must not be empty");
     if (s.argon2.memory_kib < 8 * s.argon2.parallelism) {

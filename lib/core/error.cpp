@@ -10,6 +10,7 @@ std::string_view to_string(Errc code) noexcept {
     case Errc::invalid_token: return "invalid_token";
     case Errc::malformed_credentials: return "malformed_credentials";
     case Errc::not_permitted: return "not_permitted";
+    case Errc::cross_site: return "cross_site";
     case Errc::not_found: return "not_found";
     case Errc::wrong_method: return "wrong_method";
     case Errc::conflict: return "conflict";

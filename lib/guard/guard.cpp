@@ -20,6 +20,9 @@ Result<Principal> Guard::check(std::string_view authorization, std::optional<Cap
     return std::unexpected(user.error());
   }
   if (user->id != claims->subject) return fail(Errc::invalid_token, "the token's user was replaced");
+  // Signed out or ended everywhere? Judged from the record just loaded (a
+  // second read only for a token older than the user's last sign-out).
+  if (auto alive = revocation_.check(*user, *claims); !alive) return std::unexpected(alive.error());
 
   Principal principal{std::move(*user), std::move(*claims)};
   if (required) {

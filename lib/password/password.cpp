@@ -5,9 +5,11 @@
 #include "authd/password.hpp"
 
 #include <argon2.h>
+#include <crypt.h>
 #include <sys/mman.h>
 
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <optional>
 #include <string>
@@ -151,7 +153,38 @@ Result<std::string> PasswordHasher::hash(std::string_view password) const {
   return phc;
 }
 
+bool PasswordHasher::is_bcrypt(std::string_view hash) noexcept {
+  // "$2b$" cost(2 digits) "$" 53 characters of bcrypt's base64.
+  if (hash.size() != 60 || !(hash.starts_with("$2a$") || hash.starts_with("$2b$") || hash.starts_with("$2y$"))) {
+    return false;
+  }
+  return std::isdigit(static_cast<unsigned char>(hash[4])) && std::isdigit(static_cast<unsigned char>(hash[5])) &&
+         hash[6] == '$';
+}
+
+bool PasswordHasher::is_supported(std::string_view hash) noexcept {
+  return is_bcrypt(hash) || parse_phc(hash).has_value();
+}
+
+namespace {
+
+// libxcrypt does the bcrypt work and the comparison input; we compare the
+// result in constant time.
+bool verify_bcrypt(std::string_view hash, std::string_view password) {
+  if (password.find('\0') != std::string_view::npos) return false;  // crypt takes a C string
+  const std::string setting(hash);
+  const std::string phrase(password);
+  crypt_data data{};
+  const char* out = ::crypt_rn(phrase.c_str(), setting.c_str(), &data, sizeof data);
+  const bool same = out != nullptr && out[0] == '$' && crypto::equal_constant_time(bytes_of(out), bytes_of(hash));
+  crypto::wipe(&data, sizeof data);
+  return same;
+}
+
+}  // namespace
+
 bool PasswordHasher::verify(std::string_view phc, std::string_view password) const {
+  if (is_bcrypt(phc)) return verify_bcrypt(phc, password);
   // Only argon2id hashes in our format are accepted; anything else is refused outright.
   const auto parsed = parse_phc(phc);
   if (!parsed) return false;

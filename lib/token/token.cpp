@@ -48,24 +48,28 @@ std::string canonical_header(std::string_view type) {
 
 }  // namespace
 
-TokenService::TokenService(const SigningKey& key, TokenPolicy policy)
+TokenService::TokenService(const SigningKey& key, TokenPolicy policy, std::shared_ptr<KeyRing> ring)
     : mac_({reinterpret_cast<const unsigned char*>(key.bytes().data()), key.bytes().size()}),
       policy_(std::move(policy)),
       access_header_(canonical_header(kAccessTokenType)),
       cache_(policy_.cache_entries ? std::make_shared<token_detail::VerifiedTokenCache>(policy_.cache_entries)
-                                   : nullptr) {}
+                                   : nullptr),
+      ring_(std::move(ring)) {}
 
 std::string TokenService::encoded_header(std::string_view type) const {
   return type == kAccessTokenType ? access_header_ : canonical_header(type);
 }
 
-Result<TokenService> TokenService::create(SigningKey key, TokenPolicy policy) {
+Result<TokenService> TokenService::create(SigningKey key, TokenPolicy policy, std::shared_ptr<KeyRing> ring) {
+  if ((policy.algorithm != TokenAlgorithm::hs256) != static_cast<bool>(ring)) {
+    return fail(Errc::config, "a public-key token_algorithm needs its key ring (and HS256 none)");
+  }
   if (key.bytes().size() < kMinSigningKeyBytes) {
     return fail(Errc::config, "the signing key must hold at least " + std::to_string(kMinSigningKeyBytes) + " bytes");
   }
   if (policy.ttl.count() <= 0) return fail(Errc::config, "token_ttl must be positive");
   if (policy.leeway.count() < 0) return fail(Errc::config, "token_leeway must not be negative");
-  return TokenService(key, std::move(policy));
+  return TokenService(key, std::move(policy), std::move(ring));
 }
 
 std::string TokenService::issue(std::string_view type, std::string_view subject, std::string_view username,
@@ -84,6 +88,7 @@ std::string TokenService::issue(std::string_view type, std::string_view subject,
   for (const auto& [claim, value] : extra) {
     if (!is_registered(claim)) payload.set(claim, Json::string(value));
   }
+  if (ring_) return issue_public_key(type, crypto::base64url_encode(payload.dump()), now);
   std::string token = encoded_header(type);
   token += '.';
   token += crypto::base64url_encode(payload.dump());
@@ -93,9 +98,61 @@ std::string TokenService::issue(std::string_view type, std::string_view subject,
   return token;
 }
 
+std::string TokenService::issue_public_key(std::string_view type, std::string payload_b64, std::int64_t now) const {
+  const auto keys = ring_->keys(KeyRing::Check::always, now);  // a rotation counts at once
+  const auto& key = keys->by_kid.at(keys->current);
+  Json header = Json::object();
+  header.set("alg", Json::string(algorithm_name())).set("typ", Json::string(type)).set("kid", Json::string(keys->current));
+  std::string token = crypto::base64url_encode(header.dump());
+  token += '.';
+  token += payload_b64;
+  const auto signature = key.sign(token);
+  token += '.';
+  token += crypto::base64url_encode(signature);
+  return token;
+}
+
+std::string_view TokenService::algorithm_name() const noexcept {
+  switch (policy_.algorithm) {
+    case TokenAlgorithm::eddsa: return "EdDSA";
+    case TokenAlgorithm::es256: return "ES256";
+    case TokenAlgorithm::hs256: break;
+  }
+  return kAlgorithm;
+}
+
+std::shared_ptr<const KeyRing::Keys> TokenService::ring_keys(std::int64_t now) const {
+  auto keys = ring_->keys(KeyRing::Check::periodic, now);
+  // A retired key must not live on in the cache: any change of the key set empties it.
+  if (cached_version_->exchange(keys->version) != keys->version && cache_) cache_->clear();
+  return keys;
+}
+
+std::optional<std::string> TokenService::jwks() const {
+  if (!ring_) return std::nullopt;
+  const auto keys = ring_->keys(KeyRing::Check::always, 0);
+  Json list = Json::array();
+  for (const auto& [kid, key] : keys->by_kid) {
+    const auto jwk = key.public_jwk();
+    Json item = Json::object();
+    item.set("kty", Json::string(jwk.kty)).set("crv", Json::string(jwk.crv)).set("x", Json::string(jwk.x));
+    if (!jwk.y.empty()) item.set("y", Json::string(jwk.y));
+    item.set("kid", Json::string(kid)).set("alg", Json::string(algorithm_name())).set("use", Json::string("sig"));
+    list.append(std::move(item));
+  }
+  Json body = Json::object();
+  body.set("keys", std::move(list));
+  return body.dump();
+}
+
 Result<TokenClaims> TokenService::verify(std::string_view token, std::string_view type,
                                          std::int64_t now) const {
   if (token.size() > kMaxTokenBytes) return refuse("token too long");
+  if (ring_ && cache_) {
+    // A retired key must not live on in the cache: any change of the key set empties it.
+    const auto version = ring_->version(now);
+    if (cached_version_->exchange(version) != version) cache_->clear();
+  }
   if (cache_) {
     if (auto known = cache_->find(type, token, now, policy_.leeway.count())) return std::move(*known);
   }
@@ -115,23 +172,42 @@ Result<TokenClaims> TokenService::verify_uncached(std::string_view token, std::s
   const auto signature_b64 = parts->signature;
 
   // Header first, and the algorithm before any cryptography: the algorithm is
-  // pinned to our key (RFC 8725 §3.1), so "none", "HS512" or "hs256" never
-  // reach the MAC. The header we write ourselves is recognised byte for byte
-  // (the usual case, no parsing); any other one is parsed and checked.
-  // jku/x5u/jwk/kid are ignored: keys never come from the token.
-  if (header_b64 != encoded_header(type)) {
+  // pinned to our key (RFC 8725 §3.1), so "none", "HS512", "hs256" — or
+  // HS256 when we sign with a public key, and the reverse — never reach a
+  // signature check. With HS256 the header we write ourselves is recognised
+  // byte for byte (the usual case, no parsing); any other one is parsed and
+  // checked. jku/x5u/jwk are ignored: keys never come from the token; a kid
+  // only picks one of our own keys.
+  auto signature = crypto::base64url_decode(signature_b64);
+  if (ring_) {
     auto header = decode_segment(header_b64, "header");
     if (!header) return std::unexpected(header.error());
-    if (header->get_string("alg") != kAlgorithm) return refuse("algorithm not allowed");
+    if (header->get_string("alg") != algorithm_name()) return refuse("algorithm not allowed");
     if (header->get_string("typ") != type) return refuse("wrong token type");
-    // We implement no JWS extensions, so any `crit` must be refused (RFC 7515 §4.1.11).
     if (header->has("crit")) return refuse("unsupported critical header");
+    const auto kid = header->get_string("kid");
+    if (!kid) return refuse("kid missing");
+    auto keys = ring_keys(now);
+    auto found = keys->by_kid.find(*kid);
+    if (found == keys->by_kid.end()) {
+      keys = ring_->keys(KeyRing::Check::always, now);  // maybe rotated a moment ago elsewhere
+      found = keys->by_kid.find(*kid);
+      if (found == keys->by_kid.end()) return refuse("unknown kid");
+    }
+    if (!signature || !found->second.verify(signing_input, *signature)) return refuse("bad signature");
+  } else {
+    if (header_b64 != encoded_header(type)) {
+      auto header = decode_segment(header_b64, "header");
+      if (!header) return std::unexpected(header.error());
+      if (header->get_string("alg") != kAlgorithm) return refuse("algorithm not allowed");
+      if (header->get_string("typ") != type) return refuse("wrong token type");
+      // We implement no JWS extensions, so any `crit` must be refused (RFC 7515 §4.1.11).
+      if (header->has("crit")) return refuse("unsupported critical header");
+    }
+    if (!signature) return refuse("signature is not base64url");
+    const auto expected = mac_.mac(signing_input);
+    if (!crypto::equal_constant_time(bytes_of(*signature), expected)) return refuse("bad signature");
   }
-
-  auto signature = crypto::base64url_decode(signature_b64);
-  if (!signature) return refuse("signature is not base64url");
-  const auto expected = mac_.mac(signing_input);
-  if (!crypto::equal_constant_time(bytes_of(*signature), expected)) return refuse("bad signature");
 
   auto payload = decode_segment(payload_b64, "payload");
   if (!payload) return std::unexpected(payload.error());
@@ -171,6 +247,9 @@ Result<TokenClaims> TokenService::verify_uncached(std::string_view token, std::s
 
 std::vector<settings::Setting> token_settings(TokenPolicy& p) {
   return {
+      settings::choice("token_algorithm", p.algorithm,
+                       {{"HS256", TokenAlgorithm::hs256}, {"EdDSA", TokenAlgorithm::eddsa}, {"ES256", TokenAlgorithm::es256}},
+                       "HS256 (secret key) or a public-key algorithm with keys in <state_dir>/keys and a JWKS"),
       settings::seconds("token_ttl", p.ttl, 1, 366LL * 24 * 3600, "access token lifetime; also the auth cookie's Max-Age"),
       settings::seconds("token_leeway", p.leeway, 0, 300, "clock skew tolerated on exp/nbf/iat"),
       settings::text("token_issuer", p.issuer, "the iss claim written and required"),
@@ -178,6 +257,11 @@ std::vector<settings::Setting> token_settings(TokenPolicy& p) {
       settings::integer("token_cache_entries", p.cache_entries, 0, 1 << 20,
                         "verified tokens remembered per process; 0 = none"),
   };
+}
+
+TokenService::CacheCounts TokenService::cache_counts() const noexcept {
+  if (!cache_) return {};
+  return {cache_->hits(), cache_->misses()};
 }
 
 }  // namespace authd

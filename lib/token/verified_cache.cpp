@@ -30,10 +30,18 @@ std::optional<TokenClaims> VerifiedTokenCache::find(std::string_view type, std::
   const Shard& shard = shard_for(key);
   std::lock_guard lock(shard.mutex);
   const auto found = shard.entries.find(key);
-  if (found == shard.entries.end()) return std::nullopt;
-  const Entry& entry = found->second;
-  if (now - leeway >= entry.claims.expires_at || now + leeway < entry.valid_from) return std::nullopt;
-  return entry.claims;
+  const bool usable = found != shard.entries.end() && now - leeway < found->second.claims.expires_at &&
+                      now + leeway >= found->second.valid_from;
+  (usable ? hits_ : misses_).fetch_add(1, std::memory_order_relaxed);
+  if (!usable) return std::nullopt;
+  return found->second.claims;
+}
+
+void VerifiedTokenCache::clear() {
+  for (auto& shard : shards_) {
+    std::lock_guard lock(shard.mutex);
+    shard.entries.clear();
+  }
 }
 
 void VerifiedTokenCache::insert(std::string_view type, std::string_view token, const TokenClaims& claims,

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -27,9 +28,14 @@ class VerifiedTokenCache {
   // valid at `now` with `leeway`.
   std::optional<TokenClaims> find(std::string_view type, std::string_view token, std::int64_t now,
                                   std::int64_t leeway) const;
+  // Forgets every token (the key set changed).
+  void clear();
   // `valid_from` is the latest of iat and nbf.
   void insert(std::string_view type, std::string_view token, const TokenClaims& claims, std::int64_t valid_from,
               std::int64_t now);
+
+  std::uint64_t hits() const noexcept { return hits_.load(std::memory_order_relaxed); }
+  std::uint64_t misses() const noexcept { return misses_.load(std::memory_order_relaxed); }
 
  private:
   static constexpr std::size_t kShards = 16;
@@ -50,6 +56,8 @@ class VerifiedTokenCache {
 
   std::size_t per_shard_;
   mutable std::array<Shard, kShards> shards_;
+  mutable std::atomic<std::uint64_t> hits_{0};
+  mutable std::atomic<std::uint64_t> misses_{0};
 };
 
 }  // namespace authd::token_detail

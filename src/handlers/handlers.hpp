@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "app.hpp"
+#include "authd/audit.hpp"
 #include "authd/guard.hpp"
 #include "http/request.hpp"
 #include "http/response.hpp"
@@ -31,16 +32,45 @@ HandlerResult auth_providers(App& app, const http::Request& request, const Route
 HandlerResult return_to(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult portal_redirect(App& app, const http::Request& request, const RouteContext& context);
 
+// The token lifecycle (session.cpp, refresh.cpp).
+HandlerResult signout(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult signout_all(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult me(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult change_password(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult jwks(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult openid_configuration(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult token_refresh(App& app, const http::Request& request, const RouteContext& context);
+
 HandlerResult list_records(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult get_record(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult create_record(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult update_record(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult delete_record(App& app, const http::Request& request, const RouteContext& context);
 
+// Operations: health, metrics (metrics_allow only), user administration (role admin).
+HandlerResult healthz(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult readyz(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult metrics_text(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult admin_list_users(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult admin_get_user(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult admin_set_role(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult admin_delete_user(App& app, const http::Request& request, const RouteContext& context);
+
+// Records `event` in the audit log with the request's client address and
+// X-Request-Id filled in. One line per event, e.g.
+//   audit(app, request, {.event = "signout", .username = user.username, .outcome = "ok"});
+void audit(const App& app, const http::Request& request, AuditEvent event);
+
 // The answer of every successful sign-in (password or third party): the
 // token as cookie `auth`, header `token` and body field `token`.
 http::Response token_response(const App& app, const http::Request& request, int status, const User& user,
                               Json user_body);
+
+// The Set-Cookie value of a refresh token (HttpOnly, Path=/token/refresh).
+std::string refresh_cookie(const App& app, const http::Request& request, std::string_view refresh_token);
+
+// A Set-Cookie value that deletes cookie `name` at `path`.
+std::string expired_cookie(const App& app, const http::Request& request, std::string_view name, std::string_view path);
 
 // Whether cookies get the Secure attribute (cookie_secure, or HTTPS when auto).
 bool secure_cookies(const App& app, const http::Request& request);

@@ -77,6 +77,8 @@ HandlerResult complete(App& app, const http::Request& request,
   auto account = app.core->accounts().sign_in_external(*identity, app.core->settings().oauth.keep_role);
   if (!account) return std::unexpected(account.error());
 
+  audit(app, request, {.event = "oauth_signin", .username = account->user.username, .outcome = "ok",
+                       .reason = state->provider + (account->created ? ", account created" : "")});
   Json shown = Json::object();
   shown.set("acl", Json::array()).set("username", Json::string(account->user.username));
   auto response = token_response(app, request, 200, account->user, std::move(shown));
@@ -94,10 +96,19 @@ HandlerResult oauth(App& app, const http::Request& request, const RouteContext&)
     const auto description = query.find("error_description");
     std::string detail = "the identity provider answered " + error->second;
     if (description != query.end()) detail += ": " + description->second;
+    audit(app, request, {.event = "oauth_failed", .outcome = "refused", .reason = "provider answered an error"});
     if (error->second == "access_denied") return fail(Errc::provider_refused, detail);
     return fail(Errc::invalid_input, detail);
   }
-  if (query.contains("code")) return complete(app, request, query);
+  if (query.contains("code")) {
+    auto answer = complete(app, request, query);
+    if (!answer) {
+      // The error kind only: a provider's message may echo what it was sent.
+      audit(app, request, {.event = "oauth_failed", .outcome = "failed",
+                           .reason = std::string(to_string(answer.error().code))});
+    }
+    return answer;
+  }
   return start(app, request, query);
 }
 

@@ -5,6 +5,7 @@
 #include "authd/clock.hpp"
 #include "handlers/handlers.hpp"
 #include "log.hpp"
+#include "metrics.hpp"
 
 namespace authd::handlers {
 
@@ -14,11 +15,20 @@ HandlerResult signin(App& app, const http::Request& request, const RouteContext&
 
   const auto now = unix_now();
   if (auto allowed = app.core->throttle().check(credentials->username, request.remote_addr, now); !allowed) {
+    if (allowed.error().code == Errc::throttled) {
+      metrics::throttled();
+      metrics::signin("throttled");
+      audit(app, request, {.event = "throttled", .username = credentials->username, .outcome = "refused",
+                           .reason = "too many failed sign-ins"});
+    }
     return std::unexpected(allowed.error());
   }
   auto user = app.core->accounts().sign_in(*credentials);
   if (!user) {
     if (user.error().code == Errc::invalid_login) {
+      metrics::signin("failed");
+      audit(app, request, {.event = "signin_failed", .username = credentials->username, .outcome = "refused",
+                           .reason = "wrong password or unknown user"});
       if (auto counted = app.core->throttle().record_failure(credentials->username, request.remote_addr, now); !counted) {
         log::warn("cannot count a failed sign-in: " + counted.error().message);
       }
@@ -29,6 +39,8 @@ HandlerResult signin(App& app, const http::Request& request, const RouteContext&
     log::warn("cannot record a sign-in: " + noted.error().message);
   }
 
+  metrics::signin("ok");
+  audit(app, request, {.event = "signin", .username = user->username, .outcome = "ok"});
   Json shown = Json::object();
   shown.set("acl", Json::array()).set("username", Json::string(user->username));
   return token_response(app, request, 200, *user, std::move(shown));

@@ -9,7 +9,14 @@ HandlerResult signup(App& app, const http::Request& request, const RouteContext&
   auto fields = signup_request_from_json(*body);
   if (!fields) return std::unexpected(fields.error());
   auto user = app.core->accounts().sign_up(*fields);
-  if (!user) return std::unexpected(user.error());
+  if (!user) {
+    if (user.error().code == Errc::conflict || user.error().code == Errc::invalid_input) {
+      audit(app, request, {.event = "signup", .username = fields->username, .outcome = "refused",
+                           .reason = user.error().code == Errc::conflict ? "username taken" : "invalid input"});
+    }
+    return std::unexpected(user.error());
+  }
+  audit(app, request, {.event = "signup", .username = user->username, .outcome = "ok"});
 
   // The spec's shape: __v, _id, acl, password (the stored hash), role, username.
   Json shown = Json::object();

@@ -1,11 +1,12 @@
 #include "authd/clock.hpp"
 #include "handlers/handlers.hpp"
+#include "log.hpp"
 
 namespace authd::handlers {
 
 http::Response token_response(const App& app, const http::Request& request, int status, const User& user,
                               Json user_body) {
-    const std::string token = app.core->tokens().issue(kAccessTokenType, user.id, user.username, unix_now());
+  const std::string token = app.core->issue_access_token(user);
 
   std::string cookie = "auth=" + token + "; Path=/; Max-Age=" + std::to_string(app.core->settings().token.ttl.count()) +
                        "; HttpOnly; SameSite=Lax";
@@ -17,7 +18,31 @@ http::Response token_response(const App& app, const http::Request& request, int 
   response.header("Set-Cookie", std::move(cookie))
       .header("token", token)
       .header("Cache-Control", "no-store");  // RFC 6749 §5.1: never cache a token
+  // With refresh_token_ttl: a new refresh family, in its own cookie only
+  // (the body keeps the spec's exact shape).
+  if (app.core->refresh().enabled()) {
+    if (auto refresh = app.core->refresh().start(user, unix_now())) {
+      response.header("Set-Cookie", refresh_cookie(app, request, *refresh));
+    } else {
+      log::warn("cannot start a refresh token: " + refresh.error().message);
+    }
+  }
   return response;
+}
+
+std::string refresh_cookie(const App& app, const http::Request& request, std::string_view refresh_token) {
+  std::string cookie = "refresh=" + std::string(refresh_token) + "; Path=" + request.base_path +
+                       std::string(kRefreshCookiePath) + "; Max-Age=" +
+                       std::to_string(app.core->refresh().policy().ttl.count()) + "; HttpOnly; SameSite=Strict";
+  if (secure_cookies(app, request)) cookie += "; Secure";
+  return cookie;
+}
+
+std::string expired_cookie(const App& app, const http::Request& request, std::string_view name, std::string_view path) {
+  std::string cookie = std::string(name) + "=; Path=" + (path == "/" ? std::string("/") : request.base_path + std::string(path)) +
+                       "; Max-Age=0; HttpOnly; SameSite=Lax";
+  if (secure_cookies(app, request)) cookie += "; Secure";
+  return cookie;
 }
 
 bool secure_cookies(const App& app, const http::Request& request) {

@@ -45,6 +45,7 @@ ErrorAnswer to_http(const Error& error) {
     case Errc::invalid_token: return access_denied(401, "Bearer realm=\"authd\", error=\"invalid_token\"");
     case Errc::malformed_credentials: return access_denied(400, "Bearer realm=\"authd\", error=\"invalid_request\"");
     case Errc::not_permitted: return access_denied(403, "Bearer realm=\"authd\", error=\"insufficient_scope\"");
+    case Errc::cross_site: return {403, {}, error_body("Forbidden", error.message)};
     case Errc::not_found: return {404, {}, error_body("Not Found")};
     case Errc::wrong_method: return {405, {{"Allow", joined(error.allowed)}}, error_body("Method Not Allowed")};
     case Errc::conflict: return {409, {}, error_body(error.message)};

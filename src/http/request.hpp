@@ -21,6 +21,7 @@ struct Request {
   std::string body;
   bool https = false;       // HTTPS=on from the web server
   std::string remote_addr;
+  std::string request_id;   // X-Request-Id: set by prepare() (routes.hpp), sent back, in every audit line
   ParamLookup param;
 
   std::string_view authorization() const { return param("HTTP_AUTHORIZATION"); }

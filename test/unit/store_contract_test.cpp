@@ -47,6 +47,8 @@ void expect_same_user(const User& expected, const User& actual) {
   EXPECT_EQ(expected.created_at, actual.created_at);
   EXPECT_EQ(expected.updated_at, actual.updated_at);
   EXPECT_EQ(expected.links, actual.links);
+  EXPECT_EQ(expected.token_generation, actual.token_generation);
+  EXPECT_EQ(expected.last_revocation, actual.last_revocation);
 }
 
 class StoreContract : public ::testing::TestWithParam<StoreBackend> {
@@ -100,6 +102,8 @@ TEST_P(StoreContract, InsertedUserIsFoundWithEveryField) {
   user.version = 7;
   user.created_at = -5;
   user.updated_at = (std::int64_t{1} << 40);
+  user.token_generation = 3;
+  user.last_revocation = 1800000001;
   insert(user);
   auto found = find("alice");
   ASSERT_EQ("ok", outcome(found));
@@ -165,6 +169,8 @@ TEST_P(StoreContract, ReplaceStoresEveryFieldAsGiven) {
   changed.version = 3;
   changed.updated_at = 1800000000;
   changed.links = {"google:9"};
+  changed.token_generation = 12;
+  changed.last_revocation = 1800000002;
   ASSERT_EQ("ok", outcome(write([&](StoreTxn& txn) { return txn.replace_user(changed); })));
   auto found = find("erin");
   ASSERT_EQ("ok", outcome(found));

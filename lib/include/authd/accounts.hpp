@@ -74,6 +74,12 @@ class Accounts {
   // existing account is never taken over. Errors: storage_full, internal.
   Result<ExternalSignIn> sign_in_external(const ExternalIdentity& identity, bool keep_role);
 
+  // The user's own password change: `current` must be right (else
+  // invalid_login, same work as sign-in), `next` valid (invalid_input naming
+  // "new_password"). In one write: the new hash, __v + 1, and the token
+  // generation + 1, which ends every token issued before. Returns the user.
+  Result<User> change_password(std::string_view username, std::string_view current, std::string_view next);
+
   // Operator changes. Errors: not_found, storage_full, internal.
   Result<User> find(std::string_view username) const;
   Result<User> set_role(std::string_view username, Role role);

@@ -26,12 +26,15 @@
 
 #include "authd/access_rules.hpp"
 #include "authd/accounts.hpp"
+#include "authd/audit.hpp"
 #include "authd/error.hpp"
 #include "authd/guard.hpp"
 #include "authd/oauth.hpp"
 #include "authd/oauth_config.hpp"
 #include "authd/password.hpp"
 #include "authd/records.hpp"
+#include "authd/refresh.hpp"
+#include "authd/revocation.hpp"
 #include "authd/settings.hpp"
 #include "authd/signing_key.hpp"
 #include "authd/store.hpp"
@@ -46,15 +49,22 @@ struct CoreSettings {
   StoreSettings store;
   KeySettings key;
   TokenPolicy token;
+  RefreshPolicy refresh;
   Argon2Params argon2;
   CredentialPolicy credentials;
   ThrottlePolicy throttle;
   OAuthSettings oauth;
   AccessRules access_rules;
+  AuditSettings audit;
 };
 
 // The signing key file: signing_key_file, else <state_dir>/signing.key.
 std::filesystem::path signing_key_path(const CoreSettings& settings);
+
+// The public-key token keys (token_algorithm EdDSA/ES256): <state_dir>/keys.
+std::filesystem::path key_ring_path(const CoreSettings& settings);
+// The key algorithm of a public-key token_algorithm (nullopt for HS256).
+std::optional<crypto::KeyAlgorithm> key_algorithm(TokenAlgorithm algorithm);
 
 // Adds every module's table for `settings` to `loader` (and the checks that
 // span modules). Keep it alive until loader.load() has returned.
@@ -89,6 +99,9 @@ class Core {
                                                  std::string_view authorization,
                                                  std::string_view auth_cookie) const;
 
+  // A new access token for `user`, carrying its token generation (`gen`).
+  std::string issue_access_token(const User& user) const;
+
   const CoreSettings& settings() const noexcept { return settings_; }
   Store& store() noexcept { return *store_; }
   const TokenService& tokens() const noexcept { return tokens_; }
@@ -97,12 +110,17 @@ class Core {
   SigninThrottle& throttle() noexcept { return throttle_; }
   Records& records() noexcept { return records_; }
   const Guard& guard() const noexcept { return guard_; }
+  // The audit log (lib/audit): core.audit().record({.event = "...", ...}).
+  const AuditLog& audit() const noexcept { return *audit_; }
+  AuditLog& audit() noexcept { return *audit_; }
+  TokenRevocation& revocation() noexcept { return revocation_; }
+  RefreshTokens& refresh() noexcept { return refresh_; }
   // The client of a configured provider, or nullptr.
   OAuthClient* oauth_client(std::string_view provider) noexcept;
   bool oauth_configured() const noexcept { return !oauth_clients_.empty(); }
 
  private:
-  Core(CoreSettings settings, std::unique_ptr<Store> store, TokenService tokens);
+  Core(CoreSettings settings, std::unique_ptr<Store> store, TokenService tokens, std::unique_ptr<AuditLog> audit);
 
   CoreSettings settings_;
   std::unique_ptr<Store> store_;
@@ -112,7 +130,10 @@ class Core {
   SigninThrottle throttle_;
   Records records_;
   Guard guard_;
+  TokenRevocation revocation_;
+  RefreshTokens refresh_;
   std::map<std::string, std::unique_ptr<OAuthClient>, std::less<>> oauth_clients_;
+  std::unique_ptr<AuditLog> audit_;
 };
 
 }  // namespace authd

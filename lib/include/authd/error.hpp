@@ -23,6 +23,7 @@ enum class Errc {
   invalid_token,          // a bearer token was presented and is not acceptable
   malformed_credentials,  // malformed Authorization header, or two credentials at once
   not_permitted,          // authenticated, but the role lacks the capability
+  cross_site,             // a cookie-authenticated state change from another site (CSRF defence)
   not_found,              // the addressed record, user or route does not exist
   wrong_method,           // the path exists, the method does not; `allowed` lists the methods
   conflict,               // a unique key is taken, or the stored state changed under us

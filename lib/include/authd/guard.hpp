@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "authd/error.hpp"
+#include "authd/revocation.hpp"
 #include "authd/roles.hpp"
 #include "authd/store.hpp"
 #include "authd/token.hpp"
@@ -22,12 +23,13 @@ struct Principal {
 
 class Guard {
  public:
-  Guard(const TokenService& tokens, Store& store) : tokens_(tokens), store_(store) {}
+  Guard(const TokenService& tokens, Store& store) : tokens_(tokens), store_(store), revocation_(store) {}
 
   // `authorization` is the raw Authorization header value ("" when absent).
   // Errors: no_credentials (no bearer credentials), malformed_credentials (malformed
   // header), invalid_token (bad/expired token, or its user is gone or was
-  // re-created), not_permitted (role lacks `required`), internal.
+  // re-created, the token was signed out or ended by a generation change),
+  // not_permitted (role lacks `required`), internal.
   Result<Principal> check(std::string_view authorization, std::optional<Capability> required,
                           std::int64_t now) const;
 
@@ -37,6 +39,7 @@ class Guard {
  private:
   const TokenService& tokens_;
   Store& store_;
+  TokenRevocation revocation_;
 };
 
 }  // namespace authd

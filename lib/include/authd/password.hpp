@@ -32,6 +32,13 @@ class PasswordHasher {
   // malformed or non-argon2id hash. Constant time in the comparison.
   bool verify(std::string_view phc, std::string_view password) const;
 
+  // bcrypt hashes ($2a$/$2b$/$2y$, as imported from the Express app) are
+  // verified too, by libxcrypt's crypt_rn, never by code of ours; such a
+  // hash is replaced by argon2id at the user's next successful sign-in.
+  static bool is_bcrypt(std::string_view hash) noexcept;
+  // Whether `hash` is a form this hasher accepts (argon2id PHC or bcrypt).
+  static bool is_supported(std::string_view hash) noexcept;
+
   // Spends the same work as verify() against a real hash, and returns false.
   // Used for unknown users so that timing does not reveal which names exist.
   bool verify_dummy(std::string_view password) const;

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -109,6 +110,15 @@ class Store {
 
   // The backend's name ("lmdb", ...), for logs and metrics.
   virtual std::string_view name() const noexcept = 0;
+
+  // A consistent copy of the whole store in `file` (created 0600; must not
+  // exist), taken while the store serves. LMDB: mdb_env_copyfd2 with
+  // MDB_CP_COMPACT (one read transaction, writers never wait). A backend
+  // with its own tools (PostgreSQL: pg_dump) answers not_configured.
+  virtual Result<void> backup(const std::filesystem::path& file) {
+    (void)file;
+    return fail(Errc::not_configured, std::string(name()) + " has no built-in backup: use the database's own tools");
+  }
 };
 
 // Runs `query(txn)` (returning Result<T>) in one read transaction of `store`

@@ -28,6 +28,13 @@ struct LmdbOptions {
 // Errors: io (directory not creatable/writable, environment not openable).
 Result<std::unique_ptr<Store>> open_lmdb_store(const LmdbOptions& options);
 
+// Puts an LMDB backup (Store::backup) in place as the store of `options`:
+// authd and authctl must be stopped. The file is checked to be an authd LMDB
+// database first; a store that holds any user, link or record is replaced
+// only with `force`. Errors: invalid_input (not a backup), conflict (store
+// not empty), io.
+Result<void> restore_lmdb(const LmdbOptions& options, const std::filesystem::path& backup, bool force);
+
 enum class StoreKind { lmdb, postgresql };
 
 struct StoreSettings {

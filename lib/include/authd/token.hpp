@@ -7,12 +7,15 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "authd/crypto.hpp"
 #include "authd/error.hpp"
+#include "authd/key_ring.hpp"
 #include "authd/settings.hpp"
 #include "authd/signing_key.hpp"
 
@@ -26,7 +29,12 @@ class VerifiedTokenCache;
 inline constexpr std::string_view kAccessTokenType = "at+jwt";      // RFC 9068
 inline constexpr std::string_view kOAuthStateTokenType = "authd-state+jwt";
 
+// HS256 (the secret key, the default) or a public-key algorithm whose keys
+// live in a KeyRing and are published as a JWKS.
+enum class TokenAlgorithm { hs256, eddsa, es256 };
+
 struct TokenPolicy {
+  TokenAlgorithm algorithm = TokenAlgorithm::hs256;
   std::string issuer = "authd";
   std::string audience = "authd";
   std::chrono::seconds ttl{3600};
@@ -34,7 +42,7 @@ struct TokenPolicy {
   std::size_t cache_entries = 8192;  // verified tokens remembered per process; 0 = none
 };
 
-// token_ttl, token_leeway, token_issuer, token_audience, token_cache_entries.
+// token_algorithm, token_ttl, token_leeway, token_issuer, token_audience, token_cache_entries.
 std::vector<settings::Setting> token_settings(TokenPolicy& policy);
 
 struct TokenClaims {
@@ -49,7 +57,8 @@ struct TokenClaims {
 class TokenService {
  public:
   // Error: config if the key is shorter than kMinSigningKeyBytes.
-  static Result<TokenService> create(SigningKey key, TokenPolicy policy);
+  // With a public-key algorithm, `ring` holds its keys (required then).
+  static Result<TokenService> create(SigningKey key, TokenPolicy policy, std::shared_ptr<KeyRing> ring = nullptr);
 
   // Signs a token of kind `type` for `subject`/`username`, valid from `now`
   // for policy.ttl (or `ttl_override` when positive). `extra` string claims
@@ -75,8 +84,22 @@ class TokenService {
 
   const TokenPolicy& policy() const noexcept { return policy_; }
 
+  // Lookups in the verified-token cache of this process (for metrics).
+  struct CacheCounts {
+    std::uint64_t hits = 0;
+    std::uint64_t misses = 0;
+  };
+  CacheCounts cache_counts() const noexcept;
+  // The public keys as a JWK Set (RFC 7517) text; nullopt with HS256.
+  std::optional<std::string> jwks() const;
+  // "HS256", "EdDSA" or "ES256".
+  std::string_view algorithm_name() const noexcept;
+
  private:
-  TokenService(const SigningKey& key, TokenPolicy policy);
+  TokenService(const SigningKey& key, TokenPolicy policy, std::shared_ptr<KeyRing> ring);
+  std::string issue_public_key(std::string_view type, std::string payload_b64, std::int64_t now) const;
+  // The ring's keys for a verification, emptying the cache when they changed.
+  std::shared_ptr<const KeyRing::Keys> ring_keys(std::int64_t now) const;
   Result<TokenClaims> verify_uncached(std::string_view token, std::string_view type, std::int64_t now,
                                       std::int64_t& valid_from) const;
   // The base64url header this service writes for `type`.
@@ -86,6 +109,8 @@ class TokenService {
   TokenPolicy policy_;
   std::string access_header_;  // encoded_header(kAccessTokenType), precomputed
   std::shared_ptr<token_detail::VerifiedTokenCache> cache_;  // null when disabled
+  std::shared_ptr<KeyRing> ring_;                             // public-key algorithms only
+  std::shared_ptr<std::atomic<std::int64_t>> cached_version_ = std::make_shared<std::atomic<std::int64_t>>(0);
 };
 
 }  // namespace authd

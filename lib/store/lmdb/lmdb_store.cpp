@@ -265,6 +265,8 @@ class LmdbStore final : public Store {
 
   std::string_view name() const noexcept override { return "lmdb"; }
 
+  Result<void> backup(const std::filesystem::path& file) override { return copy_compact(env_->env, file); }
+
  private:
   // Runs fn(txn) in a transaction under the shared lock, adopting a size
   // another process gave the map when LMDB asks for it.

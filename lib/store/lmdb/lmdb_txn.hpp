@@ -136,4 +136,7 @@ class Txn {
   MDB_txn* txn_;
 };
 
+// The compacting copy of `env` into a new file `file` (lmdb_backup.cpp).
+Result<void> copy_compact(MDB_env* env, const std::filesystem::path& file);
+
 }  // namespace authd::lmdb

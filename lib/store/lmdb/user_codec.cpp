@@ -7,7 +7,8 @@ namespace authd::store_detail {
 namespace {
 
 constexpr char kMagic = 'U';
-constexpr char kFormat = 1;
+constexpr char kFormat = 2;     // 2 adds token_generation, last_revocation
+constexpr char kFormatV1 = 1;  // still read: no lifecycle fields (both 0)
 constexpr std::uint32_t kMaxLinks = 1024;
 
 void put_u32(std::string& out, std::uint32_t value) {
@@ -70,11 +71,14 @@ std::string encode_user(const User& user) {
   put_i64(out, user.updated_at);
   put_u32(out, static_cast<std::uint32_t>(user.links.size()));
   for (const auto& link : user.links) put_text(out, link);
+  put_i64(out, user.token_generation);
+  put_i64(out, user.last_revocation);
   return out;
 }
 
 std::optional<User> decode_user(std::string_view bytes) {
-  if (bytes.size() < 2 || bytes[0] != kMagic || bytes[1] != kFormat) return std::nullopt;
+  if (bytes.size() < 2 || bytes[0] != kMagic || (bytes[1] != kFormat && bytes[1] != kFormatV1)) return std::nullopt;
+  const bool v2 = bytes[1] == kFormat;
   Reader in(bytes.substr(2));
   User user;
   user.id = in.text();
@@ -91,6 +95,10 @@ std::optional<User> decode_user(std::string_view bytes) {
   const auto links = in.number(4);
   if (links > kMaxLinks) return std::nullopt;
   for (std::uint64_t i = 0; i < links && in.ok(); ++i) user.links.push_back(in.text());
+  if (v2) {
+    user.token_generation = static_cast<std::int64_t>(in.number(8));
+    user.last_revocation = static_cast<std::int64_t>(in.number(8));
+  }
   if (!in.done() || user.id.empty() || user.username.empty()) return std::nullopt;
   return user;
 }

@@ -69,6 +69,8 @@ std::optional<User> decode_user(const PGresult* result, int row) {
   auto links = decode_text_array(field(result, row, 9));
   if (!links) return std::nullopt;
   user.links = std::move(*links);
+  user.token_generation = field_int(result, row, 10);
+  user.last_revocation = field_int(result, row, 11);
   return user;
 }
 
@@ -77,7 +79,7 @@ std::vector<Param> user_params(const User& user, std::string& links_literal) {
   return {Param::text(user.username), Param::text(user.id),          Param::text(user.password_hash),
           Param::text(user.fullname), Param::text(user.email),       Param::text(to_string(user.role)),
           Param::int8(user.version),  Param::int8(user.created_at), Param::int8(user.updated_at),
-          Param::text(links_literal)};
+          Param::text(links_literal), Param::int8(user.token_generation), Param::int8(user.last_revocation)};
 }
 
 }  // namespace authd::pg

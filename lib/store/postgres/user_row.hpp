@@ -13,13 +13,14 @@ namespace authd::pg {
 
 // The column list every user query selects, in the order decode_user reads.
 inline constexpr const char* kUserColumns =
-    "username, id, password_hash, fullname, email, role, version, created_at, updated_at, links";
+    "username, id, password_hash, fullname, email, role, version, created_at, updated_at, links, "
+    "token_generation, last_revocation";
 
 // Row `row` of a result selecting kUserColumns (text format). nullopt when a
 // value is not what the schema allows (an unknown role, a malformed array).
 std::optional<User> decode_user(const PGresult* result, int row);
 
-// The parameters $1..$10 in kUserColumns order. `links_literal` must outlive
+// The parameters $1..$12 in kUserColumns order. `links_literal` must outlive
 // the parameters: it holds the text[] literal of user.links.
 std::vector<Param> user_params(const User& user, std::string& links_literal);
 

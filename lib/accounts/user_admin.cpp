@@ -1,0 +1,34 @@
+#include "authd/user_admin.hpp"
+
+namespace authd {
+
+void UserAdmin::record(const Actor& actor, std::string event, std::string_view username, std::string reason) const {
+  audit_.record({.event = std::move(event), .username = std::string(username), .client = actor.client,
+                 .request_id = actor.request_id, .outcome = "ok", .reason = std::move(reason), .actor = actor.name});
+}
+
+Result<User> UserAdmin::create(const Actor& actor, std::string_view username, std::string_view password, Role role,
+                               std::string_view fullname, std::string_view email) {
+  auto user = accounts_.create(username, password, role, fullname, email);
+  if (user) record(actor, "user_created", username, "role " + std::string(to_string(role)));
+  return user;
+}
+
+Result<User> UserAdmin::set_role(const Actor& actor, std::string_view username, Role role) {
+  auto before = accounts_.find(username);
+  if (!before) return before;
+  auto user = accounts_.set_role(username, role);
+  if (user) {
+    record(actor, "role_changed", username,
+           "role " + std::string(to_string(before->role)) + " -> " + std::string(to_string(role)));
+  }
+  return user;
+}
+
+Result<void> UserAdmin::remove(const Actor& actor, std::string_view username) {
+  auto removed = accounts_.remove(username);
+  if (removed) record(actor, "user_deleted", username, "");
+  return removed;
+}
+
+}  // namespace authd

@@ -1,0 +1,144 @@
+// Ed25519 and P-256 signing keys for tokens. OpenSSL 3 API.
+#include "authd/key_pair.hpp"
+
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/core_names.h>
+#include <openssl/ec.h>
+#include <openssl/ecdsa.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+
+#include "authd/crypto.hpp"
+
+namespace authd::crypto {
+
+struct KeyPair::Handle {
+  EVP_PKEY* pkey = nullptr;
+  ~Handle() { EVP_PKEY_free(pkey); }
+};
+
+namespace {
+
+template <class T, void (*Free)(T*)>
+struct Deleter {
+  void operator()(T* p) const noexcept { Free(p); }
+};
+using BioPtr = std::unique_ptr<BIO, Deleter<BIO, BIO_free_all>>;
+using MdCtxPtr = std::unique_ptr<EVP_MD_CTX, Deleter<EVP_MD_CTX, EVP_MD_CTX_free>>;
+using EcdsaSigPtr = std::unique_ptr<ECDSA_SIG, Deleter<ECDSA_SIG, ECDSA_SIG_free>>;
+using BignumPtr = std::unique_ptr<BIGNUM, Deleter<BIGNUM, BN_free>>;
+
+const EVP_MD* digest_for(KeyAlgorithm algorithm) { return algorithm == KeyAlgorithm::es256 ? EVP_sha256() : nullptr; }
+
+std::string bignum_bytes(const BIGNUM* bn, int width) {
+  std::string out(static_cast<std::size_t>(width), '\0');
+  if (BN_bn2binpad(bn, reinterpret_cast<unsigned char*>(out.data()), width) != width) return {};
+  return out;
+}
+
+}  // namespace
+
+std::string_view jws_algorithm(KeyAlgorithm algorithm) noexcept {
+  return algorithm == KeyAlgorithm::ed25519 ? "EdDSA" : "ES256";
+}
+
+Result<KeyPair> KeyPair::generate(KeyAlgorithm algorithm) {
+  auto handle = std::make_shared<Handle>();
+  handle->pkey = algorithm == KeyAlgorithm::ed25519 ? EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519")
+                                                    : EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256");
+  if (!handle->pkey) return fail(Errc::internal, "key generation failed");
+  return KeyPair(std::move(handle), algorithm);
+}
+
+Result<KeyPair> KeyPair::from_pem(std::string_view pem) {
+  BioPtr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+  auto handle = std::make_shared<Handle>();
+  if (bio) handle->pkey = PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr);
+  if (!handle->pkey) return fail(Errc::invalid_input, "not a PEM private key");
+  if (EVP_PKEY_is_a(handle->pkey, "ED25519")) return KeyPair(std::move(handle), KeyAlgorithm::ed25519);
+  char group[32] = {};
+  std::size_t length = 0;
+  if (EVP_PKEY_is_a(handle->pkey, "EC") &&
+      EVP_PKEY_get_utf8_string_param(handle->pkey, OSSL_PKEY_PARAM_GROUP_NAME, group, sizeof group, &length) == 1 &&
+      std::string_view(group, length) == "prime256v1") {
+    return KeyPair(std::move(handle), KeyAlgorithm::es256);
+  }
+  return fail(Errc::invalid_input, "only Ed25519 and P-256 keys are supported");
+}
+
+std::string KeyPair::private_pem() const {
+  BioPtr bio(BIO_new(BIO_s_secmem()));
+  if (!bio || PEM_write_bio_PrivateKey(bio.get(), key_->pkey, nullptr, nullptr, 0, nullptr, nullptr) != 1) return {};
+  char* data = nullptr;
+  const long size = BIO_get_mem_data(bio.get(), &data);
+  return size > 0 ? std::string(data, static_cast<std::size_t>(size)) : std::string();
+}
+
+std::string KeyPair::sign(std::string_view signing_input) const {
+  MdCtxPtr ctx(EVP_MD_CTX_new());
+  if (!ctx || EVP_DigestSignInit(ctx.get(), nullptr, digest_for(algorithm_), nullptr, key_->pkey) != 1) return {};
+  std::size_t size = 0;
+  const auto* input = reinterpret_cast<const unsigned char*>(signing_input.data());
+  if (EVP_DigestSign(ctx.get(), nullptr, &size, input, signing_input.size()) != 1) return {};
+  std::string signature(size, '\0');
+  if (EVP_DigestSign(ctx.get(), reinterpret_cast<unsigned char*>(signature.data()), &size, input,
+                     signing_input.size()) != 1) {
+    return {};
+  }
+  signature.resize(size);
+  if (algorithm_ == KeyAlgorithm::ed25519) return signature;
+  // DER ECDSA-Sig-Value -> r||s (RFC 7518 §3.4).
+  const auto* der = reinterpret_cast<const unsigned char*>(signature.data());
+  EcdsaSigPtr sig(d2i_ECDSA_SIG(nullptr, &der, static_cast<long>(signature.size())));
+  if (!sig) return {};
+  const std::string r = bignum_bytes(ECDSA_SIG_get0_r(sig.get()), 32);
+  const std::string s = bignum_bytes(ECDSA_SIG_get0_s(sig.get()), 32);
+  return r.empty() || s.empty() ? std::string() : r + s;
+}
+
+bool KeyPair::verify(std::string_view signing_input, std::string_view signature) const {
+  if (signature.size() != 64) return false;
+  std::string der;
+  if (algorithm_ == KeyAlgorithm::es256) {
+    EcdsaSigPtr sig(ECDSA_SIG_new());
+    BIGNUM* r = BN_bin2bn(reinterpret_cast<const unsigned char*>(signature.data()), 32, nullptr);
+    BIGNUM* s = BN_bin2bn(reinterpret_cast<const unsigned char*>(signature.data()) + 32, 32, nullptr);
+    if (!sig || !r || !s || ECDSA_SIG_set0(sig.get(), r, s) != 1) {  // set0 owns r and s on success
+      BN_free(r);
+      BN_free(s);
+      return false;
+    }
+    unsigned char* out = nullptr;
+    const int length = i2d_ECDSA_SIG(sig.get(), &out);
+    if (length <= 0) return false;
+    der.assign(reinterpret_cast<char*>(out), static_cast<std::size_t>(length));
+    OPENSSL_free(out);
+    signature = der;
+  }
+  MdCtxPtr ctx(EVP_MD_CTX_new());
+  if (!ctx || EVP_DigestVerifyInit(ctx.get(), nullptr, digest_for(algorithm_), nullptr, key_->pkey) != 1) return false;
+  return EVP_DigestVerify(ctx.get(), reinterpret_cast<const unsigned char*>(signature.data()), signature.size(),
+                          reinterpret_cast<const unsigned char*>(signing_input.data()), signing_input.size()) == 1;
+}
+
+KeyPair::PublicJwk KeyPair::public_jwk() const {
+  PublicJwk jwk;
+  if (algorithm_ == KeyAlgorithm::ed25519) {
+    unsigned char raw[32];
+    std::size_t size = sizeof raw;
+    if (EVP_PKEY_get_raw_public_key(key_->pkey, raw, &size) == 1) {
+      jwk = {"OKP", "Ed25519", base64url_encode(std::span<const unsigned char>(raw, size)), ""};
+    }
+    return jwk;
+  }
+  BIGNUM* x = nullptr;
+  BIGNUM* y = nullptr;
+  EVP_PKEY_get_bn_param(key_->pkey, OSSL_PKEY_PARAM_EC_PUB_X, &x);
+  EVP_PKEY_get_bn_param(key_->pkey, OSSL_PKEY_PARAM_EC_PUB_Y, &y);
+  BignumPtr owned_x(x), owned_y(y);
+  if (x && y) jwk = {"EC", "P-256", base64url_encode(bignum_bytes(x, 32)), base64url_encode(bignum_bytes(y, 32))};
+  return jwk;
+}
+
+}  // namespace authd::crypto

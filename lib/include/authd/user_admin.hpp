@@ -1,0 +1,37 @@
+// The operator's changes to accounts, audited: the admin API (src/handlers/
+// admin_users.cpp) and authctl both go through these, so both record the
+// same events (role_changed, user_deleted, user_created) in the audit log.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "authd/accounts.hpp"
+#include "authd/audit.hpp"
+
+namespace authd {
+
+// Who acts, for the audit line.
+struct Actor {
+  std::string name{};        // the admin's username, or "authctl:<login>"
+  std::string client{};      // address, or "local"
+  std::string request_id{};  // "" for authctl
+};
+
+class UserAdmin {
+ public:
+  UserAdmin(Accounts& accounts, const AuditLog& audit) : accounts_(accounts), audit_(audit) {}
+
+  // Errors: as Accounts::create / set_role / remove (not_found, conflict, ...).
+  Result<User> create(const Actor& actor, std::string_view username, std::string_view password, Role role,
+                      std::string_view fullname, std::string_view email);
+  Result<User> set_role(const Actor& actor, std::string_view username, Role role);
+  Result<void> remove(const Actor& actor, std::string_view username);
+
+ private:
+  void record(const Actor& actor, std::string event, std::string_view username, std::string reason) const;
+  Accounts& accounts_;
+  const AuditLog& audit_;
+};
+
+}  // namespace authd

@@ -1,0 +1,216 @@
+#include "authd/transfer.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <unordered_set>
+
+#include "authd/clock.hpp"
+#include "authd/json.hpp"
+#include "authd/password.hpp"
+
+namespace authd {
+namespace {
+
+constexpr std::size_t kMaxProblemsListed = 100;
+
+Json user_line(const User& user) {
+  Json links = Json::array();
+  for (const auto& link : user.links) links.append(Json::string(link));
+  Json line = Json::object();
+  line.set("type", Json::string("user"))
+      .set("_id", Json::string(user.id))
+      .set("username", Json::string(user.username))
+      .set("password", Json::string(user.password_hash))
+      .set("role", Json::string(to_string(user.role)))
+      .set("fullname", Json::string(user.fullname))
+      .set("email", Json::string(user.email))
+      .set("__v", Json::integer(user.version))
+      .set("created_at", Json::integer(user.created_at))
+      .set("updated_at", Json::integer(user.updated_at))
+      .set("links", std::move(links));
+  return line;
+}
+
+// 24 hex characters, given as a string or as Extended JSON {"$oid": "..."}.
+Result<std::string> object_id(const Json& line) {
+  if (!line.has("_id")) return new_object_id();
+  Json id = line.get("_id");
+  if (id.is_object()) id = id.get("$oid");
+  const auto text = id.as_string();
+  if (!text || text->size() != 24 || !std::all_of(text->begin(), text->end(), [](unsigned char c) {
+        return std::isxdigit(c) != 0;
+      })) {
+    return fail(Errc::invalid_input, "_id must be 24 hex characters (or {\"$oid\": ...})");
+  }
+  std::string out(*text);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// An integer, or Extended JSON {"$numberInt"|"$numberLong": "..."}; else `fallback`.
+std::int64_t integer_of(const Json& line, std::string_view key, std::int64_t fallback) {
+  Json value = line.get(key);
+  if (auto n = value.as_integer()) return *n;
+  for (const auto* wrapper : {"$numberInt", "$numberLong"}) {
+    if (auto text = value.get_string(wrapper)) {
+      try {
+        return std::stoll(std::string(*text));
+      } catch (...) {
+      }
+    }
+  }
+  return fallback;
+}
+
+Result<std::string> optional_string(const Json& line, std::string_view key) {
+  if (!line.has(key) || line.get(key).is_null()) return std::string();
+  auto text = line.get_string(key);
+  if (!text) return fail(Errc::invalid_input, std::string(key) + " must be a string");
+  return std::string(*text);
+}
+
+Result<User> user_from(const Json& line, const CredentialPolicy& policy) {
+  User user;
+  auto username = optional_string(line, "username");
+  if (!username) return std::unexpected(username.error());
+  if (auto ok = validate_username(*username, policy); !ok) return std::unexpected(ok.error());
+  user.username = std::move(*username);
+  auto hash = optional_string(line, "password");
+  if (!hash) return std::unexpected(hash.error());
+  if (!hash->empty() && !PasswordHasher::is_supported(*hash)) {
+    return fail(Errc::invalid_input, "password is not an argon2id (PHC) or bcrypt ($2a$/$2b$) hash");
+  }
+  user.password_hash = std::move(*hash);
+  auto role = optional_string(line, "role");
+  if (!role) return std::unexpected(role.error());
+  if (!role->empty()) {
+    auto parsed = parse_role(*role);
+    if (!parsed) return fail(Errc::invalid_input, "unknown role '" + *role + "'");
+    user.role = *parsed;
+  }
+  auto id = object_id(line);
+  if (!id) return std::unexpected(id.error());
+  user.id = std::move(*id);
+  for (const auto* key : {"fullname", "email"}) {
+    auto value = optional_string(line, key);
+    if (!value) return std::unexpected(value.error());
+    (std::string_view(key) == "fullname" ? user.fullname : user.email) = std::move(*value);
+  }
+  const auto now = unix_now();
+  user.version = integer_of(line, "__v", 0);
+  user.created_at = integer_of(line, "created_at", now);
+  user.updated_at = integer_of(line, "updated_at", now);
+  if (line.has("links")) {
+    const Json links = line.get("links");
+    if (!links.is_array()) return fail(Errc::invalid_input, "links must be an array of strings");
+    for (std::size_t i = 0; i < links.size(); ++i) {
+      auto link = links.at(i).as_string();
+      if (!link || link->find(':') == std::string_view::npos) {
+        return fail(Errc::invalid_input, "links must hold \"provider:subject\" strings");
+      }
+      user.links.emplace_back(*link);
+    }
+  }
+  return user;
+}
+
+// One line into the open transaction. A user whose links cannot all be
+// inserted is taken out again, so that skip_bad never leaves half a user.
+Result<bool> import_line(StoreTxn& txn, const Json& line, const CredentialPolicy& policy,
+                         std::unordered_set<std::string>& ids) {
+  const auto type = line.get_string("type").value_or("user");
+  if (type == "record") {
+    const Json record = line.get("record");
+    const auto id = record.get_string("_id");
+    if (!record.is_object() || !id || id->empty()) return fail(Errc::invalid_input, "record must be an object with an _id");
+    auto inserted = txn.insert_record(*id, record.dump());
+    if (!inserted && inserted.error().code == Errc::conflict) {
+      return fail(Errc::invalid_input, "record " + std::string(*id) + " already exists");
+    }
+    if (!inserted) return std::unexpected(inserted.error());
+    return false;
+  }
+  if (type != "user") return fail(Errc::invalid_input, "unknown type '" + std::string(type) + "'");
+  auto user = user_from(line, policy);
+  if (!user) return std::unexpected(user.error());
+  if (!ids.insert(user->id).second) return fail(Errc::invalid_input, "_id " + user->id + " appears twice");
+  auto inserted = txn.insert_user(*user);
+  if (!inserted && inserted.error().code == Errc::conflict) {
+    return fail(Errc::invalid_input, "username '" + user->username + "' already exists");
+  }
+  if (!inserted) return std::unexpected(inserted.error());
+  for (const auto& link : user->links) {
+    auto linked = txn.insert_link(link, user->username);
+    if (!linked) {
+      (void)txn.delete_user(user->username);
+      for (const auto& other : user->links) {
+        if (other == link) break;
+        (void)txn.delete_link(other);
+      }
+      if (linked.error().code == Errc::conflict) return fail(Errc::invalid_input, "link " + link + " is taken");
+      return std::unexpected(linked.error());
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<void> export_store(Store& store, const std::function<void(std::string_view)>& out) {
+  return store.read([&](StoreTxn& txn) -> Result<void> {
+    auto users = txn.list_users(UserQuery{});
+    if (!users) return std::unexpected(users.error());
+    for (const auto& user : users->users) out(user_line(user).dump());
+    auto records = txn.list_records();
+    if (!records) return std::unexpected(records.error());
+    auto all = Json::parse(*records, 256);
+    if (!all) return fail(Errc::internal, "corrupt records");
+    for (std::size_t i = 0; i < all->size(); ++i) {
+      Json line = Json::object();
+      line.set("type", Json::string("record")).set("record", all->at(i));
+      out(line.dump());
+    }
+    return {};
+  });
+}
+
+Result<ImportReport> import_lines(Store& store, std::string_view input, const CredentialPolicy& policy,
+                                  bool skip_bad) {
+  ImportReport report;
+  auto done = store.write([&](StoreTxn& txn) -> Result<void> {
+    report = ImportReport{};  // the work may run again (a backend's retry)
+    std::unordered_set<std::string> ids;
+    std::size_t number = 0;
+    for (std::string_view rest = input; !rest.empty();) {
+      const auto end = std::min(rest.find('\n'), rest.size());
+      std::string_view text = rest.substr(0, end);
+      rest.remove_prefix(std::min(end + 1, rest.size()));
+      ++number;
+      if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+      if (text.find_first_not_of(" \t") == std::string_view::npos) continue;
+      auto line = Json::parse(text, 64);
+      Result<bool> outcome = line ? (line->is_object() ? import_line(txn, *line, policy, ids)
+                                                       : fail(Errc::invalid_input, "not a JSON object"))
+                                  : Result<bool>(std::unexpected(line.error()));
+      if (outcome) {
+        ++(*outcome ? report.users : report.records);
+        continue;
+      }
+      if (outcome.error().code != Errc::invalid_input) return std::unexpected(outcome.error());
+      ++report.bad_lines;
+      if (report.problems.size() < kMaxProblemsListed) {
+        report.problems.push_back("line " + std::to_string(number) + ": " + outcome.error().message);
+      }
+    }
+    if (report.bad_lines > 0 && !skip_bad) return fail(Errc::invalid_input, "bad lines");
+    return {};
+  });
+  if (!done) {
+    if (done.error().code == Errc::invalid_input && report.bad_lines > 0) return report;  // nothing written
+    return std::unexpected(done.error());
+  }
+  report.committed = true;
+  return report;
+}
+
+}  // namespace authd

@@ -1,0 +1,138 @@
+#include "metrics.hpp"
+
+#include <array>
+#include <atomic>
+#include <cstdio>
+#include <map>
+#include <mutex>
+
+#include "app.hpp"
+
+namespace authd::metrics {
+namespace {
+
+// Seconds; chosen around argon2id (~50-100 ms) and token checks (~10 us).
+constexpr std::array<double, 12> kBuckets{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+                                          0.05,   0.1,   0.25,   0.5,   1.0,  2.5};
+
+struct Histogram {
+  std::array<std::uint64_t, kBuckets.size()> buckets{};  // non-cumulative; summed when rendered
+  std::uint64_t count = 0;
+  double sum = 0;
+};
+
+struct Registry {
+  std::mutex mutex;
+  std::map<std::pair<std::string, int>, std::uint64_t, std::less<>> requests;  // (route, status)
+  std::map<std::string, Histogram, std::less<>> latency;                        // by route
+  std::map<std::string, std::uint64_t, std::less<>> signins;                    // by outcome
+  std::atomic<std::uint64_t> throttled{0};
+  std::atomic<long> password_queue{0};
+  std::atomic<long> upstream_queue{0};
+};
+
+Registry& registry() {
+  static Registry instance;
+  return instance;
+}
+
+std::string number(double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.9g", value);
+  return text;
+}
+
+void header(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
+  out.append("# HELP ").append(name).append(" ").append(help).append("\n");
+  out.append("# TYPE ").append(name).append(" ").append(type).append("\n");
+}
+
+}  // namespace
+
+void request_done(std::string_view route, int status, double seconds) {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  ++r.requests[{std::string(route), status}];
+  auto found = r.latency.find(route);
+  if (found == r.latency.end()) found = r.latency.emplace(std::string(route), Histogram{}).first;
+  Histogram& h = found->second;
+  for (std::size_t i = 0; i < kBuckets.size(); ++i) {
+    if (seconds <= kBuckets[i]) {
+      ++h.buckets[i];
+      break;
+    }
+  }
+  ++h.count;
+  h.sum += seconds;
+}
+
+void signin(std::string_view outcome) {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  auto found = r.signins.find(outcome);
+  if (found == r.signins.end()) found = r.signins.emplace(std::string(outcome), 0).first;
+  ++found->second;
+}
+
+void throttled() { registry().throttled.fetch_add(1, std::memory_order_relaxed); }
+
+void lane_depth(Lane lane, int delta) {
+  Registry& r = registry();
+  if (lane == Lane::password) r.password_queue.fetch_add(delta, std::memory_order_relaxed);
+  else if (lane == Lane::upstream) r.upstream_queue.fetch_add(delta, std::memory_order_relaxed);
+}
+
+std::string render(App& app) {
+  Registry& r = registry();
+  std::string out;
+  {
+    std::lock_guard lock(r.mutex);
+    header(out, "authd_http_requests_total", "counter", "Requests answered, by route pattern and status.");
+    for (const auto& [key, count] : r.requests) {
+      out += "authd_http_requests_total{route=\"" + key.first + "\",status=\"" + std::to_string(key.second) +
+             "\"} " + std::to_string(count) + "\n";
+    }
+    header(out, "authd_http_request_duration_seconds", "histogram",
+           "Time from routing a request to its answer, by route pattern.");
+    for (const auto& [route, h] : r.latency) {
+      std::uint64_t cumulative = 0;
+      for (std::size_t i = 0; i < kBuckets.size(); ++i) {
+        cumulative += h.buckets[i];
+        out += "authd_http_request_duration_seconds_bucket{route=\"" + route + "\",le=\"" + number(kBuckets[i]) +
+               "\"} " + std::to_string(cumulative) + "\n";
+      }
+      out += "authd_http_request_duration_seconds_bucket{route=\"" + route + "\",le=\"+Inf\"} " +
+             std::to_string(h.count) + "\n";
+      out += "authd_http_request_duration_seconds_sum{route=\"" + route + "\"} " + number(h.sum) + "\n";
+      out += "authd_http_request_duration_seconds_count{route=\"" + route + "\"} " + std::to_string(h.count) + "\n";
+    }
+    header(out, "authd_signins_total", "counter", "Password sign-ins by outcome (ok, failed, throttled).");
+    for (const auto& outcome : {"ok", "failed", "throttled"}) {
+      const auto found = r.signins.find(std::string_view(outcome));
+      out += std::string("authd_signins_total{outcome=\"") + outcome + "\"} " +
+             std::to_string(found == r.signins.end() ? 0 : found->second) + "\n";
+    }
+  }
+  header(out, "authd_throttled_requests_total", "counter", "Requests refused by the sign-in throttle (429).");
+  out += "authd_throttled_requests_total " + std::to_string(r.throttled.load()) + "\n";
+  header(out, "authd_lane_queue_depth", "gauge", "Requests waiting for a worker, by lane.");
+  out += "authd_lane_queue_depth{lane=\"password\"} " + std::to_string(r.password_queue.load()) + "\n";
+  out += "authd_lane_queue_depth{lane=\"upstream\"} " + std::to_string(r.upstream_queue.load()) + "\n";
+  const auto cache = app.core->tokens().cache_counts();
+  header(out, "authd_token_cache_lookups_total", "counter", "Verified-token cache lookups, by result.");
+  out += "authd_token_cache_lookups_total{result=\"hit\"} " + std::to_string(cache.hits) + "\n";
+  out += "authd_token_cache_lookups_total{result=\"miss\"} " + std::to_string(cache.misses) + "\n";
+  header(out, "authd_audit_write_failures_total", "counter", "Audit lines that could not be written.");
+  out += "authd_audit_write_failures_total " + std::to_string(app.core->audit().write_failures()) + "\n";
+  if (auto stats = app.core->store().stats()) {
+    header(out, "authd_store_users", "gauge", "Users in the store.");
+    out += "authd_store_users " + std::to_string(stats->users) + "\n";
+    header(out, "authd_store_used_bytes", "gauge", "Bytes the store uses (LMDB: pages in use).");
+    out += "authd_store_used_bytes " + std::to_string(stats->bytes_used) + "\n";
+    header(out, "authd_store_capacity_bytes", "gauge", "Bytes the store may grow to (LMDB map size; 0 = unbounded).");
+    out += "authd_store_capacity_bytes " + std::to_string(stats->bytes_capacity) + "\n";
+  }
+  return out;
+}
+
+}  // namespace authd::metrics

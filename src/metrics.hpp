@@ -1,0 +1,31 @@
+// Process-wide counters for GET /metrics (Prometheus text format). Each
+// authd process counts its own requests; a scraper sums over processes.
+// Cheap enough for every request: a mutex-guarded map keyed by route and
+// status for counts, atomics for the rest.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "lane.hpp"
+
+namespace authd {
+struct App;
+}
+
+namespace authd::metrics {
+
+// One answered request: its route pattern ("/records/{id}", "unmatched"),
+// status and time from routing to the answer being ready.
+void request_done(std::string_view route, int status, double seconds);
+// Password sign-ins by outcome: ok, failed, throttled.
+void signin(std::string_view outcome);
+// Requests refused by the sign-in throttle (429).
+void throttled();
+// Jobs waiting in a lane's queue (+1 queued, -1 taken).
+void lane_depth(Lane lane, int delta);
+
+// The whole exposition, store and token-cache figures included.
+std::string render(App& app);
+
+}  // namespace authd::metrics

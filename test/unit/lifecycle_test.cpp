@@ -1,0 +1,179 @@
+// The token lifecycle in lib/: revocation by jti and generation (and when the
+// guard reads the list), refresh-token rotation and reuse detection, the
+// password change, and the User record's format 2 (format 1 still read).
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../../lib/store/lmdb/user_codec.hpp"
+#include "authd/accounts.hpp"
+#include "authd/crypto.hpp"
+#include "authd/guard.hpp"
+#include "authd/refresh.hpp"
+#include "authd/revocation.hpp"
+#include "test_support.hpp"
+
+namespace authd {
+namespace {
+
+constexpr std::int64_t kNow = 1'700'000'000;
+
+class LifecycleTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto tokens = TokenService::create(SigningKey(std::string(32, 'l')), TokenPolicy{});
+    ASSERT_TRUE(tokens.has_value());
+    tokens_.emplace(std::move(*tokens));
+    guard_.emplace(*tokens_, db_.store());
+    alice_ = test::insert_user(db_.store(), "alice");
+  }
+  User fresh(std::string_view name = "alice") { return *db_->find_user(name); }
+  std::string token_for(const User& user, std::int64_t now = kNow) {
+    return tokens_->issue(kAccessTokenType, user.id, user.username, now, lifecycle_claims(user));
+  }
+  Result<Principal> check(const std::string& token, std::int64_t now = kNow) {
+    return guard_->check("Bearer " + token, std::nullopt, now);
+  }
+  TokenClaims claims_of(const std::string& token) { return *tokens_->verify(token, kAccessTokenType, kNow); }
+
+  test::TempStore db_;
+  std::optional<TokenService> tokens_;
+  std::optional<Guard> guard_;
+  User alice_;
+  TokenRevocation revocation_{db_.store()};
+};
+
+TEST_F(LifecycleTest, SignOutRevokesExactlyThatToken) {
+  const auto one = token_for(alice_), two = token_for(alice_);
+  ASSERT_TRUE(revocation_.revoke("alice", claims_of(one), kNow));
+  EXPECT_EQ(outcome(check(one)), "invalid_token");
+  EXPECT_EQ(outcome(check(two)), "ok");
+  EXPECT_EQ(outcome(check(one)), "invalid_token") << "the verified-token cache must not let it through";
+  auto listed = read_value(db_.store(), [&](StoreTxn& txn) { return txn.list_entries(kRevokedTokenNamespace); });
+  ASSERT_TRUE(listed);
+  EXPECT_EQ(listed->size(), 1u);
+}
+
+TEST_F(LifecycleTest, TheRevocationListIsBoundedByExpiry) {
+  const auto one = token_for(alice_);
+  ASSERT_TRUE(revocation_.revoke("alice", claims_of(one), kNow));
+  const auto exp = claims_of(one).expires_at;
+  std::size_t dropped = 0;
+  ASSERT_TRUE(db_->write([&](StoreTxn& txn) -> Result<void> {
+    auto n = txn.purge_expired(exp);
+    if (!n) return std::unexpected(n.error());
+    dropped = *n;
+    return {};
+  }));
+  EXPECT_EQ(dropped, 1u);
+}
+
+TEST_F(LifecycleTest, TokensIssuedAfterTheLastSignOutNeedNoListRead) {
+  const auto old_token = token_for(alice_, kNow - 10);
+  ASSERT_TRUE(revocation_.revoke("alice", claims_of(old_token), kNow - 5));
+  const User user = fresh();
+  EXPECT_EQ(user.last_revocation, kNow - 5);
+  // A later token is judged from the record alone: it passes even with the
+  // list gone (a read would not find it either, but it is never made).
+  TokenClaims later = claims_of(token_for(user, kNow));
+  EXPECT_TRUE(revocation_.check(user, later));
+  EXPECT_GT(later.issued_at, user.last_revocation);
+}
+
+TEST_F(LifecycleTest, EndAllEndsEveryTokenAndOnlyOlderOnes) {
+  const auto one = token_for(alice_), two = token_for(alice_);
+  auto updated = revocation_.end_all("alice");
+  ASSERT_TRUE(updated);
+  EXPECT_EQ(updated->token_generation, 1);
+  EXPECT_EQ(outcome(check(one)), "invalid_token");
+  EXPECT_EQ(outcome(check(two)), "invalid_token");
+  EXPECT_EQ(outcome(check(token_for(*updated))), "ok");
+}
+
+TEST_F(LifecycleTest, ATokenWithAForgedGenerationFails) {
+  auto forged = tokens_->issue(kAccessTokenType, alice_.id, "alice", kNow, {{"gen", "x1"}});
+  EXPECT_EQ(outcome(check(forged)), "invalid_token");
+  auto none = tokens_->issue(kAccessTokenType, alice_.id, "alice", kNow);
+  EXPECT_EQ(outcome(check(none)), "ok") << "tokens from before lifecycle support are generation 0";
+}
+
+TEST_F(LifecycleTest, PasswordChangeEndsOlderTokens) {
+  PasswordHasher hasher(test::kFastArgon2);
+  Accounts accounts(db_.store(), hasher, CredentialPolicy{});
+  ASSERT_TRUE(accounts.create("bob", "old password", Role::user, "", ""));
+  const auto before = token_for(fresh("bob"));
+  EXPECT_EQ(outcome(accounts.change_password("bob", "wrong", "new password")), "invalid_login");
+  auto empty = accounts.change_password("bob", "old password", "");
+  ASSERT_FALSE(empty);
+  EXPECT_EQ(empty.error().field, "new_password");
+  auto changed = accounts.change_password("bob", "old password", "new password");
+  ASSERT_TRUE(changed);
+  EXPECT_EQ(outcome(check(before)), "invalid_token");
+  EXPECT_EQ(outcome(check(token_for(*changed))), "ok");
+  EXPECT_EQ(outcome(accounts.sign_in({"bob", "new password"})), "ok");
+  EXPECT_EQ(outcome(accounts.sign_in({"bob", "old password"})), "invalid_login");
+}
+
+TEST(RefreshTokens, RotateOnceAndReuseEndsTheFamily) {
+  test::TempStore db;
+  const User alice = test::insert_user(db.store(), "alice");
+  RefreshTokens refresh(db.store(), RefreshPolicy{std::chrono::seconds(600)});
+  ASSERT_TRUE(refresh.enabled());
+  auto first = refresh.start(alice, kNow);
+  ASSERT_TRUE(first);
+  auto second = refresh.rotate(*first, kNow + 1);
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->user.username, "alice");
+  EXPECT_NE(second->refresh_token, *first);
+  EXPECT_EQ(outcome(refresh.rotate(*first, kNow + 2)), "invalid_token") << "single use";
+  EXPECT_EQ(outcome(refresh.rotate(second->refresh_token, kNow + 3)), "invalid_token") << "reuse ended the family";
+}
+
+TEST(RefreshTokens, ExpiryGarbageAndSignOutEverywhere) {
+  test::TempStore db;
+  const User alice = test::insert_user(db.store(), "alice");
+  RefreshTokens refresh(db.store(), RefreshPolicy{std::chrono::seconds(600)});
+  auto token = refresh.start(alice, kNow);
+  ASSERT_TRUE(token);
+  EXPECT_EQ(outcome(refresh.rotate(*token, kNow + 600)), "invalid_token") << "expired";
+  for (const std::string& bad : std::vector<std::string>{"", "a.b", "x.y.z", std::string(200, 'a'), alice.id + "." + std::string(32, '0') + ".s"}) {
+    EXPECT_EQ(outcome(refresh.rotate(bad, kNow)), "invalid_token") << bad;
+  }
+  auto a = refresh.start(alice, kNow), b = refresh.start(alice, kNow);
+  ASSERT_TRUE(refresh.end_user(alice.id));
+  EXPECT_EQ(outcome(refresh.rotate(*a, kNow + 1)), "invalid_token");
+  EXPECT_EQ(outcome(refresh.rotate(*b, kNow + 1)), "invalid_token");
+}
+
+TEST(UserCodec, Format2RoundTripsAndFormat1IsStillRead) {
+  User user;
+  user.id = "0123456789abcdef01234567";
+  user.username = "alice";
+  user.role = Role::editor;
+  user.links = {"github:1"};
+  user.token_generation = 7;
+  user.last_revocation = kNow;
+  const auto bytes = store_detail::encode_user(user);
+  auto back = store_detail::decode_user(bytes);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->token_generation, 7);
+  EXPECT_EQ(back->last_revocation, kNow);
+  EXPECT_EQ(back->links, user.links);
+  // Format 1: the same record without the two trailing numbers.
+  std::string v1 = bytes.substr(0, bytes.size() - 16);
+  v1[1] = 1;
+  auto old = store_detail::decode_user(v1);
+  ASSERT_TRUE(old);
+  EXPECT_EQ(old->username, "alice");
+  EXPECT_EQ(old->token_generation, 0);
+  EXPECT_EQ(old->last_revocation, 0);
+  EXPECT_FALSE(store_detail::decode_user(bytes.substr(0, bytes.size() - 3))) << "truncated";
+  std::string v3 = bytes;
+  v3[1] = 3;
+  EXPECT_FALSE(store_detail::decode_user(v3)) << "unknown format";
+}
+
+}  // namespace
+}  // namespace authd

@@ -1,0 +1,128 @@
+// Operations in the core: audit lines, bcrypt verification (libxcrypt),
+// import (all or nothing, line numbers, mongoexport _id), LMDB backup and
+// restore.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "authd/audit.hpp"
+#include "authd/json.hpp"
+#include "authd/password.hpp"
+#include "authd/store_backends.hpp"
+#include "authd/transfer.hpp"
+#include "test_support.hpp"
+
+namespace authd {
+namespace {
+
+// Made with Python's bcrypt (python3-bcrypt 3.2): hashpw(b"correct horse", gensalt(4)).
+constexpr const char* kBcrypt = "$2b$04$YWXgMR9Gkuz4H0gbS/Ol3Ok..mo3GgWvlnGnWVoc8X1fqFf2gotw6";
+
+TEST(Audit, LineIsOneJsonObjectWithEveryField) {
+  const auto line = audit_line({.event = "signin", .username = "al\"ice\n", .client = "127.0.0.1",
+                                .request_id = "r1", .outcome = "ok", .reason = ""},
+                               1763903101);
+  ASSERT_EQ(line.back(), '\n');
+  EXPECT_EQ(line.find('\n'), line.size() - 1) << "one line, even with a newline in a field";
+  auto parsed = Json::parse(std::string_view(line).substr(0, line.size() - 1));
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->get_string("time"), "2025-11-23T13:05:01Z");
+  EXPECT_EQ(parsed->get_string("event"), "signin");
+  EXPECT_EQ(parsed->get_string("username"), "al\"ice\n");
+  EXPECT_EQ(parsed->get_string("request_id"), "r1");
+  EXPECT_FALSE(parsed->has("actor"));
+}
+
+TEST(Audit, WritesWholeLinesToTheFile) {
+  test::TempDir dir;
+  const auto file = dir.path() / "audit.log";
+  auto log = AuditLog::open(file.string());
+  ASSERT_TRUE(log);
+  EXPECT_TRUE((*log)->enabled());
+  (*log)->record({.event = "user_deleted", .username = "bob", .outcome = "ok", .actor = "root"});
+  std::ifstream in(file);
+  std::string first;
+  std::getline(in, first);
+  EXPECT_NE(first.find("\"actor\":\"root\""), std::string::npos);
+  auto none = AuditLog::open("");
+  ASSERT_TRUE(none);
+  EXPECT_FALSE((*none)->enabled());
+}
+
+TEST(Password, BcryptFromAnotherImplementationVerifies) {
+  PasswordHasher hasher(Argon2Params{1, 64, 1});
+  EXPECT_TRUE(PasswordHasher::is_bcrypt(kBcrypt));
+  EXPECT_TRUE(hasher.verify(kBcrypt, "correct horse"));
+  EXPECT_FALSE(hasher.verify(kBcrypt, "correct horsE"));
+  EXPECT_FALSE(hasher.verify(std::string(kBcrypt).substr(0, 59) + "x", "correct horse"));
+  EXPECT_FALSE(PasswordHasher::is_supported("$1$abc$def"));
+  EXPECT_FALSE(PasswordHasher::is_supported("plaintext"));
+}
+
+TEST(Import, MongoexportKeepsIdAndRole) {
+  test::TempStore store;
+  const std::string input = std::string(R"({"_id":{"$oid":"6561A1B2C3D4E5F6A7B8C9D0"},"username":"ana","password":")") +
+                            kBcrypt + R"(","role":"editor","__v":0})" + "\n";
+  auto report = import_lines(store.store(), input, CredentialPolicy{}, false);
+  ASSERT_TRUE(report);
+  EXPECT_TRUE(report->committed);
+  EXPECT_EQ(report->users, 1u);
+  auto user = store->find_user("ana");
+  ASSERT_TRUE(user);
+  EXPECT_EQ(user->id, "6561a1b2c3d4e5f6a7b8c9d0");
+  EXPECT_EQ(user->role, Role::editor);
+  EXPECT_EQ(user->password_hash, kBcrypt);
+}
+
+TEST(Import, BadLinesNumberedAndNothingWritten) {
+  test::TempStore store;
+  const std::string input = std::string(R"({"username":"a1","password":")") + kBcrypt + "\"}\n\n" +
+                            R"({"username":"a 2","password":""})" + "\n" + R"({"username":"a3","_id":"xyz"})" + "\n";
+  auto report = import_lines(store.store(), input, CredentialPolicy{}, false);
+  ASSERT_TRUE(report);
+  EXPECT_FALSE(report->committed);
+  ASSERT_EQ(report->problems.size(), 2u);
+  EXPECT_EQ(report->problems[0].rfind("line 3: username", 0), 0u) << report->problems[0];
+  EXPECT_EQ(report->problems[1].rfind("line 4: _id", 0), 0u) << report->problems[1];
+  EXPECT_FALSE(store->find_user("a1")) << "all or nothing";
+
+  auto skipped = import_lines(store.store(), input, CredentialPolicy{}, true);
+  ASSERT_TRUE(skipped);
+  EXPECT_TRUE(skipped->committed);
+  EXPECT_EQ(skipped->users, 1u);
+  EXPECT_EQ(skipped->bad_lines, 2u);
+  EXPECT_TRUE(store->find_user("a1"));
+}
+
+TEST(Backup, CompactCopyRestoresIntoAnEmptyStoreOnly) {
+  test::TempStore store;
+  test::insert_user(store.store(), "kept", Role::admin);
+  test::TempDir dir;
+  const auto file = dir.path() / "backup.mdb";
+  ASSERT_TRUE(store->backup(file));
+  EXPECT_FALSE(store->backup(file)) << "never overwrites";
+
+  LmdbOptions fresh;
+  fresh.directory = dir.path() / "restored";
+  ASSERT_TRUE(restore_lmdb(fresh, file, false));
+  {
+    auto reopened = open_lmdb_store(fresh);
+    ASSERT_TRUE(reopened);
+    auto user = (*reopened)->find_user("kept");
+    ASSERT_TRUE(user);
+    EXPECT_EQ(user->role, Role::admin);
+  }
+  auto again = restore_lmdb(fresh, file, false);
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().code, Errc::conflict);
+  EXPECT_TRUE(restore_lmdb(fresh, file, true));
+
+  std::ofstream(dir.path() / "junk") << "not lmdb";
+  auto junk = restore_lmdb(fresh, dir.path() / "junk", true);
+  ASSERT_FALSE(junk);
+  EXPECT_EQ(junk.error().code, Errc::invalid_input);
+}
+
+}  // namespace
+}  // namespace authd
