@@ -33,7 +33,19 @@ bool enabled(Level level) { return static_cast<int>(level) <= current.load(std::
 void write(Level level, std::string_view message) {
   if (!enabled(level)) return;
   std::string line = "authd[" + std::to_string(::getpid()) + "]: " + std::string(label(level)) + ": ";
-  for (char c : message) line.push_back(c == '\n' || c == '\r' ? ' ' : c);  // one record, one line
+  // One record, one line, nothing a terminal or log viewer interprets: control
+  // characters (CR/LF forging records, ESC sequences) and '\\' itself escaped.
+  constexpr char kHex[] = "0123456789abcdef";
+  for (char c : message) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f || c == '\\') {
+      line += "\\x";
+      line.push_back(kHex[byte >> 4]);
+      line.push_back(kHex[byte & 15]);
+    } else {
+      line.push_back(c);
+    }
+  }
   line.push_back('\n');
   // A single write(2) keeps lines from different threads whole.
   (void)!::write(STDERR_FILENO, line.data(), line.size());

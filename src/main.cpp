@@ -4,10 +4,14 @@
 // Started as a CGI program instead (shared hosting), it answers one request
 // (cgi_mode.hpp).
 #include <fcgiapp.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <signal.h>
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -35,9 +39,9 @@ struct Options {
 
 void usage() {
   std::fputs(
-      "usage: authd [--listen PATH|:PORT] [--check] [--print-config]\n"
+      "usage: authd [--listen PATH|:PORT|HOST:PORT] [--check] [--print-config]\n"
       "  Runs as a FastCGI responder on fd 0 (spawn-fcgi -s SOCKET -- authd),\n"
-      "  or on its own socket with --listen; started as a CGI program (GATEWAY_INTERFACE\n"
+      "  or on its own socket with --listen (:PORT is 127.0.0.1 only); started as a CGI program (GATEWAY_INTERFACE\n"
       "  set, no socket) it answers the one request. --check validates the configuration,\n"
       "  the state directory and the signing key, then exits. --print-config prints\n"
       "  the effective settings (secrets redacted) and exits.\n"
@@ -56,12 +60,35 @@ bool parse_options(int argc, char** argv, Options& options) {
   return true;
 }
 
+// ":PORT" means this machine only: libfcgi's FCGX_OpenSocket(":PORT") would
+// listen on every interface, open to anyone who can reach the host and bypass
+// the web server. "0.0.0.0:PORT" still asks for every interface explicitly.
+int loopback_socket(std::string_view port_text) {
+  int port = 0;
+  const auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (ec != std::errc() || end != port_text.data() + port_text.size() || port < 1 || port > 65535) return -1;
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  const int on = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 || ::listen(fd, 128) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 int listening_socket(const Options& options) {
   if (options.listen.empty()) {
     struct stat info{};
     if (::fstat(0, &info) != 0 || !S_ISSOCK(info.st_mode)) return -1;
     return 0;
   }
+  if (options.listen.front() == ':') return loopback_socket(std::string_view(options.listen).substr(1));
   return FCGX_OpenSocket(options.listen.c_str(), 128);
 }
 

@@ -10,7 +10,8 @@
 #include "authd/text.hpp"
 #include "http/error_response.hpp"
 #include "http/query.hpp"
-#include "http/same_site.hpp"
+#include "http/cross_site.hpp"
+#include "http/forwarded.hpp"
 #include "log.hpp"
 #include "metrics.hpp"
 
@@ -75,19 +76,6 @@ bool match_path(std::string_view pattern, std::string_view path, std::string_vie
 // HEAD is answered wherever GET is (RFC 9110 §9.3.2); the web server drops the body.
 std::string_view matching_method(std::string_view method) { return method == "HEAD" ? "GET" : method; }
 
-// A browser's cookie-authenticated change coming from another site (CSRF):
-// Sec-Fetch-Site says cross-site, or Origin names another host than Host.
-// Requests without either header (curl, older browsers) are not refused
-// here; the cookie's SameSite=Lax still keeps it off cross-site POSTs.
-bool cross_site(const http::Request& request) {
-  if (request.param("HTTP_SEC_FETCH_SITE") == "cross-site") return true;
-  const auto origin = request.param("HTTP_ORIGIN");
-  if (origin.empty()) return false;
-  const auto scheme_end = origin.find("://");
-  if (scheme_end == std::string_view::npos) return true;  // "null" and the like
-  return origin.substr(scheme_end + 3) != request.param("HTTP_HOST");
-}
-
 // The admin routes take a bearer token or, for the browser admin page, the
 // HttpOnly `auth` cookie. Errors: as the guard; not_permitted for another role
 // or a cross-site change.
@@ -96,8 +84,8 @@ Result<Principal> admin_principal(App& app, const http::Request& request, const 
   if (authorization.empty()) {
     const auto cookie = http::cookie_value(request.param("HTTP_COOKIE"), "auth");
     if (!cookie.empty()) {
-      if (route.method != "GET" && cross_site(request)) {
-        return fail(Errc::not_permitted, "cross-site change with the auth cookie refused");
+      if (auto same = http::refuse_cross_site_change(request); !same) {
+        return std::unexpected(same.error());
       }
       authorization = "Bearer " + std::string(cookie);
     }
@@ -130,7 +118,7 @@ handlers::HandlerResult run(App& app, const http::Request& request, const RouteM
     if (!cookie.empty()) {
       // The browser sends the cookie by itself, whoever made the page: a
       // state change on its strength must come from our own site (CSRF).
-      if (auto same = http::check_same_site(request); !same) return std::unexpected(same.error());
+      if (auto same = http::refuse_cross_site_change(request); !same) return std::unexpected(same.error());
       from_cookie = "Bearer " + std::string(cookie);
       authorization = from_cookie;
     }
@@ -204,6 +192,10 @@ std::string request_id_for(const http::Request& request) {
 }
 
 Prepared prepare(App& app, http::Request request) {
+  const auto& proxies = app.server.trusted_proxies;
+  request.from_trusted_proxy = proxies.contains(request.remote_addr);
+  request.remote_addr = http::client_address(proxies, request.remote_addr, request.param("HTTP_X_FORWARDED_FOR"),
+                                             request.param("HTTP_FORWARDED"));
   request.request_id = request_id_for(request);
   RouteMatch match = resolve(request);
   const Lane lane = match.lane();

@@ -19,7 +19,7 @@ enum class Access {
   bearer,  // Authorization: Bearer, re-authenticated; plus `capability` if set
   admin,   // role admin, by bearer token or the `auth` cookie (cookie: no cross-site changes)
   session, // as bearer, or the `auth` cookie (the pages); a cookie-authenticated
-           // state change must come from the same site (src/http/same_site.hpp)
+           // state change must come from the same site (src/http/cross_site.hpp)
 };
 
 struct Route {

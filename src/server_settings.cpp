@@ -1,5 +1,7 @@
 #include "server_settings.hpp"
 
+#include "http/forwarded.hpp"
+
 namespace authd {
 
 std::vector<settings::Setting> server_settings(ServerSettings& s) {
@@ -21,15 +23,6 @@ std::vector<settings::Setting> server_settings(ServerSettings& s) {
     s.base_path = std::move(*path);
     return {};
   };
-  settings::Setting metrics_allow = settings::text(
-      "metrics_allow", s.metrics_allow, "addresses and CIDR ranges that may GET /metrics (REMOTE_ADDR)");
-  metrics_allow.assign = [&s](std::string_view v) -> Result<void> {
-    auto list = http::AddressList::parse(v);
-    if (!list) return std::unexpected(list.error());
-    s.metrics_allow = std::string(v);
-    s.metrics_clients = std::move(*list);
-    return {};
-  };
   return {
       settings::integer("workers", s.workers, 0, 256, "request threads per process; 0 = two per CPU core"),
       settings::integer("hash_workers", s.hash_workers, 0, 64, "concurrent password hashes; 0 = one per core"),
@@ -43,7 +36,9 @@ std::vector<settings::Setting> server_settings(ServerSettings& s) {
                        "Secure attribute of cookies: auto (when HTTPS), always or never"),
       std::move(log_level),
       std::move(base_path),
-      std::move(metrics_allow),
+      http::address_list_setting("metrics_allow", s.metrics_allow,
+                                 "addresses and CIDR ranges that may GET /metrics (the client address)"),
+      http::trusted_proxies_setting(s.trusted_proxies),
   };
 }
 

@@ -25,8 +25,8 @@ struct ServerSettings {
   std::string log_level = "info";
   std::string base_path;            // URL prefix authd is mounted under ("" = the site root); see base_path.hpp
   PortalSettings portal;            // portal_return_origins, portal_default_return
-  std::string metrics_allow = "127.0.0.1/8 ::1";  // who may GET /metrics (addresses, CIDR ranges)
-  http::AddressList metrics_clients = *http::AddressList::parse(metrics_allow);
+  http::AddressList metrics_allow = *http::AddressList::parse("127.0.0.1/8 ::1");    // who may GET /metrics
+  http::AddressList trusted_proxies = *http::AddressList::parse("127.0.0.0/8 ::1");  // see http/forwarded.hpp
 };
 
 std::vector<settings::Setting> server_settings(ServerSettings& settings);

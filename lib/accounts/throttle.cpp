@@ -4,6 +4,10 @@
 #include <string>
 #include <vector>
 
+#include <arpa/inet.h>
+
+#include <cctype>
+
 #include "authd/json.hpp"
 
 namespace authd {
@@ -20,8 +24,28 @@ struct Counter {
 
 constexpr std::string_view kNamespace = "throttle";
 
-std::string user_key(std::string_view username) { return "u:" + std::string(username); }
-std::string address_key(std::string_view address) { return "a:" + std::string(address); }
+// Keys by the ASCII-lowercased name: "Alice" and "alice" share one count.
+std::string folded(std::string_view text) {
+  std::string out(text);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+std::string user_key(std::string_view username) { return "u:" + folded(username); }
+std::string budget_key(std::string_view username) { return "b:" + folded(username); }
+std::string device_key(std::string_view device) { return "d:" + std::string(device); }
+std::string address_key(std::string_view address) { return "a:" + address_group(address); }
+std::string signup_key(std::string_view address) { return "s:" + address_group(address); }
+
+bool is_loopback(std::string_view address) {
+  return address.starts_with("127.") || address == "::1" || address.starts_with("::ffff:127.") || address.empty();
+}
+
+constexpr std::int64_t kPurgeEvery = 300;
+
+// A store that cannot answer: sign-in is refused for now, never let through.
+Error closed(const Error& cause) {
+  return Error::retry_later(Errc::unavailable, 5, "the sign-in throttle cannot use the store: " + cause.message);
+}
 
 Counter decode(std::string_view bytes) {
   Counter counter;
@@ -71,8 +95,9 @@ std::int64_t expiry(const Counter& counter, const ThrottlePolicy& policy) {
   return std::max<std::int64_t>(at, 1);
 }
 
-Result<void> save(StoreTxn& txn, const std::string& key, const Counter& counter, const ThrottlePolicy& policy) {
-  return txn.put_entry(kNamespace, key, encode(counter), expiry(counter, policy));
+Result<void> save(StoreTxn& txn, const std::string& key, const Counter& counter, const ThrottlePolicy& policy,
+                  std::int64_t window = 0) {
+  return txn.put_entry(kNamespace, key, encode(counter), std::max(expiry(counter, policy), counter.first + window));
 }
 
 bool is_known(const Counter& counter, std::string_view address, std::int64_t now, std::int64_t ttl) {
@@ -99,6 +124,22 @@ void count_failure(Counter& counter, std::int64_t now, unsigned threshold, std::
 
 }  // namespace
 
+std::string address_group(std::string_view address) {
+  if (address.find(':') == std::string_view::npos || address.size() > 64) return std::string(address);
+  const std::string copy(address);
+  unsigned char bytes[16] = {};
+  if (::inet_pton(AF_INET6, copy.c_str(), bytes) != 1) return std::string(address);
+  static constexpr unsigned char kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  char text[INET6_ADDRSTRLEN] = {};
+  if (std::equal(kMapped, kMapped + 12, bytes)) {  // ::ffff:a.b.c.d is IPv4
+    ::inet_ntop(AF_INET, bytes + 12, text, sizeof text);
+    return text;
+  }
+  std::fill(bytes + 8, bytes + 16, 0);
+  ::inet_ntop(AF_INET6, bytes, text, sizeof text);
+  return std::string(text) + "/64";
+}
+
 std::vector<settings::Setting> throttle_settings(ThrottlePolicy& p) {
   return {
       settings::boolean("signin_throttle", p.enabled, "throttle failed password sign-ins"),
@@ -113,43 +154,105 @@ std::vector<settings::Setting> throttle_settings(ThrottlePolicy& p) {
                         "cap of an address's delay"),
       settings::seconds("signin_known_address_ttl", p.known_address_ttl, 0, 366LL * 24 * 3600,
                         "how long an address that signed in stays exempt from the username's delay"),
+      settings::integer("signin_account_budget", p.account_budget, 1, 100000,
+                        "failures per account from untrusted clients, all addresses together, per budget window"),
+      settings::seconds("signin_account_budget_window", p.account_budget_window, 60, 7LL * 24 * 3600,
+                        "the window of signin_account_budget"),
+      settings::seconds("signin_device_ttl", p.device_ttl, 60, 3660LL * 24 * 3600,
+                        "lifetime of the device cookie a successful sign-in gives"),
+      settings::integer("signup_address_limit", p.signup_address_limit, 0, 1000000,
+                        "sign-ups per client address (IPv6: per /64) per hour; 0 = no limit"),
   };
 }
 
-Result<void> SigninThrottle::check(std::string_view username, std::string_view address, std::int64_t now) const {
+Result<void> SigninThrottle::check(std::string_view username, std::string_view address, std::int64_t now,
+                                  std::string_view device) const {
   if (!policy_.enabled) return {};
-  Counter by_address, by_user;
+  Counter by_address, by_user, budget, by_device;
   auto read = store_.read([&](StoreTxn& txn) -> Result<void> {
-    auto a = load(txn, address_key(address));
-    if (!a) return std::unexpected(a.error());
-    auto u = load(txn, user_key(username));
-    if (!u) return std::unexpected(u.error());
-    by_address = std::move(*a);
-    by_user = std::move(*u);
+    for (auto [key, counter] : {std::pair{address_key(address), &by_address}, std::pair{user_key(username), &by_user},
+                                std::pair{budget_key(username), &budget}}) {
+      auto loaded = load(txn, key);
+      if (!loaded) return std::unexpected(loaded.error());
+      *counter = std::move(*loaded);
+    }
+    if (!device.empty()) {
+      auto loaded = load(txn, device_key(device));
+      if (!loaded) return std::unexpected(loaded.error());
+      by_device = std::move(*loaded);
+    }
     return {};
   });
-  if (!read) return read;
+  if (!read) return fail(closed(read.error()));
 
-  std::int64_t until = by_address.until;
-  if (!is_known(by_user, address, now, policy_.known_address_ttl.count())) until = std::max(until, by_user.until);
+  std::int64_t until = 0;
+  if (!device.empty()) {
+    until = by_device.until;  // a known device: only its own failures count
+  } else {
+    until = by_address.until;
+    if (!is_known(by_user, address, now, policy_.known_address_ttl.count())) {
+      until = std::max(until, by_user.until);
+      const auto window_end = budget.first + policy_.account_budget_window.count();
+      if (budget.failures >= static_cast<std::int64_t>(policy_.account_budget) && window_end > now) {
+        until = std::max(until, window_end);
+      }
+    }
+  }
   if (until > now) return fail(Error::retry_later(Errc::throttled, until - now, "sign-in delayed"));
   return {};
 }
 
-Result<void> SigninThrottle::record_failure(std::string_view username, std::string_view address, std::int64_t now) {
+Result<void> SigninThrottle::record_failure(std::string_view username, std::string_view address, std::int64_t now,
+                                           std::string_view device) {
   if (!policy_.enabled) return {};
-  return store_.write([&](StoreTxn& txn) -> Result<void> {
-    const auto ukey = user_key(username), akey = address_key(address);
-    auto by_user = load(txn, ukey);
-    if (!by_user) return std::unexpected(by_user.error());
-    auto by_address = load(txn, akey);
-    if (!by_address) return std::unexpected(by_address.error());
+  const bool purge_now = now - last_purge_.load(std::memory_order_relaxed) >= kPurgeEvery;
+  auto written = store_.write([&](StoreTxn& txn) -> Result<void> {
     const auto window = policy_.window.count(), first = policy_.first_delay.count();
-    count_failure(*by_user, now, policy_.user_threshold, window, first, policy_.user_max_delay.count());
-    count_failure(*by_address, now, policy_.address_threshold, window, first, policy_.address_max_delay.count());
-    if (auto ok = save(txn, ukey, *by_user, policy_); !ok) return ok;
-    return save(txn, akey, *by_address, policy_);
+    const auto count = [&](const std::string& key, unsigned threshold, std::int64_t count_window,
+                           std::int64_t max_delay) -> Result<void> {
+      auto counter = load(txn, key);
+      if (!counter) return std::unexpected(counter.error());
+      count_failure(*counter, now, threshold, count_window, first, max_delay);
+      return save(txn, key, *counter, policy_, count_window);
+    };
+    if (!device.empty()) {
+      // A device cookie's failures lock out that device alone.
+      if (auto ok = count(device_key(device), policy_.user_threshold, window, policy_.user_max_delay.count()); !ok) return ok;
+    } else {
+      if (auto ok = count(user_key(username), policy_.user_threshold, window, policy_.user_max_delay.count()); !ok) return ok;
+      // The account budget: counted, never delayed by itself (check() compares).
+      if (auto ok = count(budget_key(username), 1u << 30, policy_.account_budget_window.count(), 0); !ok) return ok;
+    }
+    if (auto ok = count(address_key(address), policy_.address_threshold, window, policy_.address_max_delay.count()); !ok) return ok;
+    if (purge_now) {
+      if (auto purged = txn.purge_expired(now); !purged) return std::unexpected(purged.error());
+    }
+    return {};
   });
+  if (!written) return fail(closed(written.error()));
+  if (purge_now) last_purge_.store(now, std::memory_order_relaxed);
+  return {};
+}
+
+Result<void> SigninThrottle::admit_signup(std::string_view address, std::int64_t now) {
+  if (!policy_.enabled || policy_.signup_address_limit == 0) return {};
+  constexpr std::int64_t kHour = 3600;
+  Result<void> verdict;
+  auto written = store_.write([&](StoreTxn& txn) -> Result<void> {
+    const auto key = signup_key(address);
+    auto counter = load(txn, key);
+    if (!counter) return std::unexpected(counter.error());
+    if (counter->failures > 0 && now - counter->first >= kHour) *counter = Counter{};
+    if (counter->failures >= static_cast<std::int64_t>(policy_.signup_address_limit)) {
+      verdict = fail(Error::retry_later(Errc::throttled, counter->first + kHour - now, "too many sign-ups"));
+      return {};
+    }
+    if (counter->failures == 0) counter->first = now;
+    counter->failures += 1;
+    return txn.put_entry(kNamespace, key, encode(*counter), counter->first + kHour);
+  });
+  if (!written) return fail(closed(written.error()));
+  return verdict;
 }
 
 Result<void> SigninThrottle::record_success(std::string_view username, std::string_view address, std::int64_t now) {
@@ -164,7 +267,7 @@ Result<void> SigninThrottle::record_success(std::string_view username, std::stri
     const bool fresh = std::any_of(by_user->known.begin(), by_user->known.end(), [&](const auto& entry) {
       return entry.first == address && now - entry.second < ttl / 2;
     });
-    unchanged = by_user->failures == 0 && fresh;
+    unchanged = by_user->failures == 0 && (fresh || is_loopback(address));
     return {};
   });
   if (!read) return read;
@@ -174,8 +277,10 @@ Result<void> SigninThrottle::record_success(std::string_view username, std::stri
     if (!by_user) return std::unexpected(by_user.error());
     by_user->failures = 0;
     by_user->until = 0;
-    std::erase_if(by_user->known, [&](const auto& entry) { return entry.first == address; });
-    by_user->known.emplace(by_user->known.begin(), std::string(address), now);
+    if (!is_loopback(address)) {
+      std::erase_if(by_user->known, [&](const auto& entry) { return entry.first == address; });
+      by_user->known.emplace(by_user->known.begin(), std::string(address), now);
+    }
     if (by_user->known.size() > kMaxKnownAddresses) by_user->known.resize(kMaxKnownAddresses);
     return save(txn, ukey, *by_user, policy_);
   });

@@ -86,6 +86,7 @@ Result<std::optional<Principal>> Core::check_request(std::string_view method, st
                                                      std::string_view authorization,
                                                      std::string_view auth_cookie) const {
   const auto requirement = settings_.access_rules.decide(method, path);
+  if (requirement.denied) return fail(Errc::not_permitted, "no access rule lets anyone through");
   if (!requirement.needs_token) return std::optional<Principal>();
   std::string from_cookie;
   if (authorization.empty() && !auth_cookie.empty()) {

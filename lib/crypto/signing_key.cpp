@@ -38,6 +38,13 @@ Result<SigningKey> read_key(const std::filesystem::path& file) {
   if (::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
     return fail(Errc::io, "signing key " + file.string() + " is not a regular file");
   }
+  // A key others may read is a key others may have: refuse to start rather
+  // than sign with it (chmod 600 it, or make a new one if it leaked).
+  if ((info.st_mode & 077) != 0) {
+    return fail(Errc::config, "signing key " + file.string() + " is readable or writable by group or others (mode " +
+                                  std::to_string((info.st_mode >> 6) & 7) + std::to_string((info.st_mode >> 3) & 7) +
+                                  std::to_string(info.st_mode & 7) + "); chmod 600 it");
+  }
   if (info.st_size < static_cast<off_t>(kMinSigningKeyBytes) || info.st_size > static_cast<off_t>(kMaxKeyFileBytes)) {
     return fail(Errc::config, "signing key " + file.string() + " has " + std::to_string(info.st_size) +
                                   " bytes; it must hold at least " + std::to_string(kMinSigningKeyBytes));

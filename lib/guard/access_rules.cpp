@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "authd/request_path.hpp"
 #include "authd/text.hpp"
 
 namespace authd {
@@ -24,21 +25,34 @@ Result<AccessRules> AccessRules::parse(std::string_view text) {
     const auto bad = [&](std::string why) {
       return fail(Errc::config, "access rule '" + std::string(line) + "': " + why);
     };
-    if (parts.size() != 3) return bad("expected PREFIX METHOD REQUIREMENT");
+    if (parts.size() != 3 && parts.size() != 4) return bad("expected PREFIX METHOD REQUIREMENT [case-insensitive]");
     if (parts[0].empty() || parts[0].front() != '/') return bad("the prefix must start with /");
+    // A prefix that no canonical path can start with would never match.
+    auto canonical = canonical_path(parts[0], false);
+    if (!canonical || *canonical != parts[0]) return bad("the prefix must be a canonical path (no //, ., .., ;)");
     AccessRule rule;
     rule.prefix = std::string(parts[0]);
     rule.method = std::string(parts[1]);
     std::transform(rule.method.begin(), rule.method.end(), rule.method.begin(),
                    [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
     if (parts[2] == "public") {
-      rule.requirement = {false, std::nullopt};
+      rule.requirement = {false, false, std::nullopt};
     } else if (parts[2] == "authenticated") {
-      rule.requirement = {true, std::nullopt};
+      rule.requirement = {false, true, std::nullopt};
+    } else if (parts[2] == "deny") {
+      rule.requirement = {true, true, std::nullopt};
+    } else if (parts[2] == "method") {
+      rule.by_method = true;
     } else if (auto capability = parse_capability(parts[2])) {
-      rule.requirement = {true, capability};
+      rule.requirement = {false, true, capability};
     } else {
-      return bad("requirement must be read, create, update, delete, authenticated or public");
+      return bad("requirement must be read, create, update, delete, authenticated, public, method or deny");
+    }
+    if (parts.size() == 4) {
+      if (parts[3] != "case-insensitive") return bad("the fourth word may only be case-insensitive");
+      rule.ignore_case = true;
+      std::transform(rule.prefix.begin(), rule.prefix.end(), rule.prefix.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     }
     parsed.rules_.push_back(std::move(rule));
   }
@@ -52,46 +66,42 @@ Capability AccessRules::default_capability(std::string_view method) noexcept {
   return Capability::delete_;  // DELETE, and anything unexpected: the strictest
 }
 
+namespace {
+
+// `rule.prefix` covers `path`: a plain prefix, or the directory itself
+// without its trailing slash.
+bool covers(const AccessRule& rule, std::string_view path, std::string_view lowered) {
+  const std::string_view subject = rule.ignore_case ? lowered : path;
+  if (subject.starts_with(rule.prefix)) return true;
+  return rule.prefix.size() > 1 && rule.prefix.back() == '/' &&
+         subject == std::string_view(rule.prefix).substr(0, rule.prefix.size() - 1);
+}
+
+}  // namespace
+
 AccessRequirement AccessRules::decide(std::string_view method, std::string_view path) const {
+  std::string lowered(path);
+  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   const AccessRule* best = nullptr;
   for (const auto& rule : rules_) {
-    if (!path.starts_with(rule.prefix)) continue;
+    if (!covers(rule, path, lowered)) continue;
     if (rule.method != "*" && rule.method != method) continue;
     if (!best || rule.prefix.size() > best->prefix.size() ||
         (rule.prefix.size() == best->prefix.size() && best->method == "*" && rule.method != "*")) {
       best = &rule;
     }
   }
-  if (best) return best->requirement;
-  return {true, default_capability(method)};
-}
-
-std::optional<std::string> normalized_request_path(std::string_view uri) {
-  uri = uri.substr(0, std::min(uri.find_first_of("?#"), uri.size()));
-  if (uri.empty() || uri.front() != '/') return std::nullopt;
-  auto decoded = text::percent_decode(uri);
-  if (!decoded) return std::nullopt;
-  std::string path = std::move(*decoded);
-  // Merge runs of '/' as web servers do before they serve the path (lighttpd,
-  // nginx merge_slashes, Apache): /app//admin/x must meet the /app/admin/ rule.
-  path.erase(std::unique(path.begin(), path.end(), [](char a, char b) { return a == '/' && b == '/'; }), path.end());
-  // Refuse dot segments rather than resolve them: the web server already
-  // normalised honest requests, so one here is an attempt to slip a prefix.
-  std::string_view rest = path;
-  while (!rest.empty()) {
-    rest.remove_prefix(1);  // the '/'
-    const auto segment = rest.substr(0, std::min(rest.find('/'), rest.size()));
-    if (segment == "." || segment == "..") return std::nullopt;
-    rest.remove_prefix(segment.size());
-  }
-  return path;
+  if (best && !best->by_method) return best->requirement;
+  if (!best && unmatched == Unmatched::deny) return {true, true, std::nullopt};
+  return {false, true, default_capability(method)};
 }
 
 std::vector<settings::Setting> access_rule_settings(AccessRules& rules) {
   settings::Setting s;
   s.name = "authorize_rule";
   s.kind = settings::Kind::list;
-  s.doc = "PREFIX METHOD public|authenticated|read|create|update|delete; repeatable";
+  s.doc = "PREFIX METHOD public|authenticated|read|create|update|delete|method|deny [case-insensitive]; repeatable";
   s.env = "AUTHD_AUTHORIZE_RULES";
   s.assign = [&rules](std::string_view value) -> Result<void> {
     auto more = AccessRules::parse(value);
@@ -104,13 +114,21 @@ std::vector<settings::Setting> access_rule_settings(AccessRules& rules) {
     for (const auto& rule : rules.rules()) {
       if (!out.empty()) out += "; ";
       out += rule.prefix + " " + rule.method + " " +
-             (!rule.requirement.needs_token ? std::string("public")
-              : rule.requirement.capability ? std::string(to_string(*rule.requirement.capability))
-                                            : std::string("authenticated"));
+             (rule.by_method                  ? std::string("method")
+              : rule.requirement.denied       ? std::string("deny")
+              : !rule.requirement.needs_token ? std::string("public")
+              : rule.requirement.capability   ? std::string(to_string(*rule.requirement.capability))
+                                              : std::string("authenticated"));
+      if (rule.ignore_case) out += " case-insensitive";
     }
     return out;
   };
-  return {std::move(s)};
+  std::vector<settings::Setting> table;
+  table.push_back(std::move(s));
+  table.push_back(settings::choice("authorize_unmatched", rules.unmatched,
+                                   {{"deny", Unmatched::deny}, {"method", Unmatched::method}},
+                                   "paths no authorize_rule matches: deny, or the method's capability"));
+  return table;
 }
 
 }  // namespace authd

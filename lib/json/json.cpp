@@ -6,7 +6,9 @@
 
 #include <jansson.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <string_view>
 #include <memory>
 #include <utility>
 
@@ -66,6 +68,16 @@ Json& Json::operator=(Json&& other) noexcept {
   return *this;
 }
 
+namespace {
+
+// jansson's message without its " near '<input text>'" tail: the input may be
+// a password, and this message reaches logs and clients.
+std::string parser_reason(std::string_view text) {
+  return std::string(text.substr(0, std::min(text.find(" near "), text.size())));
+}
+
+}  // namespace
+
 Result<Json> Json::parse(std::string_view text, std::size_t max_depth) {
   if (nesting_depth(text) > max_depth) {
     return fail(Errc::invalid_input, "JSON nested deeper than " + std::to_string(max_depth) + " levels");
@@ -74,7 +86,7 @@ Result<Json> Json::parse(std::string_view text, std::size_t max_depth) {
   json_t* value = json_loadb(text.data(), text.size(), JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &error);
   if (!value) {
     return fail(Errc::invalid_input, "invalid JSON at line " + std::to_string(error.line) + ", column " +
-                                       std::to_string(error.column) + ": " + error.text);
+                                       std::to_string(error.column) + ": " + parser_reason(error.text));
   }
   return Json(value);
 }
@@ -91,6 +103,7 @@ bool Json::is_object() const noexcept { return handle_ && json_is_object(handle_
 bool Json::is_array() const noexcept { return handle_ && json_is_array(handle_); }
 bool Json::is_string() const noexcept { return handle_ && json_is_string(handle_); }
 bool Json::is_integer() const noexcept { return handle_ && json_is_integer(handle_); }
+bool Json::is_true() const noexcept { return handle_ && json_is_true(handle_); }
 
 bool Json::has(std::string_view key) const noexcept {
   return is_object() && json_object_getn(handle_, key.data(), key.size()) != nullptr;

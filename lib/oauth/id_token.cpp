@@ -100,18 +100,24 @@ Result<ExternalIdentity> identity_from_claims(const OAuthProvider& provider, con
   };
   ExternalIdentity identity;
   identity.provider = provider.name;
+  // The configured claim and no other: falling back to `sub` could link two
+  // different users of a provider whose `sub` is not what the operator chose.
   identity.subject = text(provider.subject_claim);
-  if (identity.subject.empty()) identity.subject = text("sub");
   if (identity.subject.empty() || identity.subject.size() > 255) {
-    return fail(Errc::upstream_failed, "the provider named no usable subject for the user");
+    return fail(Errc::upstream_failed, "the provider named no usable subject (" + provider.subject_claim + ") for the user");
   }
+  // An e-mail address the provider has not verified is anybody's claim: it
+  // never names or links an account, and is not stored.
+  const Json verified = claims.get("email_verified");
+  const bool email_verified = verified.is_true() || text("email_verified") == "true";
+  const std::string email = email_verified ? text("email") : std::string();
   for (auto claim : {std::string_view(provider.username_claim), std::string_view("preferred_username"),
                      std::string_view("login"), std::string_view("email"), std::string_view("name")}) {
-    identity.username_hint = text(claim);
+    identity.username_hint = claim == "email" ? email : text(claim);
     if (!identity.username_hint.empty()) break;
   }
   identity.fullname = text("name");
-  identity.email = text("email");
+  identity.email = email;
   return identity;
 }
 

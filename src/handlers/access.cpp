@@ -1,11 +1,13 @@
 // Access decisions for OTHER applications behind the web server:
 //  - the FastCGI Authorizer role (lighttpd "mode" => "authorizer", Apache
 //    mod_authnz_fcgi): 200 + Variable-AUTH_USER / Variable-AUTH_ROLE grants;
-//  - GET /auth/check for forward-auth proxies (nginx auth_request): the
-//    original request in X-Original-Method / X-Original-URI; 204 +
-//    X-Auth-User / X-Auth-Role grants.
+//  - GET /auth/check for forward-auth proxies (nginx auth_request; Traefik,
+//    Caddy): the original request in X-Original-Method / X-Original-URI (or
+//    X-Forwarded-Method / X-Forwarded-Uri), believed only from trusted_proxies
+//    and required (never "assume GET"); 204 + X-Auth-User / X-Auth-Role grants.
 // Refusals are the same 401/403 {"error":"Access Denied"} as our own routes.
 #include "authd/access_rules.hpp"
+#include "authd/request_path.hpp"
 #include "handlers/handlers.hpp"
 #include "http/query.hpp"
 
@@ -14,19 +16,43 @@ namespace {
 
 constexpr std::string_view kAuthCookie = "auth";
 
-// The decision for `method` + `uri` with the request's credentials.
+// The decision for `method` + a canonical `path` with the request's credentials.
 Result<std::optional<Principal>> decide(App& app, const http::Request& request, std::string_view method,
-                                        std::string_view uri) {
-  const auto path = normalized_request_path(uri);
-  if (!path) return fail(Errc::invalid_input, "the original URI is not a valid path");
-  return app.core->check_request(method, *path, request.authorization(),
+                                        std::string_view path) {
+  return app.core->check_request(method, path, request.authorization(),
                                  http::cookie_value(request.param("HTTP_COOKIE"), kAuthCookie));
+}
+
+// The path the web server will serve, canonical. The raw REQUEST_URI must be
+// unambiguous (request_path.hpp); the decision is then made on the server's
+// own decoded path after its rewrites and aliases (SCRIPT_NAME + PATH_INFO, as
+// lighttpd and mod_authnz_fcgi pass it), which is not decoded again.
+Result<std::string> served_path(const http::Request& request) {
+  auto raw = canonical_uri_path(request.param("REQUEST_URI"));
+  if (!raw) return raw;
+  const auto script_name = request.param("SCRIPT_NAME");
+  if (script_name.empty()) return raw;
+  std::string server_path(script_name);
+  server_path += request.param("PATH_INFO");
+  return canonical_path(server_path, false);
+}
+
+// A forwarded value that two header names may carry (nginx's X-Original-*,
+// Traefik's and Caddy's X-Forwarded-*): one of them, or both equal.
+Result<std::string_view> forwarded_value(const http::Request& request, const char* original, const char* forwarded,
+                                         std::string_view what) {
+  const auto a = request.param(original), b = request.param(forwarded);
+  if (!a.empty() && !b.empty() && a != b) return fail(Errc::invalid_input, "two different original " + std::string(what) + "s");
+  if (a.empty() && b.empty()) return fail(Errc::invalid_input, "the original " + std::string(what) + " is required");
+  return a.empty() ? b : a;
 }
 
 }  // namespace
 
 HandlerResult authorizer(App& app, const http::Request& request, const RouteContext&) {
-  auto granted = decide(app, request, request.method, request.param("REQUEST_URI"));
+  auto path = served_path(request);
+  if (!path) return std::unexpected(path.error());
+  auto granted = decide(app, request, request.method, *path);
   if (!granted) return std::unexpected(granted.error());
   http::Response response;
   response.status = 200;
@@ -38,11 +64,18 @@ HandlerResult authorizer(App& app, const http::Request& request, const RouteCont
 }
 
 HandlerResult auth_check(App& app, const http::Request& request, const RouteContext&) {
-  const auto original_uri = request.param("HTTP_X_ORIGINAL_URI");
-  if (original_uri.empty()) return fail(Errc::invalid_input, "X-Original-URI is required");
-  const auto original_method = request.param("HTTP_X_ORIGINAL_METHOD");
-  auto granted = decide(app, request, original_method.empty() ? std::string_view(request.method) : original_method,
-                        original_uri);
+  // Anyone may send X-Original-URI: only a configured proxy's copy says what
+  // the client asked for.
+  if (!request.from_trusted_proxy) {
+    return fail(Errc::not_permitted, "GET /auth/check from an address outside trusted_proxies");
+  }
+  auto uri = forwarded_value(request, "HTTP_X_ORIGINAL_URI", "HTTP_X_FORWARDED_URI", "URI");
+  if (!uri) return std::unexpected(uri.error());
+  auto method = forwarded_value(request, "HTTP_X_ORIGINAL_METHOD", "HTTP_X_FORWARDED_METHOD", "method");
+  if (!method) return std::unexpected(method.error());
+  auto path = canonical_uri_path(*uri);
+  if (!path) return std::unexpected(path.error());
+  auto granted = decide(app, request, *method, *path);
   if (!granted) return std::unexpected(granted.error());
   http::Response response;
   response.status = 204;

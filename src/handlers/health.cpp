@@ -31,7 +31,7 @@ HandlerResult readyz(App& app, const http::Request&, const RouteContext&) {
 }
 
 HandlerResult metrics_text(App& app, const http::Request& request, const RouteContext&) {
-  if (!app.server.metrics_clients.contains(request.remote_addr)) {
+  if (!app.server.metrics_allow.contains(request.remote_addr)) {
     return fail(Errc::not_found, "metrics are not offered to " + request.remote_addr);
   }
   http::Response response;

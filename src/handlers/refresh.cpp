@@ -4,7 +4,7 @@
 #include "authd/clock.hpp"
 #include "handlers/handlers.hpp"
 #include "http/query.hpp"
-#include "http/same_site.hpp"
+#include "http/cross_site.hpp"
 
 namespace authd::handlers {
 
@@ -26,7 +26,7 @@ HandlerResult token_refresh(App& app, const http::Request& request, const RouteC
     presented = std::string(http::cookie_value(request.param("HTTP_COOKIE"), "refresh"));
     // The cookie travels by itself: only from our own site.
     if (!presented.empty()) {
-      if (auto same = http::check_same_site(request); !same) return std::unexpected(same.error());
+      if (auto same = http::refuse_cross_site_change(request); !same) return std::unexpected(same.error());
     }
   }
   if (presented.empty()) return fail(Errc::no_credentials, "no refresh token");

@@ -1,20 +1,55 @@
 // POST /signin with Authorization: Basic -> 200 {token, user:{acl, username}}
 // Every failure is the same 500 {"error":"Invalid Login"}; repeated failures
-// for a username or from an address are throttled (429, lib/store/throttle.cpp).
+// are throttled (429, lib/accounts/throttle.cpp), a throttle that cannot
+// count refuses (503). A successful sign-in also gives the browser a signed
+// device cookie (OWASP "device cookies"): with it, that browser is never
+// locked out by failures others send for the same name.
 #include "authd/authorization.hpp"
 #include "authd/clock.hpp"
+#include "authd/text.hpp"
 #include "handlers/handlers.hpp"
+#include "http/cross_site.hpp"
+#include "http/query.hpp"
 #include "log.hpp"
 #include "metrics.hpp"
 
 namespace authd::handlers {
+namespace {
+
+constexpr std::string_view kDeviceCookie = "authd_device";
+constexpr std::string_view kDeviceTokenType = "authd-device+jwt";
+constexpr std::string_view kDeviceSubject = "device";
+
+// The identifier of the request's device cookie when it is valid and was
+// given to `username` (ASCII case aside); "" otherwise.
+std::string known_device(const App& app, const http::Request& request, std::string_view username, std::int64_t now) {
+  const auto cookie = http::cookie_value(request.param("HTTP_COOKIE"), kDeviceCookie);
+  if (cookie.empty()) return {};
+  auto claims = app.core->tokens().verify(cookie, kDeviceTokenType, now);
+  if (!claims || claims->subject != kDeviceSubject || !text::iequals(claims->username, username)) return {};
+  return claims->token_id;
+}
+
+std::string device_cookie(const App& app, const http::Request& request, const User& user, std::int64_t now) {
+  const auto ttl = app.core->throttle().policy().device_ttl;
+  std::string cookie = std::string(kDeviceCookie) + "=" +
+                       app.core->tokens().issue(kDeviceTokenType, kDeviceSubject, user.username, now, {}, ttl) +
+                       "; Path=/; Max-Age=" + std::to_string(ttl.count()) + "; HttpOnly; SameSite=Strict";
+  if (secure_cookies(app, request)) cookie += "; Secure";
+  return cookie;
+}
+
+}  // namespace
 
 HandlerResult signin(App& app, const http::Request& request, const RouteContext&) {
+  if (auto same_site = http::refuse_cross_site(request); !same_site) return std::unexpected(same_site.error());
   auto credentials = parse_basic_authorization(request.authorization());
   if (!credentials) return fail(Errc::invalid_login, "malformed Basic credentials");  // no hash, nothing to guess
 
   const auto now = unix_now();
-  if (auto allowed = app.core->throttle().check(credentials->username, request.remote_addr, now); !allowed) {
+  auto& throttle = app.core->throttle();
+  const auto device = known_device(app, request, credentials->username, now);
+  if (auto allowed = throttle.check(credentials->username, request.remote_addr, now, device); !allowed) {
     if (allowed.error().code == Errc::throttled) {
       metrics::throttled();
       metrics::signin("throttled");
@@ -29,13 +64,14 @@ HandlerResult signin(App& app, const http::Request& request, const RouteContext&
       metrics::signin("failed");
       audit(app, request, {.event = "signin_failed", .username = credentials->username, .outcome = "refused",
                            .reason = "wrong password or unknown user"});
-      if (auto counted = app.core->throttle().record_failure(credentials->username, request.remote_addr, now); !counted) {
-        log::warn("cannot count a failed sign-in: " + counted.error().message);
+      // Fail closed: a failure we cannot count must not be free.
+      if (auto counted = throttle.record_failure(credentials->username, request.remote_addr, now, device); !counted) {
+        return std::unexpected(counted.error());
       }
     }
     return std::unexpected(user.error());
   }
-  if (auto noted = app.core->throttle().record_success(user->username, request.remote_addr, now); !noted) {
+  if (auto noted = throttle.record_success(user->username, request.remote_addr, now); !noted) {
     log::warn("cannot record a sign-in: " + noted.error().message);
   }
 
@@ -43,7 +79,9 @@ HandlerResult signin(App& app, const http::Request& request, const RouteContext&
   audit(app, request, {.event = "signin", .username = user->username, .outcome = "ok"});
   Json shown = Json::object();
   shown.set("acl", Json::array()).set("username", Json::string(user->username));
-  return token_response(app, request, 200, *user, std::move(shown));
+  auto response = token_response(app, request, 200, *user, std::move(shown));
+  response.header("Set-Cookie", device_cookie(app, request, *user, now));
+  return response;
 }
 
 }  // namespace authd::handlers

@@ -1,13 +1,22 @@
 // POST /signup {username, password, fullname, email} -> 201 {token, user}
+// Only as application/json and not from another site (no login CSRF through
+// a form); sign-ups per address are limited (signup_address_limit).
+#include "authd/clock.hpp"
 #include "handlers/handlers.hpp"
+#include "http/cross_site.hpp"
 
 namespace authd::handlers {
 
 HandlerResult signup(App& app, const http::Request& request, const RouteContext&) {
+  if (auto same_site = http::refuse_cross_site(request); !same_site) return std::unexpected(same_site.error());
+  if (auto json = http::require_json_body(request); !json) return std::unexpected(json.error());
   auto body = parse_json_body(app, request);
   if (!body) return std::unexpected(body.error());
   auto fields = signup_request_from_json(*body);
   if (!fields) return std::unexpected(fields.error());
+  if (auto admitted = app.core->throttle().admit_signup(request.remote_addr, unix_now()); !admitted) {
+    return std::unexpected(admitted.error());
+  }
   auto user = app.core->accounts().sign_up(*fields);
   if (!user) {
     if (user.error().code == Errc::conflict || user.error().code == Errc::invalid_input) {

@@ -2,79 +2,118 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <charconv>
-#include <optional>
-#include <string>
+#include <cstring>
+
+#include "authd/text.hpp"
 
 namespace authd::http {
 namespace {
 
-struct Parsed {
-  bool v6 = false;
-  std::array<std::uint8_t, 16> bytes{};
-};
+constexpr std::array<std::uint8_t, 12> kMappedPrefix{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 
-std::optional<Parsed> parse_address(std::string_view text) {
-  const std::string address(text);
-  Parsed out;
-  if (::inet_pton(AF_INET, address.c_str(), out.bytes.data()) == 1) return out;
-  if (::inet_pton(AF_INET6, address.c_str(), out.bytes.data()) != 1) return std::nullopt;
-  // ::ffff:a.b.c.d is an IPv4 client on a dual-stack socket.
-  static constexpr std::array<std::uint8_t, 12> kMapped{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-  if (std::equal(kMapped.begin(), kMapped.end(), out.bytes.begin())) {
-    std::array<std::uint8_t, 16> v4{};
-    std::copy(out.bytes.begin() + 12, out.bytes.end(), v4.begin());
-    out.bytes = v4;
-    return out;
+Result<Cidr> parse_entry(std::string_view word) {
+  const auto slash = word.find('/');
+  const auto host = word.substr(0, slash);
+  const auto address = parse_ip(host);
+  const bool with_port = host.front() == '[' || std::count(host.begin(), host.end(), ':') == 1;
+  if (!address || with_port) return fail(Errc::config, "'" + std::string(word) + "' is not an IP address or CIDR range");
+  Cidr cidr{*address, 128};
+  if (slash == std::string_view::npos) return cidr;
+  const auto length = word.substr(slash + 1);
+  unsigned bits = 0;
+  const auto [end, ec] = std::from_chars(length.data(), length.data() + length.size(), bits);
+  const unsigned max = address->v4() ? 32 : 128;
+  if (length.empty() || ec != std::errc() || end != length.data() + length.size() || bits > max) {
+    return fail(Errc::config, "'" + std::string(word) + "' has a bad prefix length (0 to " + std::to_string(max) + ")");
   }
-  out.v6 = true;
-  return out;
-}
-
-bool same_prefix(const std::array<std::uint8_t, 16>& a, const std::array<std::uint8_t, 16>& b, unsigned bits) {
-  for (unsigned i = 0; i < bits / 8; ++i) {
-    if (a[i] != b[i]) return false;
-  }
-  if (bits % 8 == 0) return true;
-  const auto mask = static_cast<std::uint8_t>(0xff << (8 - bits % 8));
-  return (a[bits / 8] & mask) == (b[bits / 8] & mask);
+  cidr.bits = address->v4() ? bits + 96 : bits;
+  return cidr;
 }
 
 }  // namespace
 
-Result<AddressList> AddressList::parse(std::string_view text) {
+bool IpAddress::v4() const noexcept { return std::equal(kMappedPrefix.begin(), kMappedPrefix.end(), bytes.begin()); }
+
+std::optional<IpAddress> parse_ip(std::string_view text) {
+  if (text.size() >= 2 && text.front() == '"' && text.back() == '"') text = text.substr(1, text.size() - 2);
+  if (!text.empty() && text.front() == '[') {
+    const auto close = text.find(']');
+    if (close == std::string_view::npos) return std::nullopt;
+    text = text.substr(1, close - 1);
+  } else if (std::count(text.begin(), text.end(), ':') == 1) {
+    text = text.substr(0, text.find(':'));  // IPv4 with a port
+  }
+  if (text.empty() || text.size() > 64) return std::nullopt;
+  const std::string copy(text);
+  IpAddress address;
+  in_addr v4{};
+  if (::inet_pton(AF_INET, copy.c_str(), &v4) == 1) {
+    std::copy(kMappedPrefix.begin(), kMappedPrefix.end(), address.bytes.begin());
+    std::memcpy(address.bytes.data() + 12, &v4, 4);
+    return address;
+  }
+  in6_addr v6{};
+  if (::inet_pton(AF_INET6, copy.c_str(), &v6) == 1) {
+    std::memcpy(address.bytes.data(), &v6, 16);
+    return address;
+  }
+  return std::nullopt;
+}
+
+std::string to_string(const IpAddress& address) {
+  char buffer[INET6_ADDRSTRLEN] = {};
+  if (address.v4()) {
+    ::inet_ntop(AF_INET, address.bytes.data() + 12, buffer, sizeof buffer);
+  } else {
+    ::inet_ntop(AF_INET6, address.bytes.data(), buffer, sizeof buffer);
+  }
+  return buffer;
+}
+
+bool Cidr::contains(const IpAddress& address) const noexcept {
+  unsigned left = bits;
+  for (std::size_t i = 0; i < 16 && left > 0; ++i) {
+    const unsigned take = std::min(left, 8u);
+    const auto mask = static_cast<std::uint8_t>(0xff << (8 - take));
+    if ((address.bytes[i] & mask) != (network.bytes[i] & mask)) return false;
+    left -= take;
+  }
+  return true;
+}
+
+Result<AddressList> AddressList::parse(std::string_view value) {
   AddressList list;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    const auto end = std::min(text.find_first_of(" ,\t", at), text.size());
-    const auto entry = text.substr(at, end - at);
-    at = end + 1;
-    if (entry.empty()) continue;
-    const auto slash = entry.find('/');
-    const auto address = parse_address(entry.substr(0, slash));
-    if (!address) return fail(Errc::config, "'" + std::string(entry) + "' is not an IP address or CIDR range");
-    Range range{address->v6, address->bytes, address->v6 ? 128u : 32u};
-    if (slash != std::string_view::npos) {
-      const auto bits = entry.substr(slash + 1);
-      unsigned prefix = 0;
-      const auto [ptr, ec] = std::from_chars(bits.data(), bits.data() + bits.size(), prefix);
-      if (ec != std::errc() || ptr != bits.data() + bits.size() || prefix > range.prefix) {
-        return fail(Errc::config, "'" + std::string(entry) + "' has a bad prefix length");
-      }
-      range.prefix = prefix;
-    }
-    list.ranges_.push_back(range);
+  list.text_ = std::string(text::trim(value));
+  std::string spaced(value);
+  std::replace(spaced.begin(), spaced.end(), ',', ' ');
+  for (const auto word : text::words(spaced)) {
+    auto cidr = parse_entry(word);
+    if (!cidr) return std::unexpected(cidr.error());
+    list.networks_.push_back(*cidr);
   }
   return list;
 }
 
-bool AddressList::contains(std::string_view address) const {
-  const auto parsed = parse_address(address);
-  if (!parsed) return false;
-  for (const auto& range : ranges_) {
-    if (range.v6 == parsed->v6 && same_prefix(range.bytes, parsed->bytes, range.prefix)) return true;
-  }
-  return false;
+bool AddressList::contains(std::string_view candidate) const {
+  const auto address = parse_ip(candidate);
+  return address && std::any_of(networks_.begin(), networks_.end(), [&](const Cidr& c) { return c.contains(*address); });
+}
+
+settings::Setting address_list_setting(std::string name, AddressList& list, std::string doc) {
+  settings::Setting s;
+  s.name = std::move(name);
+  s.kind = settings::Kind::text;
+  s.doc = std::move(doc);
+  s.assign = [&list](std::string_view value) -> Result<void> {
+    auto parsed = AddressList::parse(value);
+    if (!parsed) return std::unexpected(parsed.error());
+    list = std::move(*parsed);
+    return {};
+  };
+  s.show = [&list] { return list.text(); };
+  return s;
 }
 
 }  // namespace authd::http

@@ -20,7 +20,8 @@ struct Request {
   std::string query;        // QUERY_STRING, still URL-encoded
   std::string body;
   bool https = false;       // HTTPS=on from the web server
-  std::string remote_addr;
+  std::string remote_addr;  // the client: REMOTE_ADDR, or through trusted proxies (http/forwarded.hpp)
+  bool from_trusted_proxy = false;  // REMOTE_ADDR is in trusted_proxies: its forwarding headers count
   std::string request_id;   // X-Request-Id: set by prepare() (routes.hpp), sent back, in every audit line
   ParamLookup param;
 

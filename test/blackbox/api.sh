@@ -274,6 +274,9 @@ cookie_attr() {
 }
 
 # shellcheck disable=SC2120  # LINE is optional
+# The `auth` Set-Cookie line (sign-in also sets authd_device: t_sec_lockout.sh).
+auth_cookie() { header Set-Cookie | grep '^auth='; }
+
 cookie_attributes() {
   local line part
   local -a parts

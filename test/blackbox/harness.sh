@@ -160,6 +160,9 @@ LIGHTTPD_CONF=${LIGHTTPD_CONF:-$SOURCE_DIR/conf/lighttpd.conf}
 AUTHD_FRONTEND=${AUTHD_FRONTEND:-lighttpd}
 SUPERVISOR=${SUPERVISOR:-$SOURCE_DIR/scripts/supervise-authd.sh}
 STACK_START_TIMEOUT=${STACK_START_TIMEOUT:-15}
+# Every test client shares 127.0.0.1: the per-address sign-up limit is off
+# unless a test sets it (t_sec_csrf.sh does).
+export AUTHD_SIGNUP_ADDRESS_LIMIT=${AUTHD_SIGNUP_ADDRESS_LIMIT:-0}
 export SOURCE_DIR AUTHD_BIN AUTHCTL_BIN SUPERVISOR
 
 STATE_DIR=

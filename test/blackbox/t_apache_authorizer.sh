@@ -45,7 +45,7 @@ chmod 0755 "$APP_DIR/cgi-bin/whoami"
 cp -p "$APP_DIR/cgi-bin/whoami" "$APP_DIR/cgi-bin/open"
 
 # --- authd's access rules and the Apache side -----------------------------------
-export AUTHD_AUTHORIZE_RULES="/app/static/public/ GET public; /app/static/public/ HEAD public; /app/cgi-bin/open * public"
+export AUTHD_AUTHORIZE_RULES="/ * method; /app/static/public/ GET public; /app/static/public/ HEAD public; /app/cgi-bin/open * public"
 AUTHZ_PORT=$(pick_port) || _harness_die "found no free port"
 export HTTPD_DEFINES=AUTHD_AUTHORIZER HTTPD_APP_DIR=$APP_DIR HTTPD_AUTHZ_ADDR=127.0.0.1:$AUTHZ_PORT
 
@@ -134,6 +134,15 @@ http GET /app/cgi-bin/open -H "Authorization: Bearer $ALICE"
 expect_status 200 "GET the public CGI with a token"
 http GET /app/static/report.txt -H 'Auth-User: alice' -H 'Variable-AUTH_USER: alice'
 refused 401 "request headers cannot pose as the authorizer's variables"
+
+step "path confusion (t_sec_path_confusion.sh): no spelling of a protected path borrows the public rule"
+for uri in /app/static/public/../report.txt /app/static/public/%2e%2e/report.txt /app/static//report.txt \
+           '/app/static/public/..;/report.txt' /app/static/public%2f..%2freport.txt /app/static/%252e/report.txt \
+           /app/static/report.txt%00 /app/static/%ff/../report.txt; do
+  http GET "$uri" --path-as-is
+  expect_match "mod_authnz_fcgi: $uri is not served anonymously" '^(400|401|403|404)$' "$STATUS"
+  expect_ne "mod_authnz_fcgi: $uri leaks nothing" "$(cat "$APP_DIR/static/report.txt")" "$BODY"
+done
 
 step "the auth cookie instead of the header"
 http GET /app/cgi-bin/whoami --cookie "auth=$ALICE"

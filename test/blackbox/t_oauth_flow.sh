@@ -173,12 +173,18 @@ expect_eq "two accounts now" 2 "$(accounts | wc -l)"
 expect_eq "bob: __v 0" 0 "$(account_field bob v)"
 expect_eq "alice.smith unchanged by bob's sign-in" 2 "$(account_field alice.smith v)"
 
-# Without preferred_username the email is the hint.
-provider_set_identity sub=subject-carol email=carol@example.test name='Carol'
+# Without preferred_username a verified email is the hint; an unverified one
+# is nobody's (security_oidc_identity_test.cpp): the name is used instead.
+provider_set_identity sub=subject-dave email=ceo@example.test name='Dave'
+oauth_new_browser
+oauth_signin
+expect_status 200 "a subject with an unverified email"
+expect_eq "username not from an unverified email" Dave "$(json .user.username)"
+provider_set_identity sub=subject-carol email=carol@example.test email_verified:=true name='Carol'
 oauth_new_browser
 oauth_signin
 expect_status 200 "a subject without preferred_username"
-expect_eq "username from the email" carol@example.test "$(json .user.username)"
+expect_eq "username from the verified email" carol@example.test "$(json .user.username)"
 
 # authd never needed the userinfo endpoint: the identity came from the verified ID token.
 expect_eq "no userinfo request for an OpenID Connect provider" 0 "$(provider_log '.userinfo|length')"

@@ -12,9 +12,9 @@ has() { if grep -qx -- "$1" <<<"$2"; then echo yes; else echo no; fi; }
 
 check_cookie() { # DESC SECURE(yes|no)
   local desc=$1 secure=$2 attrs tok
-  attrs=$(cookie_attributes)
+  attrs=$(cookie_attributes "$(auth_cookie)")
   tok=$(json .token)
-  expect_eq "$desc: cookie value is the token" "auth=$tok" "$(trim "$(header Set-Cookie | cut -d';' -f1)")"
+  expect_eq "$desc: cookie value is the token" "auth=$tok" "$(trim "$(auth_cookie | cut -d';' -f1)")"
   expect_eq "$desc: HttpOnly" yes "$(has HttpOnly "$attrs")"
   expect_eq "$desc: SameSite=Lax" yes "$(has SameSite=Lax "$attrs")"
   expect_eq "$desc: Path=/" yes "$(has Path=/ "$attrs")"

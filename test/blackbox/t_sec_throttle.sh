@@ -3,8 +3,9 @@
 # threshold of failures per username or per client address, each further failure imposes a
 # growing delay, during which every attempt — even with the right password — is refused with
 # 429 and Retry-After; the delay ends; a success resets the username's count; unknown usernames
-# are throttled exactly like real ones; an address where the user signed in before is not
-# locked out by an attacker elsewhere; and the state lives in LMDB, so a new authd process on the
+# are throttled exactly like real ones; the browser where the user signed in before (its device
+# cookie; a loopback address never counts as a known address) is not locked out by an attacker
+# elsewhere; and the state lives in LMDB, so a new authd process on the
 # same state directory enforces it. Clients are told apart by source address (127.0.0.x).
 source "$(dirname "$0")/harness.sh"
 export AUTHD_SIGNIN_USER_THRESHOLD=3
@@ -25,8 +26,11 @@ expect_eq "setup: requests from another loopback address work" 500 "$STATUS"
 
 signup alice 'alice password'
 expect_eq "setup: signup alice" 201 "$STATUS"
-signin_from "$ALICE_HOME" 'alice:alice password'
-expect_eq "setup: alice signs in from her usual address" 200 "$STATUS"
+ALICE_JAR=$STATE_DIR/alice.cookies
+# alice's own browser: keeps the device cookie it is given
+signin_home() { http POST /signin --interface "$ALICE_HOME" -u "$1" --cookie-jar "$ALICE_JAR" --cookie "$ALICE_JAR"; }
+signin_home 'alice:alice password'
+expect_eq "setup: alice signs in from her usual browser" 200 "$STATUS"
 
 step "per username: the threshold, then 429 with a growing delay"
 for i in 1 2 3; do
@@ -72,9 +76,9 @@ signin_from "$ATTACKER" 'alice:alice password'
 expect_eq "after a restart, still 429" 429 "$STATUS"
 expect_match "after a restart, Retry-After continues the same delay" '^[1-9][0-9]*$' "$(retry_after)"
 
-step "no lock-out: alice, from where she signed in before, passes during the attacker's delay"
-signin_from "$ALICE_HOME" 'alice:alice password'
-expect_eq "alice from her usual address: 200" 200 "$STATUS"
+step "no lock-out: alice, from the browser she signed in with before, passes during the attacker's delay"
+signin_home 'alice:alice password'
+expect_eq "alice from her usual browser: 200" 200 "$STATUS"
 
 step "a success resets the username's count"
 for i in 1 2 3; do

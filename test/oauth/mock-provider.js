@@ -111,7 +111,7 @@ const state = {
 };
 
 // Claims of the identity that go into an ID token (userinfo gets them all).
-const ID_TOKEN_CLAIMS = ['sub', 'preferred_username', 'name', 'email'];
+const ID_TOKEN_CLAIMS = ['sub', 'preferred_username', 'name', 'email', 'email_verified'];
 
 // The ID token is the one built with an `aud` and without `scope` (the access
 // token of an authorization_code grant carries `scope`, see oauth2-service.js).

@@ -124,13 +124,14 @@ TEST_F(MountedApp, RoutesBelowTheBasePathOnly) {
   EXPECT_EQ(status_of("GET", "/auth/signup"), 405);       // a known route, another method
   EXPECT_EQ(status_of("GET", "/records"), 404);           // outside /auth
   EXPECT_EQ(status_of("GET", "/authx/records"), 404);     // not a whole segment
-  EXPECT_EQ(status_of("GET", "/auth/auth/check"), 400);   // /auth/check below /auth (no X-Original-URI)
+  EXPECT_EQ(status_of("GET", "/auth/auth/check", "", {{"REMOTE_ADDR", "127.0.0.1"}}), 400);  // /auth/check below /auth (no X-Original-URI)
   EXPECT_EQ(status_of("GET", "/auth/check"), 404);        // would be /check below /auth
 }
 
 TEST_F(MountedApp, AuthorizerRequestsIgnoreTheBasePath) {
-  // FCGI_ROLE=AUTHORIZER: the path is the protected application's; no token -> 401, not 404.
-  EXPECT_EQ(status_of("GET", "/app/page", "", {{"FCGI_ROLE", "AUTHORIZER"}, {"REQUEST_URI", "/app/page"}}), 401);
+  // FCGI_ROLE=AUTHORIZER: the path is the protected application's, not 404; no rule
+  // matches it, so authorize_unmatched = deny answers 403.
+  EXPECT_EQ(status_of("GET", "/app/page", "", {{"FCGI_ROLE", "AUTHORIZER"}, {"REQUEST_URI", "/app/page"}}), 403);
 }
 
 TEST_F(MountedApp, ScriptModeTakesThePrefixFromScriptName) {

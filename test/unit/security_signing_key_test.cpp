@@ -16,9 +16,14 @@
 namespace authd {
 namespace {
 
+// Owner-only, as a key file must be (security_signing_key_mode_test.cpp).
 void write_file(const std::filesystem::path& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out << bytes;
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << bytes;
+  }
+  std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
+                               std::filesystem::perm_options::replace);
 }
 
 unsigned mode_of(const std::filesystem::path& path) {

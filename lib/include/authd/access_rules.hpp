@@ -1,15 +1,22 @@
 // Which capability a request to a protected application needs: the rules
 // behind the FastCGI authorizer and GET /auth/check.
 //
-// A rule is "PREFIX METHOD REQUIREMENT":
-//   PREFIX       a path prefix ("/admin/", "/files/report.pdf", "/")
+// A rule is "PREFIX METHOD REQUIREMENT [case-insensitive]":
+//   PREFIX       a canonical path prefix ("/admin/", "/files/report.pdf", "/");
+//                a prefix ending in '/' also covers the path without it
+//                ("/app/admin/" covers "/app/admin")
 //   METHOD       an HTTP method, or * for any
 //   REQUIREMENT  read | create | update | delete (a valid token whose role has
-//                it), authenticated (any valid token), or public (no token)
-// The longest matching prefix wins; among its rules a named method beats *.
-// Without a matching rule the default applies: a valid token and the
-// method's capability (GET/HEAD/OPTIONS -> read, POST -> create,
-// PUT/PATCH -> update, DELETE -> delete; any other method -> delete).
+//                it), authenticated (any valid token), public (no token),
+//                method (the method's capability: GET/HEAD/OPTIONS -> read,
+//                POST -> create, PUT/PATCH -> update, anything else -> delete)
+//                or deny (nobody)
+//   case-insensitive  optional: the prefix matches whatever the ASCII case, for
+//                an application or file system that compares so. The default is
+//                exact, as Linux file systems and most applications compare.
+// Paths are canonical (request_path.hpp) before they are matched. The longest
+// matching prefix wins; among its rules a named method beats *. A path that no
+// rule matches gets `authorize_unmatched`: deny (the default) or method.
 #pragma once
 
 #include <optional>
@@ -24,14 +31,19 @@
 namespace authd {
 
 struct AccessRequirement {
+  bool denied = false;                   // nobody gets through
   bool needs_token = true;
   std::optional<Capability> capability;  // with needs_token: none = any valid token
 };
+
+enum class Unmatched { deny, method };
 
 struct AccessRule {
   std::string prefix;
   std::string method;  // upper case, or "*"
   AccessRequirement requirement;
+  bool by_method = false;    // requirement "method": the method's capability
+  bool ignore_case = false;  // "case-insensitive"
 };
 
 class AccessRules {
@@ -42,8 +54,11 @@ class AccessRules {
   // Adds `more` after these rules (the file may name authorize_rule repeatedly).
   void append(const AccessRules& more) { rules_.insert(rules_.end(), more.rules_.begin(), more.rules_.end()); }
 
+  // `path` must be canonical (canonical_path).
   AccessRequirement decide(std::string_view method, std::string_view path) const;
   const std::vector<AccessRule>& rules() const noexcept { return rules_; }
+
+  Unmatched unmatched = Unmatched::deny;  // authorize_unmatched
 
   static Capability default_capability(std::string_view method) noexcept;
 
@@ -51,12 +66,8 @@ class AccessRules {
   std::vector<AccessRule> rules_;
 };
 
-// authorize_rule (repeatable in the file; AUTHD_AUTHORIZE_RULES, ';'-separated).
+// authorize_rule (repeatable in the file; AUTHD_AUTHORIZE_RULES, ';'-separated)
+// and authorize_unmatched (deny | method).
 std::vector<settings::Setting> access_rule_settings(AccessRules& rules);
-
-// The path of a request URI, percent-decoded: no query, no fragment.
-// nullopt when it cannot be a safe path (not absolute, a NUL byte, a bad
-// %-escape, or a "." / ".." segment that could dodge a prefix rule).
-std::optional<std::string> normalized_request_path(std::string_view uri);
 
 }  // namespace authd

@@ -44,6 +44,7 @@ class Json {
   bool is_object() const noexcept;
   bool is_array() const noexcept;
   bool is_string() const noexcept;
+  bool is_true() const noexcept;   // the JSON literal true
   bool is_integer() const noexcept;
 
   // Object access. get() returns an empty Json when absent or not an object.

@@ -13,9 +13,28 @@
 //    successfully as that user within `known_address_ttl`: an attacker
 //    elsewhere cannot lock a real user out. The address delay still applies.
 //  - A successful sign-in clears the username's count (not the address's).
+//  - Lock-out abuse (OWASP "device cookies"): a successful sign-in gives the
+//    browser a signed device cookie (src/handlers/signin.cpp). A client with a
+//    valid device cookie for the username skips the username's delay, the
+//    account budget and the address delay: the user's correct password from a
+//    known device always works. Its failures count on that device alone.
+//  - Untrusted clients (no device cookie, not a known address) share a strict
+//    per-account budget: at most `account_budget` failures per
+//    `account_budget_window` from all addresses together; past it they wait
+//    for the window to end.
+//  - Addresses are grouped: an IPv6 client counts as its /64, since one
+//    host owns the whole /64; a loopback address (a local proxy not listed in
+//    trusted_proxies) never becomes a known address.
+//  - Counters expire (store entries with expires_at) and are purged every
+//    few minutes; a store that cannot answer or record makes sign-in fail
+//    closed (unavailable, 503), never open.
+//  - Sign-ups are counted per address group: at most `signup_address_limit`
+//    per hour (0: no limit).
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <string>
 #include <cstdint>
 #include <string_view>
 
@@ -34,7 +53,15 @@ struct ThrottlePolicy {
   std::chrono::seconds user_max_delay{60};
   std::chrono::seconds address_max_delay{900};
   std::chrono::seconds known_address_ttl{30 * 24 * 3600};
+  unsigned account_budget = 100;
+  std::chrono::seconds account_budget_window{3600};
+  std::chrono::seconds device_ttl{180LL * 24 * 3600};
+  unsigned signup_address_limit = 20;
 };
+
+// The throttle's unit of an address: IPv4 as is, IPv6 as its /64
+// ("2001:db8:1:2::/64"), anything else as is.
+std::string address_group(std::string_view address);
 
 // signin_throttle, signin_user_threshold, ... (the policy above).
 std::vector<settings::Setting> throttle_settings(ThrottlePolicy& policy);
@@ -45,9 +72,16 @@ class SigninThrottle {
 
   // Error too_many_requests (message: whole seconds to wait, at least 1) when
   // the username or the address is in a delay; internal on storage failure.
-  Result<void> check(std::string_view username, std::string_view address, std::int64_t now) const;
-  Result<void> record_failure(std::string_view username, std::string_view address, std::int64_t now);
+  // `device`: an identifier of a valid device cookie for this username
+  // ("" when the client has none).
+  Result<void> check(std::string_view username, std::string_view address, std::int64_t now,
+                     std::string_view device = {}) const;
+  Result<void> record_failure(std::string_view username, std::string_view address, std::int64_t now,
+                              std::string_view device = {});
   Result<void> record_success(std::string_view username, std::string_view address, std::int64_t now);
+  // One more sign-up from `address`; throttled past signup_address_limit
+  // per hour, unavailable when the store cannot count.
+  Result<void> admit_signup(std::string_view address, std::int64_t now);
   // Deletes counters (and any other store entries) that have expired. Returns how many.
   Result<std::size_t> purge(std::int64_t now);
 
@@ -56,6 +90,7 @@ class SigninThrottle {
  private:
   Store& store_;
   ThrottlePolicy policy_;
+  std::atomic<std::int64_t> last_purge_{0};
 };
 
 }  // namespace authd

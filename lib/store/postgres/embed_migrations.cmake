@@ -1,6 +1,7 @@
-# cmake -DOUTPUT=file.cpp -DMIGRATIONS="a.sql;b.sql" -P embed_migrations.cmake
+# cmake -DOUTPUT=file.cpp -DMIGRATIONS="a.sql|b.sql" -P embed_migrations.cmake
 # Writes the C++ source that holds every migration's SQL text (see
 # migrations.hpp). Files are named NNN_name.sql; NNN is the version.
+string(REPLACE "|" ";" MIGRATIONS "${MIGRATIONS}")
 set(body "")
 set(entries "")
 list(SORT MIGRATIONS)

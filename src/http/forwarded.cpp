@@ -1,0 +1,59 @@
+#include "http/forwarded.hpp"
+
+#include <algorithm>
+
+#include "authd/text.hpp"
+
+namespace authd::http {
+namespace {
+
+// Comma-separated list elements, trimmed, right to left.
+std::vector<std::string_view> elements_right_to_left(std::string_view header) {
+  std::vector<std::string_view> out;
+  while (!header.empty()) {
+    const auto comma = std::min(header.find(','), header.size());
+    out.push_back(text::trim_ows(header.substr(0, comma)));
+    header.remove_prefix(std::min(comma + 1, header.size()));
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+// The for= parameter of one Forwarded element ("for=192.0.2.1;proto=https").
+std::string_view forwarded_for(std::string_view element) {
+  while (!element.empty()) {
+    const auto semi = std::min(element.find(';'), element.size());
+    const auto pair = text::trim_ows(element.substr(0, semi));
+    element.remove_prefix(std::min(semi + 1, element.size()));
+    const auto eq = pair.find('=');
+    if (eq != std::string_view::npos && text::iequals(text::trim_ows(pair.substr(0, eq)), "for")) {
+      return text::trim_ows(pair.substr(eq + 1));
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+settings::Setting trusted_proxies_setting(AddressList& proxies) {
+  return address_list_setting(
+      "trusted_proxies", proxies,
+      "addresses/CIDRs whose X-Forwarded-For, Forwarded and X-Original-*/X-Forwarded-Method|Uri are believed");
+}
+
+std::string client_address(const AddressList& proxies, std::string_view remote_addr,
+                           std::string_view x_forwarded_for, std::string_view forwarded) {
+  const auto direct = parse_ip(remote_addr);
+  std::string client = direct ? to_string(*direct) : std::string(remote_addr);
+  if (!proxies.contains(client)) return client;
+  const bool use_xff = !x_forwarded_for.empty();
+  for (const auto element : elements_right_to_left(use_xff ? x_forwarded_for : forwarded)) {
+    const auto hop = parse_ip(use_xff ? element : forwarded_for(element));
+    if (!hop) break;  // garbage: the last address we could trust stays the client
+    client = to_string(*hop);
+    if (!proxies.contains(client)) break;
+  }
+  return client;
+}
+
+}  // namespace authd::http
