@@ -19,6 +19,7 @@ source "$_HARNESS_DIR/../postgres/cluster.sh"
 PG_BB_CLUSTER=
 PG_BB_DB=
 _PG_BB_OWN_CLUSTER=0
+_PG_BB_MORE_DBS=()
 
 _pg_bb_teardown() {
   if [[ ${KEEP_STATE:-0} == 1 ]]; then
@@ -28,7 +29,10 @@ _pg_bb_teardown() {
   if ((_PG_BB_OWN_CLUSTER)); then
     pg_cluster_remove "$PG_BB_CLUSTER"
   elif [[ -n $PG_BB_DB ]]; then
-    pg_psql "$PG_BB_CLUSTER" postgres -c "DROP DATABASE IF EXISTS \"$PG_BB_DB\" WITH (FORCE)" >/dev/null 2>&1 || true
+    local db
+    for db in "$PG_BB_DB" "${_PG_BB_MORE_DBS[@]}"; do
+      pg_psql "$PG_BB_CLUSTER" postgres -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" >/dev/null 2>&1 || true
+    done
   fi
 }
 
@@ -50,6 +54,16 @@ _pg_bb_setup() {
   AUTHD_STORE=postgresql
   AUTHD_DATABASE_URL=$(pg_url "$PG_BB_CLUSTER" "$PG_BB_DB")
   export AUTHD_STORE AUTHD_DATABASE_URL PG_BB_CLUSTER PG_BB_DB
+}
+
+# A second, empty database of the same cluster (a "fresh store" for tests
+# that move data from one store to another); AUTHD_DATABASE_URL points at it.
+pg_bb_fresh_database() {
+  local db="${PG_BB_DB:0:56}_${#_PG_BB_MORE_DBS[@]}"
+  pg_create_db "$PG_BB_CLUSTER" "$db" || _harness_die "cannot create database $db"
+  _PG_BB_MORE_DBS+=("$db")
+  AUTHD_DATABASE_URL=$(pg_url "$PG_BB_CLUSTER" "$db")
+  export AUTHD_DATABASE_URL
 }
 
 _pg_bb_setup

@@ -84,6 +84,7 @@ expect_eq "export has the record" 1 "$(jq -c --arg id "$RECORD_ID" 'select(.type
 authd_stop
 OLD=$AUTHD_STATE_DIR
 export AUTHD_STATE_DIR=$WORK/fresh
+if [[ ${AUTHD_STORE:-lmdb} == postgresql ]]; then pg_bb_fresh_database; fi
 authctl import "$WORK/export.jsonl" >"$WORK/round.out" 2>&1
 expect_eq "import of the export: exit 0" 0 "$?"
 expect_match "counts" 'imported 4 users and 1 records' "$(cat "$WORK/round.out")"
