@@ -27,7 +27,10 @@ Json user_line(const User& user) {
       .set("__v", Json::integer(user.version))
       .set("created_at", Json::integer(user.created_at))
       .set("updated_at", Json::integer(user.updated_at))
-      .set("links", std::move(links));
+      .set("links", std::move(links))
+      // The token lifecycle moves too: tokens ended by a sign-out stay ended.
+      .set("token_generation", Json::integer(user.token_generation))
+      .set("last_revocation", Json::integer(user.last_revocation));
   return line;
 }
 
@@ -100,6 +103,8 @@ Result<User> user_from(const Json& line, const CredentialPolicy& policy) {
   user.version = integer_of(line, "__v", 0);
   user.created_at = integer_of(line, "created_at", now);
   user.updated_at = integer_of(line, "updated_at", now);
+  user.token_generation = integer_of(line, "token_generation", 0);
+  user.last_revocation = integer_of(line, "last_revocation", 0);
   if (line.has("links")) {
     const Json links = line.get("links");
     if (!links.is_array()) return fail(Errc::invalid_input, "links must be an array of strings");

@@ -76,7 +76,7 @@ http GET /admin/users --cookie "auth=$ROOT"
 expect_status 200 "GET by cookie"
 http PUT /admin/users/ursula --cookie "auth=$ROOT" "${JSON[@]}" -H "Origin: http://evil.example" --data-binary '{"role":"admin"}'
 expect_status 403 "cookie PUT from another origin: 403"
-expect_json "403 is JSON" .error "Access Denied"
+expect_json "403 is JSON, naming the reason" .error "Forbidden"
 http PUT /admin/users/ursula --cookie "auth=$ROOT" "${JSON[@]}" -H 'Sec-Fetch-Site: cross-site' --data-binary '{"role":"admin"}'
 expect_status 403 "cookie PUT with Sec-Fetch-Site: cross-site: 403"
 http DELETE /admin/users/ursula --cookie "auth=$ROOT" -H "Origin: http://evil.example"
