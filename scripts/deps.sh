@@ -67,6 +67,9 @@ test_pkgs+=(postgresql)
 # tokens against the JWKS (npm jose, the second verifier, comes from test/jwks
 # with `npm ci`).
 test_pkgs+=(python3-jwt python3-cryptography)
+# t_keepalive.sh, t_sec_slow_clients.sh: small FastCGI and slow-HTTP clients
+# (test/blackbox/fcgi_client.py, slow_http.py), standard library only.
+test_pkgs+=(python3)
 
 # Packages satisfied by a command on PATH, however it was installed.
 declare -A pkg_command=([nodejs]=node [npm]=npm)

@@ -3,25 +3,24 @@
 // a pool of threads, and on SIGTERM/SIGINT lets in-flight requests finish.
 // Started as a CGI program instead (shared hosting), it answers one request
 // (cgi_mode.hpp).
-#include <fcgiapp.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 #include <signal.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cerrno>
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <vector>
 #include <thread>
 
 #include "app.hpp"
 #include "base_path.hpp"
 #include "cgi_mode.hpp"
+#include "listen_socket.hpp"
 #include "log.hpp"
 #include "server.hpp"
 
@@ -30,6 +29,23 @@ namespace {
 using namespace authd;
 
 constexpr auto kShutdownGrace = std::chrono::seconds(10);
+
+// FCGI_WEB_SERVER_ADDRS: comma-separated peer addresses allowed on a TCP
+// socket, as libfcgi reads it.
+std::vector<std::string> web_server_addrs(const EnvLookup& env) {
+  std::vector<std::string> out;
+  const char* text = env("FCGI_WEB_SERVER_ADDRS");
+  std::string_view rest = text ? text : "";
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (!item.empty()) out.emplace_back(item);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  return out;
+}
 
 struct Options {
   std::string listen;  // empty: fd 0 from the web server / spawn-fcgi
@@ -58,38 +74,6 @@ bool parse_options(int argc, char** argv, Options& options) {
     else return false;
   }
   return true;
-}
-
-// ":PORT" means this machine only: libfcgi's FCGX_OpenSocket(":PORT") would
-// listen on every interface, open to anyone who can reach the host and bypass
-// the web server. "0.0.0.0:PORT" still asks for every interface explicitly.
-int loopback_socket(std::string_view port_text) {
-  int port = 0;
-  const auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (ec != std::errc() || end != port_text.data() + port_text.size() || port < 1 || port > 65535) return -1;
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -1;
-  const int on = 1;
-  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<std::uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 || ::listen(fd, 128) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
-int listening_socket(const Options& options) {
-  if (options.listen.empty()) {
-    struct stat info{};
-    if (::fstat(0, &info) != 0 || !S_ISSOCK(info.st_mode)) return -1;
-    return 0;
-  }
-  if (options.listen.front() == ':') return loopback_socket(std::string_view(options.listen).substr(1));
-  return FCGX_OpenSocket(options.listen.c_str(), 128);
 }
 
 }  // namespace
@@ -136,30 +120,29 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   ::signal(SIGPIPE, SIG_IGN);  // a client that went away must not kill us
 
-  if (FCGX_Init() != 0) {
-    std::fputs("authd: cannot initialise libfcgi\n", stderr);
-    return 1;
-  }
-  const int listen_fd = listening_socket(options);
-  if (listen_fd < 0) {
-    std::fputs("authd: no FastCGI socket: run under a web server or spawn-fcgi "
-               "(spawn-fcgi -s SOCKET -- authd), or pass --listen PATH|:PORT\n",
-               stderr);
+  const auto listen_fd = open_listen_socket(options.listen);
+  if (!listen_fd) {
+    std::fprintf(stderr, "authd: %s\n", listen_fd.error().message.c_str());
     return 1;
   }
 
   App& shared = **app;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   ServerOptions server_options{
-      .accept_workers = shared.server.workers ? shared.server.workers : 2 * cores,
+      .workers = shared.server.workers ? shared.server.workers : 2 * cores,
       .hash_workers = shared.server.hash_workers ? shared.server.hash_workers : cores,
       .upstream_workers = shared.server.upstream_workers,
       .queue_limit = shared.server.queue_limit,
       .max_body_bytes = shared.server.max_body_bytes,
+      .request_read_timeout = shared.server.request_read_timeout,
+      .web_server_addrs = web_server_addrs(env),
   };
-  Server server(listen_fd, server_options, [&shared](http::Request request) { return prepare_mounted(shared, std::move(request)); });
-  server.start();
-  log::info("serving with " + std::to_string(server_options.accept_workers) + " threads (+" +
+  Server server(*listen_fd, server_options, [&shared](http::Request request) { return prepare_mounted(shared, std::move(request)); });
+  if (auto started = server.start(); !started) {
+    std::fprintf(stderr, "authd: %s\n", started.error().message.c_str());
+    return 1;
+  }
+  log::info("serving with " + std::to_string(server_options.workers) + " threads (+" +
             std::to_string(server_options.hash_workers) + " hashing, +" +
             std::to_string(server_options.upstream_workers) + " for identity providers), state in " +
             state_dir + " (" + std::string(shared.core->store().name()) + ")");
@@ -168,8 +151,7 @@ int main(int argc, char** argv) {
   sigwait(&stop_signals, &signal_number);
   log::info(std::string("received ") + strsignal(signal_number) + ", finishing in-flight requests");
   if (!server.stop(kShutdownGrace)) {
-    log::warn("requests still running after the grace period; exiting anyway");
-    std::_Exit(0);  // LMDB stays consistent: an unfinished write transaction is simply not committed
+    log::warn("the grace period ran out: requests not yet started were answered 503");
   }
   log::info("stopped");
   return 0;

@@ -1,69 +1,42 @@
 #include "server.hpp"
 
-#include <fcgiapp.h>
-#include <poll.h>
-#include <sys/socket.h>
+#include <sys/resource.h>
 
-#include <atomic>
-#include <chrono>
-#include <cerrno>
 #include <condition_variable>
-#include <cstring>
 #include <deque>
 #include <mutex>
 #include <optional>
-#include <string>
 #include <thread>
-#include <vector>
 
-#include "http/error_response.hpp"
-#include "http/fcgi_io.hpp"
-#include "authd/crypto.hpp"
 #include "authd/password.hpp"
-#include "log.hpp"
+#include "event_loop.hpp"
+#include "http/error_response.hpp"
 #include "metrics.hpp"
 
 namespace authd {
 namespace {
 
-constexpr int kPollMillis = 200;
 constexpr std::chrono::milliseconds kLaneIdle{1000};
 
-using FcgiRequest = std::unique_ptr<FCGX_Request>;
-
-FcgiRequest new_request(int listen_fd) {
-  auto request = std::make_unique<FCGX_Request>();
-  FCGX_InitRequest(request.get(), listen_fd, FCGI_FAIL_ACCEPT_ON_INTR);
-  return request;
-}
-
-// Answers that never reached a route (unreadable request, full lane) get an
-// X-Request-Id here; routed ones carry theirs from prepare() (routes.cpp).
-http::Response with_request_id(http::Response response) {
-  response.header("X-Request-Id", crypto::random_hex(8));
-  return response;
-}
-
-void answer(FCGX_Request& fcgi, const http::Response& response) {
-  http::write_response(fcgi, response);
-  FCGX_Finish_r(&fcgi);
-}
-
-// A request handed from an accepting thread to a lane.
-struct Job {
-  FcgiRequest fcgi;
+// A request on its way to a lane: the connection and the work that answers it.
+struct LaneJob {
+  Lease lease;
   std::function<http::Response()> answer;
 };
 
-class JobQueue {
+// A FIFO of work for a pool of threads; limit 0 means unbounded.
+template <class Job>
+class WorkQueue {
  public:
-  explicit JobQueue(std::size_t limit) : limit_(limit) {}
+  explicit WorkQueue(std::size_t limit = 0) : limit_(limit) {}
 
   // Takes the job only if there is room (the job is left untouched otherwise).
   bool push(Job& job) {
-    std::lock_guard lock(mutex_);
-    if (closed_ || jobs_.size() >= limit_) return false;
-    jobs_.push_back(std::move(job));
+    {
+      std::lock_guard lock(mutex_);
+      if (closed_ || (limit_ && jobs_.size() >= limit_)) return false;
+      jobs_.push_back(std::move(job));
+    }
     ready_.notify_one();
     return true;
   }
@@ -90,10 +63,27 @@ class JobQueue {
     return job;
   }
 
+  std::optional<Job> pop() {
+    return pop(std::chrono::hours(24), [] {});
+  }
+
+  // No more jobs are taken; the threads leave once the queue is empty.
   void close() {
     std::lock_guard lock(mutex_);
     closed_ = true;
     ready_.notify_all();
+  }
+
+  // Closes and drops the jobs nobody has started (outside the lock: a
+  // dropped Lease answers 503).
+  void discard() {
+    std::deque<Job> dropped;
+    {
+      std::lock_guard lock(mutex_);
+      closed_ = true;
+      dropped.swap(jobs_);
+      ready_.notify_all();
+    }
   }
 
  private:
@@ -104,133 +94,116 @@ class JobQueue {
   bool closed_ = false;
 };
 
+// What the web server may open at once, told to it in FCGI_GET_VALUES_RESULT.
+unsigned connection_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 1024;
+  return limit.rlim_cur > 128 ? static_cast<unsigned>(limit.rlim_cur - 64) : 64;
+}
+
 }  // namespace
 
 struct Server::State {
   int listen_fd;
   ServerOptions options;
   Prepare prepare;
-  std::atomic<bool> stopping{false};
-  std::mutex accept_mutex;
-  JobQueue password_lane;
-  JobQueue upstream_lane;
-  std::vector<std::thread> acceptors;
-  std::vector<std::thread> lane_workers;
+  std::unique_ptr<EventLoop> loop;
+  WorkQueue<Lease> direct;
+  WorkQueue<LaneJob> password_lane;
+  WorkQueue<LaneJob> upstream_lane;
+  std::thread loop_thread;
+  std::vector<std::thread> workers;
+  std::mutex loop_mutex;
+  std::condition_variable loop_done_cv;
+  bool loop_done = false;
+  bool running = false;
 
   State(int fd, ServerOptions o, Prepare p)
-      : listen_fd(fd), options(o), prepare(std::move(p)), password_lane(o.queue_limit), upstream_lane(o.queue_limit) {}
+      : listen_fd(fd), options(std::move(o)), prepare(std::move(p)), password_lane(options.queue_limit),
+        upstream_lane(options.queue_limit) {}
 
-  // Waits (polling, so that a stop is noticed) for a connection, then accepts
-  // it. One thread waits at a time. Once stopping, connections the web server
-  // already queued on the socket are still taken and answered; only when the
-  // queue is empty does the thread return false.
-  bool accept_next(FCGX_Request& request) {
-    std::lock_guard lock(accept_mutex);
-    for (;;) {
-      const bool draining = stopping.load();
-      pollfd ready{listen_fd, POLLIN, 0};
-      const int n = ::poll(&ready, 1, draining ? 0 : kPollMillis);
-      if (n < 0 && errno != EINTR) return false;
-      if (n <= 0) {
-        if (draining) return false;
-        continue;
-      }
-      const int rc = FCGX_Accept_r(&request);
-      if (rc == 0) return true;
-      if (stopping.load()) return false;  // the socket was shut down under us
-      log::warn("accept failed: " + std::string(std::strerror(-rc)));
-    }
-  }
-
-  void accept_loop() {
-    FcgiRequest fcgi = new_request(listen_fd);
-    while (accept_next(*fcgi)) {
-      auto incoming = http::read_request(*fcgi, options.max_body_bytes);
-      if (!incoming) {
-        answer(*fcgi, with_request_id(http::error_response(incoming.error())));
-        continue;
-      }
-      Prepared prepared = prepare(std::move(*incoming));
+  void direct_loop() {
+    while (auto lease = direct.pop()) {
+      Prepared prepared = prepare(lease->take_request());
       if (prepared.lane == Lane::direct) {
-        answer(*fcgi, prepared.answer());
+        lease->answer(prepared.answer());
         continue;
       }
-      Job job{std::move(fcgi), std::move(prepared.answer)};
-      JobQueue& queue = prepared.lane == Lane::password ? password_lane : upstream_lane;
-      if (queue.push(job)) {
-        metrics::lane_depth(prepared.lane, +1);
-        fcgi = new_request(listen_fd);
-      } else {
-        fcgi = std::move(job.fcgi);
-        answer(*fcgi, with_request_id(http::error_response(
-                          Error::retry_later(Errc::unavailable, 1, "the server is busy; retry shortly"))));
+      LaneJob job{std::move(*lease), std::move(prepared.answer)};
+      auto& lane = prepared.lane == Lane::password ? password_lane : upstream_lane;
+      metrics::lane_depth(prepared.lane, +1);  // before the push: a lane thread may pop it at once
+      if (!lane.push(job)) {
+        metrics::lane_depth(prepared.lane, -1);
+        job.lease.answer(http::unrouted_error_response(Error::retry_later(Errc::unavailable, 1, "the server is busy; retry shortly")));
       }
     }
-    FCGX_Free(fcgi.get(), 1);
   }
 
-  void lane_loop(JobQueue& queue, Lane lane) {
+  void lane_loop(WorkQueue<LaneJob>& lane, Lane which) {
     // An idle hashing thread gives argon2's working memory back (see PasswordHasher).
-    while (auto job = queue.pop(kLaneIdle, [] { PasswordHasher::release_thread_memory(); })) {
-      metrics::lane_depth(lane, -1);
-      answer(*job->fcgi, job->answer());
-      FCGX_Free(job->fcgi.get(), 1);  // closes a kept-alive connection too
+    while (auto job = lane.pop(kLaneIdle, [] { PasswordHasher::release_thread_memory(); })) {
+      metrics::lane_depth(which, -1);
+      job->lease.answer(job->answer());
     }
   }
 };
 
 Server::Server(int listen_fd, ServerOptions options, Prepare prepare)
-    : state_(std::make_unique<State>(listen_fd, options, std::move(prepare))) {}
+    : state_(std::make_unique<State>(listen_fd, std::move(options), std::move(prepare))) {}
 
-Server::~Server() = default;
-
-void Server::start() {
-  State& s = *state_;
-  for (unsigned i = 0; i < s.options.accept_workers; ++i) s.acceptors.emplace_back([&s] { s.accept_loop(); });
-  for (unsigned i = 0; i < s.options.hash_workers; ++i) {
-    s.lane_workers.emplace_back([&s] { s.lane_loop(s.password_lane, Lane::password); });
-  }
-  for (unsigned i = 0; i < s.options.upstream_workers; ++i) {
-    s.lane_workers.emplace_back([&s] { s.lane_loop(s.upstream_lane, Lane::upstream); });
-  }
+Server::~Server() {
+  if (state_->running) stop(std::chrono::milliseconds(0));
 }
 
-bool Server::stop(std::chrono::seconds grace) {
+Result<void> Server::start() {
   State& s = *state_;
-  // A unix socket stops taking new connections at once (the web server sees
-  // the backend as down and fails over or answers 503) while the ones already
-  // queued stay acceptable; on TCP the same call would reset them, so there we
-  // only stop polling. libfcgi is told last: its accept refuses to run once
-  // told, and the queue must be drained first.
-  s.stopping = true;  // first, so that the wake-up below is read as "drain"
-  sockaddr_storage address{};
-  socklen_t length = sizeof address;
-  if (::getsockname(s.listen_fd, reinterpret_cast<sockaddr*>(&address), &length) == 0 &&
-      address.ss_family == AF_UNIX) {
-    ::shutdown(s.listen_fd, SHUT_RD);
-  }
-  // Join on a helper thread so that the grace period can be enforced.
-  std::mutex done_mutex;
-  std::condition_variable done_cv;
-  bool done = false;
-  std::thread joiner([&] {
-    for (auto& thread : s.acceptors) thread.join();
-    FCGX_ShutdownPending();
-    s.password_lane.close();  // queued jobs are still answered
-    s.upstream_lane.close();
-    for (auto& thread : s.lane_workers) thread.join();
-    std::lock_guard lock(done_mutex);
-    done = true;
-    done_cv.notify_all();
+  LoopOptions loop_options;
+  loop_options.listen_fd = s.listen_fd;
+  loop_options.read_timeout = s.options.request_read_timeout;
+  loop_options.limits.max_body_bytes = s.options.max_body_bytes;
+  loop_options.limits.max_conns = connection_limit();
+  loop_options.web_server_addrs = s.options.web_server_addrs;
+  auto loop = EventLoop::create(std::move(loop_options), [&s](Lease lease) { s.direct.push(lease); });
+  if (!loop) return fail(loop.error());
+  s.loop = std::move(*loop);
+  s.running = true;
+  s.loop_thread = std::thread([&s] {
+    s.loop->run();
+    std::lock_guard lock(s.loop_mutex);
+    s.loop_done = true;
+    s.loop_done_cv.notify_all();
   });
-  std::unique_lock lock(done_mutex);
-  if (!done_cv.wait_for(lock, grace, [&] { return done; })) {
-    joiner.detach();
-    return false;
+  for (unsigned i = 0; i < s.options.workers; ++i) s.workers.emplace_back([&s] { s.direct_loop(); });
+  for (unsigned i = 0; i < s.options.hash_workers; ++i) s.workers.emplace_back([&s] { s.lane_loop(s.password_lane, Lane::password); });
+  for (unsigned i = 0; i < s.options.upstream_workers; ++i) s.workers.emplace_back([&s] { s.lane_loop(s.upstream_lane, Lane::upstream); });
+  return {};
+}
+
+bool Server::stop(std::chrono::milliseconds grace) {
+  State& s = *state_;
+  if (!s.running) return true;
+  s.running = false;
+  s.loop->stop();
+  bool in_time = true;
+  {
+    std::unique_lock lock(s.loop_mutex);
+    in_time = s.loop_done_cv.wait_for(lock, grace, [&] { return s.loop_done; });
   }
-  lock.unlock();
-  joiner.join();
-  return true;
+  if (!in_time) {
+    // Out of time: queued work is answered 503 and idle connections closed;
+    // requests a thread is running finish, and the loop waits for them.
+    s.direct.discard();
+    s.password_lane.discard();
+    s.upstream_lane.discard();
+    s.loop->abandon();
+  }
+  s.loop_thread.join();
+  s.direct.close();
+  s.password_lane.close();
+  s.upstream_lane.close();
+  for (auto& thread : s.workers) thread.join();
+  s.workers.clear();
+  return in_time;
 }
 
 }  // namespace authd

@@ -1,37 +1,53 @@
-// The FastCGI serving machinery: accepting threads that answer direct
-// requests themselves, and bounded lanes (worker pools with a queue) for the
-// slow routes — password hashing and identity-provider calls — so that those
-// can never occupy every thread. See Lane in lane.hpp. The server knows
-// nothing of routes: `prepare` (routes.cpp) resolves each request once.
+// The FastCGI server: one event loop (event_loop.hpp) that owns every
+// connection and reads requests without blocking, `workers` threads that run
+// direct requests, and bounded lanes (worker pools with a queue) for the slow
+// routes — password hashing and identity-provider calls — so that those can
+// never occupy every thread. See Lane in lane.hpp. The server knows nothing
+// of routes: `prepare` (routes.cpp) resolves each request once.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <string>
+#include <vector>
 
+#include "authd/error.hpp"
 #include "lane.hpp"
 
 namespace authd {
 
 struct ServerOptions {
-  unsigned accept_workers = 4;
+  unsigned workers = 4;  // threads for direct requests
   unsigned hash_workers = 2;
   unsigned upstream_workers = 4;
   std::size_t queue_limit = 128;  // per lane; a full lane answers 503 + Retry-After
   std::size_t max_body_bytes = 65536;
+  // A request must arrive whole within this time of its first byte: after
+  // it, one whose FCGI_BEGIN_REQUEST came is answered 408 (and the connection
+  // closed), any other connection is dropped. A response the web server
+  // stops taking for this long is dropped too.
+  std::chrono::milliseconds request_read_timeout{10000};
+  // FCGI_WEB_SERVER_ADDRS (libfcgi's variable): on a TCP socket, the only
+  // peer addresses accepted; empty: any.
+  std::vector<std::string> web_server_addrs;
 };
 
 class Server {
  public:
   Server(int listen_fd, ServerOptions options, Prepare prepare);
-  ~Server();
+  ~Server();  // stops (without grace) if still running
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
-  void start();
-  // Stops accepting; in-flight and queued requests are answered. Returns
-  // false if that takes longer than `grace` (the threads are then abandoned).
-  bool stop(std::chrono::seconds grace);
+  Result<void> start();
+  // Stops accepting; requests queued on the socket, in flight and queued for
+  // a lane are answered, kept connections closed. After `grace`, work that no
+  // thread has started is answered 503 and idle connections are closed; the
+  // requests already running are let finish (their own limits bound them,
+  // e.g. oauth_timeout_ms). Joins every thread it started; returns false
+  // when the grace period was not enough.
+  bool stop(std::chrono::milliseconds grace);
 
  private:
   struct State;

@@ -29,6 +29,8 @@ std::vector<settings::Setting> server_settings(ServerSettings& s) {
       settings::integer("upstream_workers", s.upstream_workers, 1, 64, "concurrent calls to identity providers"),
       settings::integer("queue_limit", s.queue_limit, 1, 100000, "requests waiting per lane; beyond: 503"),
       settings::integer("max_body_bytes", s.max_body_bytes, 1024, 16 << 20, "largest request body; beyond: 413"),
+      settings::milliseconds("request_read_timeout_ms", s.request_read_timeout, 100, 600000,
+                             "a request must arrive whole within this time of its first byte; beyond: 408 or dropped"),
       settings::integer("max_json_depth", s.max_json_depth, 2, 256, "deepest JSON nesting accepted"),
       settings::choice("cookie_secure", s.cookie_secure,
                        {{"auto", CookieSecure::automatic}, {"always", CookieSecure::always},

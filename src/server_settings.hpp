@@ -2,6 +2,7 @@
 // cookies, logging): they belong to src/, the core knows nothing of them.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -21,6 +22,9 @@ struct ServerSettings {
   std::size_t queue_limit = 128;    // requests waiting for either lane; beyond: 503
   std::size_t max_body_bytes = 65536;
   std::size_t max_json_depth = 16;
+  // A request must arrive whole within this time of its first byte (408 or
+  // the connection dropped after it): slow or stalled clients hold no thread.
+  std::chrono::milliseconds request_read_timeout{10000};
   CookieSecure cookie_secure = CookieSecure::automatic;
   std::string log_level = "info";
   std::string base_path;            // URL prefix authd is mounted under ("" = the site root); see base_path.hpp

@@ -1,5 +1,6 @@
 #include "http/error_response.hpp"
 
+#include "authd/crypto.hpp"
 #include "http/error_mapping.hpp"
 #include "log.hpp"
 
@@ -21,6 +22,12 @@ Response error_response(const Error& error) {
   response.header("Content-Type", "application/json");
   for (auto& [name, value] : mapped.headers) response.header(std::move(name), std::move(value));
   response.body = std::move(mapped.body);
+  return response;
+}
+
+Response unrouted_error_response(const Error& error) {
+  auto response = error_response(error);
+  response.header("X-Request-Id", crypto::random_hex(8));
   return response;
 }
 

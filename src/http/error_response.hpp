@@ -11,4 +11,9 @@ namespace authd::http {
 // generic message.
 Response error_response(const Error& error);
 
+// The same for answers that never reached a route (an unreadable request, a
+// full lane, a stopping server): they get a fresh X-Request-Id here; routed
+// answers carry theirs from prepare() (routes.cpp).
+Response unrouted_error_response(const Error& error);
+
 }  // namespace authd::http

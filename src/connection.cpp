@@ -1,0 +1,69 @@
+#include "connection.hpp"
+
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <utility>
+
+#include "event_loop.hpp"
+#include "fcgi/http_request.hpp"
+#include "fcgi/records.hpp"
+#include "http/error_response.hpp"
+
+namespace authd {
+
+bool Connection::flush() {
+  if (out_pos == 0 && !out.empty()) write_progress = Clock::now();  // a new answer: its stall clock starts
+  while (output_pending()) {
+    const ssize_t n = ::send(fd, out.data() + out_pos, out.size() - out_pos, MSG_NOSIGNAL);
+    if (n > 0) {
+      out_pos += static_cast<std::size_t>(n);
+      write_progress = Clock::now();
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+    failed = true;
+    return false;
+  }
+  out.clear();
+  out_pos = 0;
+  if (out.capacity() > 65536) std::string().swap(out);
+  return true;
+}
+
+// --- Lease -------------------------------------------------------------------
+
+namespace {
+
+http::Response stopping_answer() {
+  return http::unrouted_error_response(Error::retry_later(Errc::unavailable, 1, "the server is stopping"));
+}
+
+}  // namespace
+
+Lease::Lease(Lease&& other) noexcept : connection_(std::exchange(other.connection_, nullptr)) {}
+
+Lease& Lease::operator=(Lease&& other) noexcept {
+  if (this != &other) {
+    if (connection_) answer(stopping_answer());
+    connection_ = std::exchange(other.connection_, nullptr);
+  }
+  return *this;
+}
+
+Lease::~Lease() {
+  if (connection_) answer(stopping_answer());
+}
+
+http::Request Lease::take_request() { return fcgi::to_http_request(std::move(connection_->request)); }
+
+void Lease::answer(const http::Response& response) {
+  Connection* c = std::exchange(connection_, nullptr);
+  if (!c) return;
+  fcgi::append_response(c->out, c->request.id, http::serialize(response));
+  c->flush();  // most answers fit in the socket's buffer: written here, off the loop
+  c->loop.give_back(*c);
+}
+
+}  // namespace authd

@@ -1,0 +1,67 @@
+// One FastCGI connection of the event loop (event_loop.cpp), and what a
+// worker may do with it while it holds it through a Lease (event_loop.hpp).
+// Internal to the server: nothing outside src/event_loop.cpp and
+// src/connection.cpp includes this.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <list>
+#include <optional>
+#include <string>
+
+#include "fcgi/request_parser.hpp"
+
+namespace authd {
+
+using Clock = std::chrono::steady_clock;
+
+struct Connection;
+
+// The event loop, as a connection sees it: where a worker gives it back.
+class ConnectionOwner {
+ public:
+  virtual ~ConnectionOwner() = default;
+  // Thread-safe: called by the worker that has answered.
+  virtual void give_back(Connection& connection) = 0;
+};
+
+// Owned by the loop; while `lent` a worker holds it through a Lease and the
+// loop touches nothing but `lent` (the queues' mutexes order the hand-over
+// both ways). A worker touches only `request`, `out`/`out_pos` (through
+// flush), `write_progress` and `failed`.
+struct Connection {
+  Connection(ConnectionOwner& owner, int socket, const fcgi::Limits& limits, Clock::time_point now)
+      : loop(owner), fd(socket), parser(limits), request_started(now), last_activity(now), write_progress(now) {}
+
+  ConnectionOwner& loop;
+  int fd;
+  fcgi::RequestParser parser;
+  std::string out;  // encoded records not yet written
+  std::size_t out_pos = 0;
+  bool registered = false;
+  bool lent = false;
+  bool served = false;             // answered at least one request
+  bool close_after_write = false;  // the web server does not keep it, or we stop
+  bool failed = false;             // a write failed: close
+  // Answered early on a connection that is not kept: its input is read and
+  // dropped until the web server closes it, at most until then.
+  std::optional<Clock::time_point> linger_until;
+  fcgi::Request request;  // the request being lent
+  Clock::time_point request_started;
+  Clock::time_point last_activity;
+  Clock::time_point write_progress;
+  std::list<Connection>::iterator self;
+
+  bool output_pending() const noexcept { return out_pos < out.size(); }
+  // Waiting for a request with nothing of it received.
+  bool between_requests() const noexcept {
+    return served && !linger_until && parser.phase() == fcgi::RequestParser::Phase::idle && !parser.has_buffered_bytes();
+  }
+
+  // Writes what the socket takes now (never blocks). False when the
+  // connection failed.
+  bool flush();
+};
+
+}  // namespace authd

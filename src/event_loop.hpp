@@ -1,0 +1,90 @@
+// The FastCGI connections of the server, on one event loop (epoll). The loop
+// accepts, reads every connection without blocking, decodes records as they
+// arrive (fcgi::RequestParser), and lends a connection to a worker only once
+// a whole request is in: a kept-alive connection waiting for its next request,
+// or a web server trickling a body, costs a buffer and a descriptor, never a
+// thread. Every request must arrive within `read_timeout` of its first byte
+// (of the accept, for a new connection): a late one is answered 408 once its
+// FCGI_BEGIN_REQUEST has come (there is a request id to answer), else the
+// connection is dropped. A response the web server stops taking for that
+// long is dropped too.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "authd/error.hpp"
+#include "fcgi/request_parser.hpp"
+#include "http/request.hpp"
+#include "http/response.hpp"
+
+namespace authd {
+
+struct Connection;  // event_loop.cpp
+
+// A complete request lent to a worker. answer() sends the response (as much
+// as the socket takes at once; the loop writes the rest) and gives the
+// connection back to the loop. A Lease dropped unanswered answers 503: that
+// only happens to queued work a stop gives up on.
+class Lease {
+ public:
+  Lease() = default;
+  Lease(Lease&& other) noexcept;
+  Lease& operator=(Lease&& other) noexcept;
+  Lease(const Lease&) = delete;
+  Lease& operator=(const Lease&) = delete;
+  ~Lease();
+
+  // The request (once: it is moved out).
+  http::Request take_request();
+  void answer(const http::Response& response);
+
+ private:
+  friend class EventLoop;
+  explicit Lease(Connection* connection) noexcept : connection_(connection) {}
+  Connection* connection_ = nullptr;
+};
+
+struct LoopOptions {
+  int listen_fd = -1;
+  std::chrono::milliseconds read_timeout{10000};
+  // A kept connection with no request for this long is closed (longer than
+  // nginx's and Apache's own idle limits, so they normally close first).
+  std::chrono::milliseconds idle_timeout{std::chrono::minutes(5)};
+  fcgi::Limits limits;
+  // FCGI_WEB_SERVER_ADDRS as libfcgi reads it: on a TCP socket, accept only
+  // these peer addresses (empty: any).
+  std::vector<std::string> web_server_addrs;
+};
+
+class EventLoop {
+ public:
+  // Runs on the loop thread for every complete request; must not block.
+  using Dispatch = std::function<void(Lease)>;
+
+  static Result<std::unique_ptr<EventLoop>> create(LoopOptions options, Dispatch dispatch);
+  ~EventLoop();
+  EventLoop(const EventLoop&) = delete;
+  EventLoop& operator=(const EventLoop&) = delete;
+
+  // The loop itself: returns once stop() was called and every connection is
+  // closed (after abandon(): once no connection is lent to a worker).
+  void run();
+
+  // Thread-safe. Stop accepting (connections already queued on the socket are
+  // still taken), answer every request in flight, close kept connections.
+  void stop();
+  // Thread-safe. Close every connection that is not with a worker now.
+  void abandon();
+
+  struct Impl;
+
+ private:
+  explicit EventLoop(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace authd

@@ -1,0 +1,114 @@
+#include "fcgi/records.hpp"
+
+#include <algorithm>
+
+namespace authd::fcgi {
+namespace {
+
+// Full STDOUT records carry a multiple of 8 bytes, so they need no padding.
+constexpr std::size_t kChunk = kMaxContentLength - kMaxContentLength % 8;
+
+std::uint8_t byte(std::string_view bytes, std::size_t at) noexcept { return static_cast<std::uint8_t>(bytes[at]); }
+
+void append_length(std::string& out, std::size_t length) {
+  if (length < 128) {
+    out += static_cast<char>(length);
+    return;
+  }
+  out += static_cast<char>(((length >> 24) & 0x7f) | 0x80);
+  out += static_cast<char>((length >> 16) & 0xff);
+  out += static_cast<char>((length >> 8) & 0xff);
+  out += static_cast<char>(length & 0xff);
+}
+
+// Reads one length at `at`; false when it does not fit in `bytes`.
+bool read_length(std::string_view bytes, std::size_t& at, std::size_t& length) {
+  if (at >= bytes.size()) return false;
+  if ((byte(bytes, at) & 0x80) == 0) {
+    length = byte(bytes, at);
+    at += 1;
+    return true;
+  }
+  if (bytes.size() - at < 4) return false;
+  length = (static_cast<std::size_t>(byte(bytes, at) & 0x7f) << 24) | (static_cast<std::size_t>(byte(bytes, at + 1)) << 16) |
+           (static_cast<std::size_t>(byte(bytes, at + 2)) << 8) | byte(bytes, at + 3);
+  at += 4;
+  return true;
+}
+
+}  // namespace
+
+Header decode_header(std::string_view bytes) noexcept {
+  Header header;
+  header.version = byte(bytes, 0);
+  header.type = static_cast<RecordType>(byte(bytes, 1));
+  header.request_id = static_cast<std::uint16_t>((byte(bytes, 2) << 8) | byte(bytes, 3));
+  header.content_length = static_cast<std::uint16_t>((byte(bytes, 4) << 8) | byte(bytes, 5));
+  header.padding_length = byte(bytes, 6);
+  return header;
+}
+
+void append_record(std::string& out, RecordType type, std::uint16_t request_id, std::string_view content) {
+  const std::size_t padding = (8 - content.size() % 8) % 8;
+  const char header[kHeaderLength] = {
+      static_cast<char>(kVersion),
+      static_cast<char>(type),
+      static_cast<char>(request_id >> 8),
+      static_cast<char>(request_id & 0xff),
+      static_cast<char>(content.size() >> 8),
+      static_cast<char>(content.size() & 0xff),
+      static_cast<char>(padding),
+      0,
+  };
+  out.append(header, kHeaderLength);
+  out.append(content);
+  out.append(padding, '\0');
+}
+
+void append_stream(std::string& out, RecordType type, std::uint16_t request_id, std::string_view content) {
+  out.reserve(out.size() + content.size() + (content.size() / kChunk + 2) * 16);
+  while (!content.empty()) {
+    const std::size_t n = std::min(content.size(), kChunk);
+    append_record(out, type, request_id, content.substr(0, n));
+    content.remove_prefix(n);
+  }
+  append_record(out, type, request_id, {});
+}
+
+void append_end_request(std::string& out, std::uint16_t request_id, ProtocolStatus status) {
+  const char body[8] = {0, 0, 0, 0, static_cast<char>(status), 0, 0, 0};
+  append_record(out, RecordType::end_request, request_id, std::string_view(body, sizeof body));
+}
+
+void append_response(std::string& out, std::uint16_t request_id, std::string_view stdout_bytes) {
+  append_stream(out, RecordType::stdout_, request_id, stdout_bytes);
+  append_end_request(out, request_id, ProtocolStatus::request_complete);
+}
+
+void append_unknown_type(std::string& out, std::uint8_t type) {
+  const char body[8] = {static_cast<char>(type), 0, 0, 0, 0, 0, 0, 0};
+  append_record(out, RecordType::unknown_type, 0, std::string_view(body, sizeof body));
+}
+
+std::optional<Params> decode_pairs(std::string_view bytes) {
+  Params pairs;
+  std::size_t at = 0;
+  while (at < bytes.size()) {
+    std::size_t name_length = 0;
+    std::size_t value_length = 0;
+    if (!read_length(bytes, at, name_length) || !read_length(bytes, at, value_length)) return std::nullopt;
+    if (name_length > bytes.size() - at || value_length > bytes.size() - at - name_length) return std::nullopt;
+    pairs.emplace_back(std::string(bytes.substr(at, name_length)), std::string(bytes.substr(at + name_length, value_length)));
+    at += name_length + value_length;
+  }
+  return pairs;
+}
+
+void append_pair(std::string& out, std::string_view name, std::string_view value) {
+  append_length(out, name.size());
+  append_length(out, value.size());
+  out.append(name);
+  out.append(value);
+}
+
+}  // namespace authd::fcgi

@@ -1,0 +1,45 @@
+// Encoding and decoding of single FastCGI records and of the name-value
+// pairs that FCGI_PARAMS and FCGI_GET_VALUES carry. Pure functions on bytes:
+// no sockets, no state (the per-connection state is RequestParser's).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "fcgi/protocol.hpp"
+
+namespace authd::fcgi {
+
+using Params = std::vector<std::pair<std::string, std::string>>;
+
+// The header at the start of `bytes` (at least kHeaderLength long).
+Header decode_header(std::string_view bytes) noexcept;
+
+// Appends one record (header, content, zero padding to a multiple of 8).
+// content.size() <= kMaxContentLength.
+void append_record(std::string& out, RecordType type, std::uint16_t request_id, std::string_view content);
+
+// Appends a whole stream: the content cut into records of at most 65528
+// bytes, then the empty record that ends the stream.
+void append_stream(std::string& out, RecordType type, std::uint16_t request_id, std::string_view content);
+
+// FCGI_END_REQUEST with appStatus 0.
+void append_end_request(std::string& out, std::uint16_t request_id, ProtocolStatus status);
+
+// The whole answer to a request: its FCGI_STDOUT stream and FCGI_END_REQUEST.
+void append_response(std::string& out, std::uint16_t request_id, std::string_view stdout_bytes);
+
+// FCGI_UNKNOWN_TYPE for a management record of a type we do not know.
+void append_unknown_type(std::string& out, std::uint8_t type);
+
+// Decodes name-value pairs (1-byte lengths below 128, else 4 bytes with the
+// top bit set). nullopt when a length runs past the end.
+std::optional<Params> decode_pairs(std::string_view bytes);
+
+// Appends one name-value pair in the same encoding.
+void append_pair(std::string& out, std::string_view name, std::string_view value);
+
+}  // namespace authd::fcgi

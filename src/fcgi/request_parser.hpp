@@ -1,0 +1,113 @@
+// The incremental reader of one FastCGI connection: bytes go in as they
+// arrive (from an event loop, in any pieces), complete requests come out.
+// It never blocks and never reads a socket itself, so a connection whose web
+// server trickles a request costs a buffer, never a thread.
+//
+// One request at a time per connection: a second FCGI_BEGIN_REQUEST while one
+// is open is refused with FCGI_END_REQUEST{FCGI_CANT_MPX_CONN}, a role other
+// than Responder or Authorizer with FCGI_UNKNOWN_ROLE. FCGI_GET_VALUES is
+// answered (no multiplexing), other management records with
+// FCGI_UNKNOWN_TYPE. Size caps are checked as the bytes arrive: a request
+// over them is answered at once (reject). A request answered early is over
+// (FastCGI 1.0 §5.5: the web server may stop sending its input then): the
+// records of it that still come are skipped, and the next
+// FCGI_BEGIN_REQUEST, whatever its id, starts a new request.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "authd/error.hpp"
+#include "fcgi/protocol.hpp"
+#include "fcgi/records.hpp"
+
+namespace authd::fcgi {
+
+struct Limits {
+  std::size_t max_params_bytes = 256 * 1024;  // the encoded FCGI_PARAMS stream (HTTP headers and all)
+  std::size_t max_body_bytes = 65536;         // FCGI_STDIN
+  unsigned max_conns = 1024;                  // told to the web server in FCGI_GET_VALUES_RESULT
+};
+
+// A complete request. params starts with FCGI_ROLE=RESPONDER|AUTHORIZER (as
+// libfcgi puts it), then the web server's parameters in the order sent.
+struct Request {
+  std::uint16_t id = 0;
+  Role role = Role::responder;
+  bool keep_conn = false;  // FCGI_KEEP_CONN: the web server reuses the connection
+  Params params;
+  std::string body;  // FCGI_STDIN; empty for an authorizer
+};
+
+struct Step {
+  enum class Kind {
+    need_more,  // nothing more to do until more bytes arrive
+    request,    // a complete request: take_request()
+    reject,     // answer the open request with `error` now (an `ended` step follows)
+    ended,      // a request ended without a worker (rejected, aborted, or of a refused role)
+    broken,     // not FastCGI as we speak it: close the connection (`error` says why)
+  };
+  Kind kind = Kind::need_more;
+  std::optional<Error> error;  // reject, broken
+  bool keep_conn = false;      // ended: the web server keeps the connection open
+};
+
+class RequestParser {
+ public:
+  enum class Phase {
+    idle,  // between requests (a partial record may be buffered)
+    head,  // FCGI_BEGIN_REQUEST read, FCGI_PARAMS still arriving
+    body,  // FCGI_STDIN arriving
+  };
+
+  explicit RequestParser(Limits limits) : limits_(limits) {}
+
+  void append(std::string_view bytes);
+
+  // Decodes buffered records until something happens. Answers that need no
+  // worker (management records, refusals) are appended to `replies`.
+  Step next(std::string& replies);
+
+  // The request of the last `request` step.
+  Request take_request();
+
+  // Gives up the open request (it has been answered, e.g. 408): it is over,
+  // as after a reject.
+  void abandon_request();
+
+  Phase phase() const noexcept { return phase_; }
+  // Bytes received that are not yet part of a whole decoded record.
+  bool has_buffered_bytes() const noexcept { return pos_ < in_.size(); }
+  // The open (or last) request's id and FCGI_KEEP_CONN flag.
+  std::uint16_t request_id() const noexcept { return id_; }
+  bool keep_conn() const noexcept { return keep_conn_; }
+
+ private:
+  // What a record led to; need_more means "go on with the next record".
+  Step handle(const Header& header, std::string_view content, std::string& replies);
+  Step begin(std::uint16_t id, std::string_view content, std::string& replies);
+  Step params(std::string_view content);
+  Step end_of_params();
+  Step stdin_record(std::string_view content);
+  Step reject(Error error);
+  void compact();
+
+  Limits limits_;
+  std::string in_;
+  std::size_t pos_ = 0;
+  Phase phase_ = Phase::idle;
+  std::uint16_t id_ = 0;
+  Role role_ = Role::responder;
+  bool keep_conn_ = false;
+  bool end_pending_ = false;  // after a reject: `ended` comes next
+  std::string params_bytes_;
+  Params params_;
+  std::optional<std::size_t> content_length_;
+  std::string body_;
+  bool request_ready_ = false;
+};
+
+}  // namespace authd::fcgi

@@ -1,0 +1,429 @@
+// The incremental FastCGI request reader (src/fcgi/request_parser.*): whole
+// requests out of bytes that arrive in any pieces, size caps while reading,
+// refusals (multiplexing, unknown role), aborts, management records, and
+// what a request looks like to the handlers (src/fcgi/http_request.*).
+#include "fcgi/request_parser.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "fcgi/http_request.hpp"
+#include "fcgi/records.hpp"
+
+namespace authd::fcgi {
+namespace {
+
+using Kind = Step::Kind;
+
+std::string begin(std::uint16_t id, Role role = Role::responder, bool keep = false) {
+  const auto r = static_cast<std::uint16_t>(role);
+  const char body[8] = {static_cast<char>(r >> 8), static_cast<char>(r & 0xff), static_cast<char>(keep ? kKeepConn : 0), 0, 0, 0, 0, 0};
+  std::string out;
+  append_record(out, RecordType::begin_request, id, std::string_view(body, 8));
+  return out;
+}
+
+std::string params(std::uint16_t id, const Params& pairs) {
+  std::string encoded;
+  for (const auto& [name, value] : pairs) append_pair(encoded, name, value);
+  std::string out;
+  append_stream(out, RecordType::params, id, encoded);
+  return out;
+}
+
+std::string stdin_stream(std::uint16_t id, std::string_view body) {
+  std::string out;
+  append_stream(out, RecordType::stdin_, id, body);
+  return out;
+}
+
+std::string record_of(RecordType type, std::uint16_t id, std::string_view content) {
+  std::string out;
+  append_record(out, type, id, content);
+  return out;
+}
+
+std::string request(std::uint16_t id, std::string_view body, bool keep = false, Params extra = {}) {
+  Params pairs = {{"REQUEST_METHOD", "POST"}, {"SCRIPT_NAME", "/signup"}, {"CONTENT_LENGTH", std::to_string(body.size())}};
+  for (auto& pair : extra) pairs.push_back(pair);
+  return begin(id, Role::responder, keep) + params(id, pairs) + stdin_stream(id, body);
+}
+
+struct Fed {
+  std::vector<Step> steps;
+  std::vector<Request> requests;
+  std::string replies;
+};
+
+// Feeds `bytes` in pieces of `piece` bytes, collecting every step but need_more.
+Fed feed(RequestParser& parser, std::string_view bytes, std::size_t piece = SIZE_MAX) {
+  Fed fed;
+  auto drain = [&] {
+    for (;;) {
+      Step step = parser.next(fed.replies);
+      if (step.kind == Kind::need_more) return;
+      if (step.kind == Kind::request) fed.requests.push_back(parser.take_request());
+      const bool stop = step.kind == Kind::broken;
+      fed.steps.push_back(std::move(step));
+      if (stop) return;
+    }
+  };
+  while (!bytes.empty()) {
+    const std::size_t n = std::min(piece, bytes.size());
+    parser.append(bytes.substr(0, n));
+    bytes.remove_prefix(n);
+    drain();
+  }
+  return fed;
+}
+
+std::vector<Header> headers_of(std::string_view bytes) {
+  std::vector<Header> out;
+  while (bytes.size() >= kHeaderLength) {
+    out.push_back(decode_header(bytes));
+    bytes.remove_prefix(kHeaderLength + out.back().content_length + out.back().padding_length);
+  }
+  return out;
+}
+
+std::uint8_t protocol_status_of_end(std::string_view replies) {
+  return static_cast<std::uint8_t>(replies[kHeaderLength + 4]);
+}
+
+TEST(FcgiRequestParser, WholeRequestAtOnce) {
+  RequestParser parser(Limits{});
+  const auto fed = feed(parser, request(1, R"({"username":"a"})"));
+  ASSERT_EQ(fed.steps.size(), 1u);
+  EXPECT_EQ(fed.steps[0].kind, Kind::request);
+  ASSERT_EQ(fed.requests.size(), 1u);
+  const Request& r = fed.requests[0];
+  EXPECT_EQ(r.id, 1);
+  EXPECT_EQ(r.role, Role::responder);
+  EXPECT_FALSE(r.keep_conn);
+  EXPECT_EQ(r.body, R"({"username":"a"})");
+  ASSERT_FALSE(r.params.empty());
+  EXPECT_EQ(r.params[0], (std::pair<std::string, std::string>{"FCGI_ROLE", "RESPONDER"}));
+  EXPECT_TRUE(fed.replies.empty());
+  EXPECT_EQ(parser.phase(), RequestParser::Phase::idle);
+}
+
+TEST(FcgiRequestParser, OneByteAtATimeCompletesOnlyAtTheLastByte) {
+  const std::string bytes = request(5, "body bytes", true);
+  RequestParser parser(Limits{});
+  std::string replies;
+  for (std::size_t i = 0; i + 1 < bytes.size(); ++i) {
+    parser.append(bytes.substr(i, 1));
+    ASSERT_EQ(parser.next(replies).kind, Kind::need_more) << "after byte " << i;
+  }
+  EXPECT_EQ(parser.phase(), RequestParser::Phase::body);
+  parser.append(bytes.substr(bytes.size() - 1));
+  ASSERT_EQ(parser.next(replies).kind, Kind::request);
+  const Request r = parser.take_request();
+  EXPECT_TRUE(r.keep_conn);
+  EXPECT_EQ(r.body, "body bytes");
+}
+
+TEST(FcgiRequestParser, PhasesFollowTheRecords) {
+  RequestParser parser(Limits{});
+  std::string replies;
+  EXPECT_EQ(parser.phase(), RequestParser::Phase::idle);
+  parser.append(begin(1));
+  EXPECT_EQ(parser.next(replies).kind, Kind::need_more);
+  EXPECT_EQ(parser.phase(), RequestParser::Phase::head);
+  parser.append(params(1, {{"CONTENT_LENGTH", "3"}}));
+  EXPECT_EQ(parser.next(replies).kind, Kind::need_more);
+  EXPECT_EQ(parser.phase(), RequestParser::Phase::body);
+}
+
+TEST(FcgiRequestParser, KeptConnectionCarriesRequestsOneAfterAnother) {
+  RequestParser parser(Limits{});
+  const auto fed = feed(parser, request(1, "first", true) + request(1, "second", true) + request(2, "", false));
+  ASSERT_EQ(fed.requests.size(), 3u);
+  EXPECT_EQ(fed.requests[0].body, "first");
+  EXPECT_EQ(fed.requests[1].body, "second");
+  EXPECT_EQ(fed.requests[2].id, 2);
+  EXPECT_FALSE(fed.requests[2].keep_conn);
+}
+
+TEST(FcgiRequestParser, AnySplitGivesTheSameRequests) {
+  const std::string bytes = request(1, std::string(70000, 'b'), true) + begin(0x0101, Role::authorizer, true) +
+                            params(0x0101, {{"REQUEST_URI", "/app/x"}}) + request(3, "tail", true);
+  Limits limits;
+  limits.max_body_bytes = 100000;
+  std::mt19937 random(42);
+  for (int round = 0; round < 50; ++round) {
+    RequestParser parser(limits);
+    Fed fed;
+    std::string_view rest = bytes;
+    while (!rest.empty()) {
+      const std::size_t n = std::min<std::size_t>(rest.size(), 1 + random() % 9000);
+      parser.append(rest.substr(0, n));
+      rest.remove_prefix(n);
+      for (Step step = parser.next(fed.replies); step.kind != Kind::need_more; step = parser.next(fed.replies)) {
+        ASSERT_EQ(step.kind, Kind::request);
+        fed.requests.push_back(parser.take_request());
+      }
+    }
+    ASSERT_EQ(fed.requests.size(), 3u) << "round " << round;
+    EXPECT_EQ(fed.requests[0].body.size(), 70000u);
+    EXPECT_EQ(fed.requests[1].role, Role::authorizer);
+    EXPECT_EQ(fed.requests[2].body, "tail");
+  }
+}
+
+TEST(FcgiRequestParser, AuthorizerIsCompleteAtTheEndOfItsParameters) {
+  RequestParser parser(Limits{});
+  const std::string head = begin(1, Role::authorizer, true) + params(1, {{"CONTENT_LENGTH", "99"}, {"REQUEST_URI", "/app/"}});
+  auto fed = feed(parser, head);
+  ASSERT_EQ(fed.requests.size(), 1u);
+  EXPECT_EQ(fed.requests[0].params[0], (std::pair<std::string, std::string>{"FCGI_ROLE", "AUTHORIZER"}));
+  EXPECT_TRUE(fed.requests[0].body.empty());
+  // A web server that still sends an (empty) stdin: skipped; the next request works.
+  fed = feed(parser, stdin_stream(1, "") + request(1, "next", true));
+  ASSERT_EQ(fed.requests.size(), 1u);
+  EXPECT_EQ(fed.requests[0].body, "next");
+}
+
+TEST(FcgiRequestParser, DeclaredBodyOverTheCapIsRefusedBeforeItArrives) {
+  Limits limits;
+  limits.max_body_bytes = 10;
+  RequestParser parser(limits);
+  std::string replies;
+  parser.append(begin(1, Role::responder, true) + params(1, {{"CONTENT_LENGTH", "1000"}}));
+  Step step = parser.next(replies);
+  ASSERT_EQ(step.kind, Kind::reject);
+  EXPECT_EQ(step.error->code, Errc::too_large);
+  // Answered early, the request is over at once.
+  step = parser.next(replies);
+  EXPECT_EQ(step.kind, Kind::ended);
+  EXPECT_TRUE(step.keep_conn);
+  EXPECT_EQ(parser.phase(), RequestParser::Phase::idle);
+  // What the web server still sends of it is skipped; the connection serves
+  // the next request, with the same id as web servers do.
+  const auto fed = feed(parser, stdin_stream(1, std::string(1000, 'x')) + request(1, "ok", true));
+  ASSERT_EQ(fed.steps.size(), 1u);
+  ASSERT_EQ(fed.requests.size(), 1u);
+  EXPECT_EQ(fed.requests[0].body, "ok");
+  EXPECT_TRUE(fed.replies.empty());
+}
+
+TEST(FcgiRequestParser, AfterAnEarlyAnswerTheNextBeginStartsANewRequest) {
+  // Apache stops sending a body once it has the answer (END_REQUEST) and
+  // reuses the connection: no empty FCGI_STDIN ever ends the old request.
+  Limits limits;
+  limits.max_body_bytes = 10;
+  RequestParser parser(limits);
+  const std::string bytes = begin(1, Role::responder, true) + params(1, {{"CONTENT_LENGTH", "1000"}}) +
+                            record_of(RecordType::stdin_, 1, "part of it") + request(1, "next", true);
+  const auto fed = feed(parser, bytes);
+  ASSERT_EQ(fed.steps.size(), 3u);
+  EXPECT_EQ(fed.steps[0].kind, Kind::reject);
+  EXPECT_EQ(fed.steps[1].kind, Kind::ended);
+  ASSERT_EQ(fed.requests.size(), 1u);
+  EXPECT_EQ(fed.requests[0].body, "next");
+  EXPECT_TRUE(fed.replies.empty()) << "no multiplexing refusal";
+}
+
+TEST(FcgiRequestParser, AnAbandonedRequestIsOver) {
+  RequestParser parser(Limits{});
+  auto fed = feed(parser, begin(1, Role::responder, true) + params(1, {{"CONTENT_LENGTH", "100"}}) +
+                              record_of(RecordType::stdin_, 1, "slow"));
+  EXPECT_EQ(parser.phase(), RequestParser::Phase::body);
+  parser.abandon_request();
+  EXPECT_EQ(parser.phase(), RequestParser::Phase::idle);
+  fed = feed(parser, record_of(RecordType::stdin_, 1, "rest") + request(2, "new", true));
+  ASSERT_EQ(fed.requests.size(), 1u);
+  EXPECT_EQ(fed.requests[0].id, 2);
+}
+
+TEST(FcgiRequestParser, UndeclaredBodyOverTheCapIsRefusedAsItArrives) {
+  Limits limits;
+  limits.max_body_bytes = 100;
+  RequestParser parser(limits);
+  const auto fed = feed(parser, begin(1) + params(1, {{"REQUEST_METHOD", "POST"}}) + stdin_stream(1, std::string(500, 'x')), 64);
+  ASSERT_EQ(fed.steps.size(), 2u);
+  EXPECT_EQ(fed.steps[0].kind, Kind::reject);
+  EXPECT_EQ(fed.steps[0].error->code, Errc::too_large);
+  EXPECT_EQ(fed.steps[1].kind, Kind::ended);
+  EXPECT_FALSE(fed.steps[1].keep_conn);
+  EXPECT_TRUE(fed.requests.empty());
+}
+
+TEST(FcgiRequestParser, BodyShorterOrLongerThanContentLengthIsRefused) {
+  {
+    RequestParser parser(Limits{});
+    const auto fed = feed(parser, begin(1) + params(1, {{"CONTENT_LENGTH", "10"}}) + stdin_stream(1, "short"));
+    ASSERT_EQ(fed.steps.size(), 2u);
+    EXPECT_EQ(fed.steps[0].kind, Kind::reject);
+    EXPECT_EQ(fed.steps[0].error->code, Errc::invalid_input);
+    EXPECT_EQ(fed.steps[1].kind, Kind::ended);
+  }
+  {
+    RequestParser parser(Limits{});
+    const auto fed = feed(parser, begin(1) + params(1, {{"CONTENT_LENGTH", "2"}}) + stdin_stream(1, "longer"));
+    ASSERT_EQ(fed.steps.size(), 2u);
+    EXPECT_EQ(fed.steps[0].kind, Kind::reject);
+    EXPECT_EQ(fed.steps[1].kind, Kind::ended);
+  }
+}
+
+TEST(FcgiRequestParser, InvalidContentLengthIsRefused) {
+  for (const char* text : {"-1", "12x", "0x10", " 5", "99999999999999999999999"}) {
+    RequestParser parser(Limits{});
+    const auto fed = feed(parser, begin(1) + params(1, {{"CONTENT_LENGTH", text}}) + stdin_stream(1, ""));
+    ASSERT_FALSE(fed.steps.empty()) << text;
+    EXPECT_EQ(fed.steps[0].kind, Kind::reject) << text;
+    EXPECT_EQ(fed.steps[0].error->code, Errc::invalid_input) << text;
+  }
+}
+
+TEST(FcgiRequestParser, ParametersOverTheCapAreRefusedAndTheConnectionClosed) {
+  Limits limits;
+  limits.max_params_bytes = 1024;
+  RequestParser parser(limits);
+  const auto fed = feed(parser, begin(1, Role::responder, true) + params(1, {{"HTTP_COOKIE", std::string(5000, 'c')}}));
+  ASSERT_EQ(fed.steps.size(), 2u);
+  EXPECT_EQ(fed.steps[0].kind, Kind::reject);
+  EXPECT_EQ(fed.steps[0].error->code, Errc::too_large);
+  EXPECT_EQ(fed.steps[1].kind, Kind::ended);
+  EXPECT_FALSE(fed.steps[1].keep_conn);
+}
+
+TEST(FcgiRequestParser, MalformedParametersAreRefused) {
+  RequestParser parser(Limits{});
+  std::string bad;
+  append_stream(bad, RecordType::params, 1, std::string("\x05\x01", 2) + "ab");  // name length 5, only 2 bytes follow
+  const auto fed = feed(parser, begin(1, Role::responder, true) + bad);
+  ASSERT_EQ(fed.steps.size(), 2u);
+  EXPECT_EQ(fed.steps[0].kind, Kind::reject);
+  EXPECT_EQ(fed.steps[0].error->code, Errc::invalid_input);
+  EXPECT_EQ(fed.steps[1].kind, Kind::ended);
+  EXPECT_FALSE(fed.steps[1].keep_conn);
+}
+
+TEST(FcgiRequestParser, MultiplexingIsRefusedAndTheOpenRequestGoesOn) {
+  RequestParser parser(Limits{});
+  const std::string bytes = begin(1, Role::responder, true) + begin(2) + params(1, {{"CONTENT_LENGTH", "2"}}) +
+                            params(2, {{"X", "y"}}) + stdin_stream(2, "zz") + stdin_stream(1, "ok");
+  const auto fed = feed(parser, bytes);
+  ASSERT_EQ(fed.requests.size(), 1u);
+  EXPECT_EQ(fed.requests[0].id, 1);
+  EXPECT_EQ(fed.requests[0].body, "ok");
+  const auto replies = headers_of(fed.replies);
+  ASSERT_EQ(replies.size(), 1u);
+  EXPECT_EQ(replies[0].type, RecordType::end_request);
+  EXPECT_EQ(replies[0].request_id, 2);
+  EXPECT_EQ(protocol_status_of_end(fed.replies), static_cast<std::uint8_t>(ProtocolStatus::cant_mpx_conn));
+}
+
+TEST(FcgiRequestParser, FilterRoleIsRefusedAsUnknown) {
+  RequestParser parser(Limits{});
+  const auto fed = feed(parser, begin(4, Role::filter, true) + params(4, {{"A", "b"}}) + stdin_stream(4, "x"));
+  ASSERT_EQ(fed.steps.size(), 1u);
+  EXPECT_EQ(fed.steps[0].kind, Kind::ended);
+  EXPECT_TRUE(fed.steps[0].keep_conn);
+  EXPECT_TRUE(fed.requests.empty());
+  ASSERT_EQ(headers_of(fed.replies).size(), 1u);
+  EXPECT_EQ(protocol_status_of_end(fed.replies), static_cast<std::uint8_t>(ProtocolStatus::unknown_role));
+}
+
+TEST(FcgiRequestParser, AbortEndsTheOpenRequest) {
+  RequestParser parser(Limits{});
+  std::string abort;
+  append_record(abort, RecordType::abort_request, 1, "");
+  const auto fed = feed(parser, begin(1, Role::responder, true) + params(1, {{"CONTENT_LENGTH", "10"}}) + abort);
+  ASSERT_EQ(fed.steps.size(), 1u);
+  EXPECT_EQ(fed.steps[0].kind, Kind::ended);
+  EXPECT_TRUE(fed.steps[0].keep_conn);
+  const auto replies = headers_of(fed.replies);
+  ASSERT_EQ(replies.size(), 1u);
+  EXPECT_EQ(replies[0].type, RecordType::end_request);
+  EXPECT_EQ(protocol_status_of_end(fed.replies), static_cast<std::uint8_t>(ProtocolStatus::request_complete));
+  // An abort for nothing open is ignored.
+  RequestParser idle(Limits{});
+  EXPECT_TRUE(feed(idle, abort).steps.empty());
+}
+
+TEST(FcgiRequestParser, GetValuesIsAnswered) {
+  Limits limits;
+  limits.max_conns = 500;
+  RequestParser parser(limits);
+  std::string names;
+  append_pair(names, "FCGI_MAX_CONNS", "");
+  append_pair(names, "FCGI_MPXS_CONNS", "");
+  append_pair(names, "SOMETHING_ELSE", "");
+  std::string query;
+  append_record(query, RecordType::get_values, 0, names);
+  const auto fed = feed(parser, query);
+  EXPECT_TRUE(fed.steps.empty());
+  const auto replies = headers_of(fed.replies);
+  ASSERT_EQ(replies.size(), 1u);
+  EXPECT_EQ(replies[0].type, RecordType::get_values_result);
+  EXPECT_EQ(replies[0].request_id, 0);
+  const auto values = decode_pairs(std::string_view(fed.replies).substr(kHeaderLength, replies[0].content_length));
+  ASSERT_TRUE(values);
+  EXPECT_EQ(*values, (Params{{"FCGI_MAX_CONNS", "500"}, {"FCGI_MPXS_CONNS", "0"}}));
+}
+
+TEST(FcgiRequestParser, UnknownManagementRecordGetsUnknownType) {
+  RequestParser parser(Limits{});
+  std::string record;
+  append_record(record, static_cast<RecordType>(77), 0, "abc");
+  const auto fed = feed(parser, record);
+  EXPECT_TRUE(fed.steps.empty());
+  const auto replies = headers_of(fed.replies);
+  ASSERT_EQ(replies.size(), 1u);
+  EXPECT_EQ(replies[0].type, RecordType::unknown_type);
+  EXPECT_EQ(static_cast<std::uint8_t>(fed.replies[kHeaderLength]), 77);
+}
+
+TEST(FcgiRequestParser, NotFastCgiIsBroken) {
+  {
+    RequestParser parser(Limits{});
+    const auto fed = feed(parser, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_EQ(fed.steps.size(), 1u);
+    EXPECT_EQ(fed.steps[0].kind, Kind::broken);
+  }
+  {
+    RequestParser parser(Limits{});
+    const auto fed = feed(parser, begin(0));  // request id 0 is for management records
+    ASSERT_EQ(fed.steps.size(), 1u);
+    EXPECT_EQ(fed.steps[0].kind, Kind::broken);
+  }
+  {
+    RequestParser parser(Limits{});
+    const auto fed = feed(parser, begin(1) + stdin_stream(1, "x"));  // stdin before the parameters ended
+    ASSERT_EQ(fed.steps.size(), 1u);
+    EXPECT_EQ(fed.steps[0].kind, Kind::broken);
+  }
+}
+
+TEST(FcgiHttpRequest, ParametersBecomeTheRequestFields) {
+  RequestParser parser(Limits{});
+  const auto fed = feed(parser, request(1, "{}", false,
+                                        {{"SCRIPT_NAME", "/records"},  // a second one: the first wins
+                                         {"PATH_INFO", "/abc/"},
+                                         {"QUERY_STRING", "a=1"},
+                                         {"HTTPS", "on"},
+                                         {"REMOTE_ADDR", "192.0.2.1"},
+                                         {"HTTP_AUTHORIZATION", "Bearer t"},
+                                         {"FCGI_ROLE", "AUTHORIZER"}}));
+  ASSERT_EQ(fed.requests.size(), 1u);
+  Request copy = fed.requests[0];
+  const http::Request r = to_http_request(std::move(copy));
+  EXPECT_EQ(r.method, "POST");
+  EXPECT_EQ(r.path, "/signup/abc");
+  EXPECT_EQ(r.query, "a=1");
+  EXPECT_TRUE(r.https);
+  EXPECT_EQ(r.remote_addr, "192.0.2.1");
+  EXPECT_EQ(r.body, "{}");
+  EXPECT_EQ(r.authorization(), "Bearer t");
+  EXPECT_EQ(r.param("FCGI_ROLE"), "RESPONDER");  // ours comes first: the web server cannot claim a role
+  EXPECT_EQ(r.param("NOT_SENT"), "");
+}
+
+}  // namespace
+}  // namespace authd::fcgi
