@@ -36,6 +36,7 @@ constexpr std::array kRoutes{
     Route{"GET", "/admin/users/{id}", admin_get_user, Access::admin, std::nullopt},
     Route{"PUT", "/admin/users/{id}", admin_set_role, Access::admin, std::nullopt},
     Route{"DELETE", "/admin/users/{id}", admin_delete_user, Access::admin, std::nullopt},
+    Route{"POST", "/admin/users/{id}/signout", admin_sign_out_user, Access::admin, std::nullopt},
     Route{"GET", "/.well-known/jwks.json", jwks, Access::open, std::nullopt},
     Route{"GET", "/.well-known/openid-configuration", openid_configuration, Access::open, std::nullopt},
     Route{"POST", "/token/refresh", token_refresh, Access::open, std::nullopt},

@@ -1,5 +1,7 @@
 #include "authd/accounts.hpp"
 
+#include "accounts/username_index.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -123,7 +125,7 @@ Result<User> modify(Store& store, std::string_view username, Mutate&& mutate) {
 }
 
 Result<User> insert(Store& store, const User& user) {
-  auto done = store.write([&](StoreTxn& txn) { return txn.insert_user(user); });
+  auto done = store.write([&](StoreTxn& txn) { return username_index::insert_user(txn, user); });
   if (!done) {
     if (done.error().code == Errc::conflict) return fail(Errc::conflict, "username already exists");
     return std::unexpected(done.error());
@@ -137,7 +139,7 @@ Result<User> Accounts::sign_up(const SignupRequest& request) {
   if (auto valid = validate_signup(request, policy_); !valid) return std::unexpected(valid.error());
   // Cheap early answer for a taken name (no hashing); the insert below is
   // what guarantees uniqueness (the store's unique key).
-  if (auto existing = store_.find_user(request.username)) return fail(Errc::conflict, "username already exists");
+  if (auto existing = username_index::find_user(store_, request.username)) return fail(Errc::conflict, "username already exists");
   else if (existing.error().code != Errc::not_found) return std::unexpected(existing.error());
 
   auto hash = hasher_.hash(request.password);
@@ -149,7 +151,7 @@ Result<User> Accounts::create(std::string_view username, std::string_view passwo
                               std::string_view fullname, std::string_view email) {
   if (auto ok = validate_username(username, policy_); !ok) return std::unexpected(ok.error());
   if (auto ok = validate_password(password, policy_); !ok) return std::unexpected(ok.error());
-  if (auto existing = store_.find_user(username)) return fail(Errc::conflict, "username already exists");
+  if (auto existing = username_index::find_user(store_, username)) return fail(Errc::conflict, "username already exists");
   auto hash = hasher_.hash(password);
   if (!hash) return std::unexpected(hash.error());
   return insert(store_, new_user(username, std::move(*hash), role, fullname, email));
@@ -161,7 +163,7 @@ Result<User> Accounts::sign_in(const BasicCredentials& credentials) const {
       credentials.password.size() > policy_.password_max_length) {
     return invalid();  // never hash an over-long input
   }
-  auto user = store_.find_user(credentials.username);
+  auto user = username_index::find_user(store_, credentials.username);  // "ALICE" signs in as Alice
   if (!user) {
     if (user.error().code != Errc::not_found) return std::unexpected(user.error());
     hasher_.verify_dummy(credentials.password);  // same work as a real check: no user enumeration by timing
@@ -207,7 +209,7 @@ Result<std::string> free_username(StoreTxn& txn, const ExternalIdentity& identit
     std::string candidate = base;
     if (n >= 2) candidate += "." + identity.provider;
     if (n >= 3) candidate += "." + std::to_string(n - 1);
-    auto taken = txn.find_user(candidate);
+    auto taken = username_index::find_user(txn, candidate);
     if (!taken && taken.error().code == Errc::not_found) return candidate;
     if (!taken) return std::unexpected(taken.error());
   }
@@ -245,7 +247,7 @@ Result<ExternalSignIn> Accounts::sign_in_external(const ExternalIdentity& identi
     if (!username) return std::unexpected(username.error());
     User user = new_user(*username, "", Role::user, identity.fullname, identity.email);
     user.links.push_back(link);
-    if (auto ok = txn.insert_user(user); !ok) return ok;
+    if (auto ok = username_index::insert_user(txn, user); !ok) return ok;
     if (auto ok = txn.insert_link(link, user.username); !ok) return ok;
     outcome = ExternalSignIn{std::move(user), true};
     return {};
@@ -293,7 +295,7 @@ Result<void> Accounts::remove(std::string_view username) {
     for (const auto& link : user->links) {
       if (auto ok = txn.delete_link(link); !ok && ok.error().code != Errc::not_found) return ok;
     }
-    return txn.delete_user(username);
+    return username_index::delete_user(txn, username);
   });
 }
 

@@ -31,4 +31,12 @@ Result<void> UserAdmin::remove(const Actor& actor, std::string_view username) {
   return removed;
 }
 
+Result<User> UserAdmin::sign_out(const Actor& actor, std::string_view username) {
+  auto user = revocation_.end_all(username);
+  if (!user) return user;
+  if (auto ended = refresh_.end_user(user->id); !ended) return std::unexpected(ended.error());
+  record(actor, "signout", username, "every session, by an operator");
+  return user;
+}
+
 }  // namespace authd

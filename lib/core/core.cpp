@@ -1,5 +1,7 @@
 #include "authd/core.hpp"
 
+#include "accounts/username_index.hpp"
+
 #include <cstdlib>
 
 #include "authd/clock.hpp"
@@ -43,6 +45,7 @@ Result<std::unique_ptr<Core>> Core::open(CoreSettings settings) {
   settings.key.file = signing_key_path(settings);
   auto store = open_store(settings.store);
   if (!store) return std::unexpected(store.error());
+  if (auto indexed = username_index::build_if_missing(**store); !indexed) return std::unexpected(indexed.error());
   auto key = load_signing_key(settings.key);
   if (!key) return std::unexpected(key.error());
   std::shared_ptr<KeyRing> ring;

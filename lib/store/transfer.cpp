@@ -1,5 +1,7 @@
 #include "authd/transfer.hpp"
 
+#include "accounts/username_index.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <unordered_set>
@@ -139,7 +141,7 @@ Result<bool> import_line(StoreTxn& txn, const Json& line, const CredentialPolicy
   auto user = user_from(line, policy);
   if (!user) return std::unexpected(user.error());
   if (!ids.insert(user->id).second) return fail(Errc::invalid_input, "_id " + user->id + " appears twice");
-  auto inserted = txn.insert_user(*user);
+  auto inserted = username_index::insert_user(txn, *user);
   if (!inserted && inserted.error().code == Errc::conflict) {
     return fail(Errc::invalid_input, "username '" + user->username + "' already exists");
   }
@@ -147,7 +149,7 @@ Result<bool> import_line(StoreTxn& txn, const Json& line, const CredentialPolicy
   for (const auto& link : user->links) {
     auto linked = txn.insert_link(link, user->username);
     if (!linked) {
-      (void)txn.delete_user(user->username);
+      (void)username_index::delete_user(txn, user->username);
       for (const auto& other : user->links) {
         if (other == link) break;
         (void)txn.delete_link(other);

@@ -34,6 +34,7 @@ constexpr const char* kUsage =
     "  role USER ROLE         change a user's role (admin, editor, writer, user)\n"
     "  list                   list users: username, role, _id, __v\n"
     "  delete USER            delete a user (their tokens stop working at once)\n"
+    "  signout USER           end every token and refresh token of the user\n"
     "  backup FILE            consistent copy of the store while authd serves (LMDB compacting copy)\n"
     "  restore FILE [--force] put a backup back (authd stopped); --force replaces a non-empty store\n"
     "  export [FILE]          users (with hashes, roles, links) and records as JSON lines (stdout)\n"
@@ -149,6 +150,13 @@ int remove(UserAdmin& admin, const std::vector<std::string>& args) {
   return 0;
 }
 
+int sign_out(UserAdmin& admin, const std::vector<std::string>& args) {
+  if (args.size() != 1) return usage_error();
+  if (auto ok = admin.sign_out(operator_actor(), args[0]); !ok) return refused(ok.error(), args[0]);
+  std::printf("signed out %s everywhere\n", args[0].c_str());
+  return 0;
+}
+
 int backup(Store& store, const std::vector<std::string>& args) {
   if (args.size() != 1) return usage_error();
   if (auto ok = store.backup(args[0]); !ok) return failure(ok.error().message);
@@ -217,20 +225,28 @@ int import_all(Core& core, const std::vector<std::string>& args) {
 }
 
 // `key rotate|retire|list`: the key ring in <state_dir>/keys.
-int key(const Core& core, const std::vector<std::string>& args) {
+int key(Core& core, const std::vector<std::string>& args) {
   const auto algorithm = key_algorithm(core.settings().token.algorithm);
   if (!algorithm) return failure("token_algorithm is HS256: there are no public-key signing keys to manage");
   const auto directory = key_ring_path(core.settings());
   if (args.size() == 1 && args[0] == "rotate") {
     auto kid = KeyRing::rotate(directory, *algorithm);
     if (!kid) return failure(kid.error().message);
+    const Actor actor = operator_actor();
+    core.audit().record({.event = "key_rotated", .client = actor.client, .outcome = "ok",
+                         .reason = "new signing key " + *kid, .actor = actor.name});
     std::printf("%s\n", kid->c_str());
     return 0;
   }
   if ((args.size() == 1 || args.size() == 2) && args[0] == "retire") {
     auto retired = KeyRing::retire(directory, args.size() == 2 ? args[1] : std::string());
     if (!retired) return failure(retired.error().message);
-    for (const auto& kid : *retired) std::printf("retired %s\n", kid.c_str());
+    const Actor actor = operator_actor();
+    for (const auto& kid : *retired) {
+      std::printf("retired %s\n", kid.c_str());
+      core.audit().record({.event = "key_retired", .client = actor.client, .outcome = "ok",
+                           .reason = "signing key " + kid, .actor = actor.name});
+    }
     return 0;
   }
   if (args.size() == 1 && args[0] == "list") {
@@ -261,12 +277,13 @@ int main(int argc, char** argv) {
   auto core = Core::open(std::move(settings->core));
   if (!core) return failure(core.error().message);
   Accounts& accounts = (*core)->accounts();
-  UserAdmin admin(accounts, (*core)->audit());
+  UserAdmin admin(accounts, (*core)->revocation(), (*core)->refresh(), (*core)->audit());
 
   if (command == "add") return add(accounts, admin, args);
   if (command == "role") return set_role(admin, args);
   if (command == "list") return list(accounts, args);
   if (command == "delete") return remove(admin, args);
+  if (command == "signout") return sign_out(admin, args);
   if (command == "backup") return backup((*core)->store(), args);
   if (command == "export") return export_all((*core)->store(), args);
   if (command == "import") return import_all(**core, args);

@@ -4,6 +4,7 @@
 //   GET    /admin/users/{username}                -> the user (never its hash)
 //   PUT    /admin/users/{username} {"role":"..."} -> the user with its new role
 //   DELETE /admin/users/{username}                -> {"username":...,"deleted":true}
+//   POST   /admin/users/{username}/signout        -> 204: every token of the user ends
 // Changes go through UserAdmin, as authctl's do, and are audited.
 #include <charconv>
 
@@ -49,6 +50,10 @@ Result<std::size_t> positive(const std::map<std::string, std::string, std::less<
     return fail_field(std::string(name), std::string(name) + " must be a whole number from 1 to " + std::to_string(max));
   }
   return value;
+}
+
+UserAdmin user_admin(App& app) {
+  return UserAdmin(app.core->accounts(), app.core->revocation(), app.core->refresh(), app.core->audit());
 }
 
 // The {username} segment, percent-decoded (the admin page encodes '@' and '+').
@@ -111,7 +116,7 @@ HandlerResult admin_set_role(App& app, const http::Request& request, const Route
   if (!name) return fail_field("role", "role is required: one of admin, editor, writer, user");
   const auto role = parse_role(*name);
   if (!role) return fail_field("role", "role must be one of admin, editor, writer, user");
-  UserAdmin admin(app.core->accounts(), app.core->audit());
+  UserAdmin admin = user_admin(app);
   auto user = admin.set_role(actor_of(request, context), *username, *role);
   if (!user) return std::unexpected(user.error());
   return http::Response::json(200, detail(*user));
@@ -120,13 +125,26 @@ HandlerResult admin_set_role(App& app, const http::Request& request, const Route
 HandlerResult admin_delete_user(App& app, const http::Request& request, const RouteContext& context) {
   auto username = username_of(context);
   if (!username) return std::unexpected(username.error());
-  UserAdmin admin(app.core->accounts(), app.core->audit());
+  UserAdmin admin = user_admin(app);
   if (auto removed = admin.remove(actor_of(request, context), *username); !removed) {
     return std::unexpected(removed.error());
   }
   Json body = Json::object();
   body.set("username", Json::string(*username)).set("deleted", Json::boolean(true));
   return http::Response::json(200, body);
+}
+
+HandlerResult admin_sign_out_user(App& app, const http::Request& request, const RouteContext& context) {
+  auto username = username_of(context);
+  if (!username) return std::unexpected(username.error());
+  UserAdmin admin = user_admin(app);
+  if (auto ended = admin.sign_out(actor_of(request, context), *username); !ended) {
+    return std::unexpected(ended.error());
+  }
+  http::Response response;
+  response.status = 204;
+  response.header("Cache-Control", "no-store");
+  return response;
 }
 
 }  // namespace authd::handlers

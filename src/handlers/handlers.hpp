@@ -55,6 +55,7 @@ HandlerResult admin_list_users(App& app, const http::Request& request, const Rou
 HandlerResult admin_get_user(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult admin_set_role(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult admin_delete_user(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult admin_sign_out_user(App& app, const http::Request& request, const RouteContext& context);
 
 // Records `event` in the audit log with the request's client address and
 // X-Request-Id filled in. One line per event, e.g.

@@ -44,6 +44,7 @@ HandlerResult signout(App& app, const http::Request& request, const RouteContext
   if (auto refresh = http::cookie_value(request.param("HTTP_COOKIE"), "refresh"); !refresh.empty()) {
     (void)app.core->refresh().end(refresh);
   }
+  audit(app, request, {.event = "signout", .username = who.user.username, .outcome = "ok", .reason = "this token"});
   return signed_out(app, request);
 }
 
@@ -54,6 +55,8 @@ HandlerResult signout_all(App& app, const http::Request& request, const RouteCon
   if (auto ended = app.core->refresh().end_user(context.principal->user.id); !ended) {
     log::warn("cannot end the refresh tokens of a user: " + ended.error().message);
   }
+  audit(app, request,
+        {.event = "signout", .username = context.principal->user.username, .outcome = "ok", .reason = "every session"});
   return signed_out(app, request);
 }
 
@@ -94,6 +97,8 @@ HandlerResult change_password(App& app, const http::Request& request, const Rout
   auto user = app.core->accounts().change_password(username, *current, *next);
   if (!user) {
     if (user.error().code == Errc::invalid_login) {
+      audit(app, request, {.event = "password_change_failed", .username = username, .outcome = "refused",
+                           .reason = "wrong current password"});
       if (auto counted = throttle.record_failure(username, request.remote_addr, now); !counted) {
         log::warn("cannot count a failed password check: " + counted.error().message);
       }
@@ -103,6 +108,8 @@ HandlerResult change_password(App& app, const http::Request& request, const Rout
   if (auto ended = app.core->refresh().end_user(user->id); !ended) {
     log::warn("cannot end the refresh tokens of a user: " + ended.error().message);
   }
+  audit(app, request, {.event = "password_changed", .username = user->username, .outcome = "ok",
+                       .reason = "every other token ended"});
   Json shown = Json::object();
   shown.set("acl", Json::array()).set("username", Json::string(user->username));
   return token_response(app, request, 200, *user, std::move(shown));

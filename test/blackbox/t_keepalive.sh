@@ -62,7 +62,7 @@ step "nginx with fastcgi_keep_conn on and keepalive $KEEP in front of authd"
 NGX=$(mktemp -d "${TMPDIR:-/tmp}/authd-nginx.XXXXXX") || exit 1
 NGINX_PID=
 nginx_cleanup() {
-  [[ -n $NGINX_PID ]] && _stop_group "$NGINX_PID" nginx
+  [[ -n $NGINX_PID ]] && stop_group "$NGINX_PID" nginx
   if ((FAILED > 0 || _EXIT_RC != 0)) && [[ -s $NGX/error.log ]]; then
     echo '----- nginx error.log (last 40 lines) -----'
     tail -n 40 "$NGX/error.log"
@@ -73,7 +73,7 @@ at_exit nginx_cleanup
 mkdir -p "$NGX/tmp"
 user_line=
 [[ $(id -u) == 0 ]] && user_line='user root;'  # workers must reach the 0700 state directory
-NPORT=$(free_port) || fault_die "no free port"
+NPORT=$(pick_port) || fault_die "no free port"
 cat >"$NGX/nginx.conf" <<EOF
 $user_line
 worker_processes 1;
@@ -214,7 +214,7 @@ wrk_burst() {
   local name=$1 max=0 n
   wrk -t 2 -c "$BURST" -d 3s --timeout 5s -s "$OUT/get.lua" "$NGINX/records" >"$OUT/wrk-$name" 2>&1 &
   local wrk_pid=$!
-  while _proc_alive "$wrk_pid"; do
+  while proc_alive "$wrk_pid"; do
     n=$(authd_connections)
     ((n > max)) && max=$n
     sleep 0.1

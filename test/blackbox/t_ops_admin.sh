@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Admin API: 401 without a token, 403 for every role but admin (bearer and
 # cookie), list with total/role/q/paging, GET one user (no hash), PUT role
-# (bad role 400, unknown user 404), DELETE (then 404); the `auth` cookie works
+# (bad role 400, unknown user 404), POST .../signout (every token of the user
+# ends), DELETE (then 404); the `auth` cookie works
 # for the browser admin page, but a cookie-authenticated change from another
 # site (Origin not the Host, Sec-Fetch-Site: cross-site) is refused with 403.
 source "$(dirname "$0")/harness.sh"
@@ -87,6 +88,26 @@ http PUT /admin/users/ursula --cookie "auth=$ROOT" "${JSON[@]}" -H "Origin: http
 expect_status 200 "cookie PUT from the same origin"
 http PUT /admin/users/ursula -H "Authorization: Bearer $ROOT" "${JSON[@]}" -H "Origin: http://evil.example" --data-binary '{"role":"user"}'
 expect_status 200 "bearer token: no CSRF concern, Origin ignored"
+
+step "sign a user out everywhere"
+W1=$(token_of wanda)
+W2=$(token_of wanda)
+http POST /admin/users/wanda/signout -H "Authorization: Bearer $(token_of eddie)"
+expect_status 403 "an editor cannot sign others out"
+http POST /admin/users/nobody/signout -H "Authorization: Bearer $ROOT"
+expect_status 404 "unknown user: 404"
+http GET /records -H "Authorization: Bearer $W1"
+expect_status 200 "wanda's token works before"
+http POST /admin/users/wanda/signout -H "Authorization: Bearer $ROOT"
+expect_status 204 "admin signs wanda out: 204"
+for t in "$W1" "$W2"; do
+  http GET /records -H "Authorization: Bearer $t"
+  expect_status 401 "every older token of wanda ends"
+done
+http GET /records -H "Authorization: Bearer $(token_of wanda)"
+expect_status 200 "wanda signs in again"
+authctl signout wanda >/dev/null
+expect_eq "authctl signout: exit 0" 0 "$?"
 
 step "delete"
 http DELETE /admin/users/ursula -H "Authorization: Bearer $ROOT"

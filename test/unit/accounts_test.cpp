@@ -242,7 +242,7 @@ TEST_F(AccountsTest, SignInFailuresAreAllInvalidLogin) {
       {"alice", "wrong"},
       {"alice", ""},
       {"alice", "correct horse "},
-      {"Alice", "correct horse"},
+      {"Alice", "wrong"},  // "Alice" is alice (canonical usernames), with a wrong password
       {"nobody", "correct horse"},
       {"alice", std::string(5000, 'x')},
       {std::string(5000, 'u'), "pw"},

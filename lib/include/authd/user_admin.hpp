@@ -1,6 +1,7 @@
 // The operator's changes to accounts, audited: the admin API (src/handlers/
 // admin_users.cpp) and authctl both go through these, so both record the
-// same events (role_changed, user_deleted, user_created) in the audit log.
+// same events (role_changed, user_deleted, user_created, signout) in the
+// audit log.
 #pragma once
 
 #include <string>
@@ -8,6 +9,8 @@
 
 #include "authd/accounts.hpp"
 #include "authd/audit.hpp"
+#include "authd/refresh.hpp"
+#include "authd/revocation.hpp"
 
 namespace authd {
 
@@ -20,17 +23,23 @@ struct Actor {
 
 class UserAdmin {
  public:
-  UserAdmin(Accounts& accounts, const AuditLog& audit) : accounts_(accounts), audit_(audit) {}
+  UserAdmin(Accounts& accounts, TokenRevocation& revocation, RefreshTokens& refresh, const AuditLog& audit)
+      : accounts_(accounts), revocation_(revocation), refresh_(refresh), audit_(audit) {}
 
   // Errors: as Accounts::create / set_role / remove (not_found, conflict, ...).
   Result<User> create(const Actor& actor, std::string_view username, std::string_view password, Role role,
                       std::string_view fullname, std::string_view email);
   Result<User> set_role(const Actor& actor, std::string_view username, Role role);
   Result<void> remove(const Actor& actor, std::string_view username);
+  // Ends every token and refresh token of the user (a lost device, a
+  // suspected theft). Errors: not_found, storage_full, internal.
+  Result<User> sign_out(const Actor& actor, std::string_view username);
 
  private:
   void record(const Actor& actor, std::string event, std::string_view username, std::string reason) const;
   Accounts& accounts_;
+  TokenRevocation& revocation_;
+  RefreshTokens& refresh_;
   const AuditLog& audit_;
 };
 
