@@ -63,9 +63,11 @@ DIST_DIR ?= build-dist
 dist:
 	JOBS=$(JOBS) scripts/dist.sh --build-dir $(DIST_DIR)
 
-# make bench: bench/run.sh (installs wrk + Google Benchmark if missing, builds
-# in build-bench/, micro-benchmarks, then wrk through lighttpd against the
-# ceiling and authd). Parameters: BENCH_* variables at the top of bench/run.sh.
+# make bench: bench/run.sh (installs wrk, Google Benchmark, nginx, Apache and
+# Node if missing, builds in build-bench/, micro-benchmarks, then wrk against
+# the ceiling and authd behind lighttpd, nginx with FastCGI keep-alive and
+# Apache, the Node peers of bench/peers, and stores of 1k-1M users).
+# Parameters: BENCH_* variables at the top of bench/run.sh.
 .PHONY: bench
 bench:
 	JOBS=$(JOBS) bench/run.sh

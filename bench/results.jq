@@ -21,32 +21,69 @@ def round($d): (. * pow(10; $d) | round) / pow(10; $d);
    // {m: null, t: null, p: null}) as $authd_params
 | ($micro[0].benchmarks // [] | map(select(.name | startswith("BM_PasswordHash"))) | first
    | if . then {m: (.m_kib | tostring), t: (.t | tostring), p: (.p | tostring)} else null end) as $micro_params
-| ($scenarios | map(. + {rps: (.requests / (.duration_us / 1e6))})) as $runs
-| ($runs | map(select(.id == "ceiling")) | first) as $ceiling
-| ($runs | map(. + {
+| ($scenarios | map(. + {rps: (.requests / (.duration_us / 1e6))})) as $runs0
+| ($runs0 | map({key: .id, value: .}) | from_entries) as $by_id
+| ($runs0 | map(($by_id[.ceiling_id // ""] // null) as $ceiling | . + {
       ratio_to_ceiling: (if $ceiling then (.rps / $ceiling.rps) else null end),
       p99_ratio_to_ceiling: (if $ceiling and $ceiling.latency_us.p99 > 0
                              then (.latency_us.p99 / $ceiling.latency_us.p99) else null end),
-      fastcgi_cpu_over_ceiling_us: (if $ceiling and $ceiling.cpu_us_per_request.fastcgi != null and .cpu_us_per_request.fastcgi != null
-                                    then .cpu_us_per_request.fastcgi - $ceiling.cpu_us_per_request.fastcgi else null end),
-      cpu_bound_ratio: (if $ceiling and .cpu_us_per_request.total > 0 and .id != "ceiling"
-                        then ($ceiling.cpu_us_per_request.total / .cpu_us_per_request.total)
-                        elif .id == "ceiling" then 1 else null end),
+      backend_cpu_over_ceiling_us: (if $ceiling and $ceiling.cpu_us_per_request.backend != null and .cpu_us_per_request.backend != null
+                                    then .cpu_us_per_request.backend - $ceiling.cpu_us_per_request.backend else null end),
+      cpu_bound_ratio: (if $ceiling and .cpu_us_per_request.total > 0
+                        then ($ceiling.cpu_us_per_request.total / .cpu_us_per_request.total) else null end),
       logged: ([.statuses[]] | add // 0),
       expected_count: (.statuses[(.expected_status | tostring)] // 0),
-      unexpected_count: (([.statuses[]] | add // 0) - (.statuses[(.expected_status | tostring)] // 0))
+      # 499: nginx's "client closed the request": what was still waiting when wrk stopped.
+      cut_off_count: (.statuses["499"] // 0),
+      unexpected_count: (([.statuses[]] | add // 0) - (.statuses[(.expected_status | tostring)] // 0)
+                         - (.statuses["499"] // 0)),
+      socket_errors: (.errors.connect + .errors.read + .errors.write + .errors.timeout)
     })) as $runs
 | ($runs | map({key: .id, value: .}) | from_entries) as $run
-| ($memory | map(. + {rss_mib: (.rss_kb / 1024)})) as $mem
-| ($mem | map(select(.process == "authd")) | first) as $authd_mem
+| ($memory | map(. + {rss_mib: ((.rss_kb // 0) / 1024)})) as $mem
+| ($mem | map(select(.process == "authd after sign-up")) | first) as $authd_mem
 | (if $verify_ns then ($cores / ($verify_ns / 1e9)) else null end) as $signin_ideal
 | (if $hash_ns then ($cores / ($hash_ns / 1e9)) else null end) as $signup_ideal
-| {
+# The guarded read on every front and peer, in this order.
+| (["ceiling", "guarded_read", "nginx_ceiling", "nginx_authd", "nginx_many", "apache_ceiling", "apache_authd",
+    "express_direct", "express_nginx", "fastify_direct", "fastify_nginx"]
+   | map($run[.] // empty)) as $summary
+# Many users: one row per store size, with the ratio of each figure to the smallest store's.
+| ($users_meta | sort_by(.users)) as $sizes
+| ($sizes | map(.users as $n | . + {
+      read: $run["users_\($n)_read"], signin: $run["users_\($n)_signin"], signup: $run["users_\($n)_signup"]})) as $users0
+| ($users0 | first) as $smallest
+| ($users0 | map(. + {
+      read_ratio: (if .read and $smallest.read then .read.rps / $smallest.read.rps else null end),
+      signin_ratio: (if .signin and $smallest.signin then .signin.rps / $smallest.signin.rps else null end),
+      signup_ratio: (if .signup and $smallest.signup then .signup.rps / $smallest.signup.rps else null end)})) as $users
+| ($users | last) as $largest
+| ($mem | map(select(.process | test("^authd, [0-9]+ users"))) | map(.anon_kb)
+   + ([$largest.read, $largest.signin, $largest.signup] | map(select(. != null) | .backend_anon_peak_kb // empty))
+   | max) as $largest_anon_kb
+| ($largest.read.backend_anon_peak_kb // null) as $largest_read_anon_kb
+| ([$run.guarded_read, $run.nginx_authd, $run.apache_authd] | map(select(. != null)) | max_by(.rps)) as $best
+| def ratio($a; $b): if $a and $b then $a.rps / $b.rps else null end;
+  def atleast($v; $limit): if $v == null then null else $v >= $limit end;
+  # No errors, nothing cut off by the end of the run, and no request slower than 1 s (no stall).
+  def clean($r): if $r == null then null
+    else ($r.errors.status + $r.socket_errors + $r.unexpected_count + $r.cut_off_count) == 0
+         and $r.latency_us.max < 1e6 end;
+  {
     meta: {date: $date, commit: $commit, uncommitted_changes: $dirty, cores: $cores, cpu: $cpu,
-           kernel: $kernel, loadavg_start: $loadavg_start, loadavg_end: $loadavg_end, lighttpd: $lighttpd, wrk: $wrk, build_type: $build_type},
+           kernel: $kernel, os: $os, loadavg_start: $loadavg_start, loadavg_end: $loadavg_end,
+           lighttpd: $lighttpd, nginx: $nginx, apache: $apache, node: $node, peers: $peers, wrk: $wrk,
+           build_type: $build_type, apache_enablereuse: $apache_reuse, notes: $notes},
     parameters: {fastcgi_threads: $workers, connections: $connections,
                  hash_connections: $hash_connections, wrk_threads: $threads,
-                 duration_s: $duration, hash_duration_s: $hash_duration, warmup_s: $warmup},
+                 duration_s: $duration, hash_duration_s: $hash_duration, warmup_s: $warmup,
+                 nginx_keepalive: $nginx_keepalive, nginx_workers: $nginx_workers,
+                 many_workers: $many_workers, many_keepalive: $many_keepalive, many_connections: $many_connections,
+                 apache_threads: $apache_threads, peer_workers: $peer_workers, peer_users: $peer_users},
+    summary: ($summary | map(.id)),
+    users: ($users | map({users, import_s, data_kb,
+                          read: (.read.id // null), signin: (.signin.id // null), signup: (.signup.id // null),
+                          read_ratio, signin_ratio, signup_ratio})),
     scenarios: $runs,
     memory: $mem,
     argon2id: {
@@ -58,6 +95,35 @@ def round($d): (. * pow(10; $d) | round) / pow(10; $d);
     },
     micro: $bench,
     targets: [
+      {id: "nginx_vs_fastify", what: "authd behind nginx (keep-alive) ≥ 1.1 × Fastify cluster behind nginx (ratio)",
+       value: ratio($run.nginx_authd; $run.fastify_nginx), limit: 1.1,
+       met: atleast(ratio($run.nginx_authd; $run.fastify_nginx); 1.1)},
+      {id: "nginx_vs_ceiling", what: "authd behind nginx ≥ 0.9 × the keep-alive ceiling (ratio)",
+       value: $run.nginx_authd.ratio_to_ceiling, limit: 0.9, met: atleast($run.nginx_authd.ratio_to_ceiling; 0.9)},
+      {id: "lighttpd_vs_ceiling", what: "authd behind lighttpd ≥ 0.95 × the lighttpd ceiling (ratio)",
+       value: $run.guarded_read.ratio_to_ceiling, limit: 0.95, met: atleast($run.guarded_read.ratio_to_ceiling; 0.95)},
+      {id: "many_connections", what: "\($many_keepalive) kept connections, \($many_workers) threads ≥ 0.8 × the best authd row (\($best.id // "?")) (ratio)",
+       value: ratio($run.nginx_many; $best), limit: 0.8, met: atleast(ratio($run.nginx_many; $best); 0.8)},
+      {id: "many_connections_clean", what: "the same with zero errors and no stall (non-2xx, socket errors, timeouts, requests still waiting at the end: count; and the slowest request < 1 s)",
+       value: (if $run.nginx_many then $run.nginx_many.errors.status + $run.nginx_many.socket_errors + $run.nginx_many.unexpected_count + $run.nginx_many.cut_off_count else null end),
+       limit: 0, met: clean($run.nginx_many)},
+      {id: "many_connections_slowest", what: "(for reference) the slowest request of that row (ms)",
+       value: (if $run.nginx_many then $run.nginx_many.latency_us.max / 1000 else null end), limit: 1000,
+       met: (if $run.nginx_many then $run.nginx_many.latency_us.max < 1e6 else null end)},
+      {id: "users_read_flat", what: "guarded read at \($largest.users // "?") users ≥ 0.9 × at \($smallest.users // "?") (ratio)",
+       value: $largest.read_ratio, limit: 0.9, met: atleast($largest.read_ratio; 0.9)},
+      {id: "users_signin_flat", what: "sign-in at \($largest.users // "?") users ≥ 0.9 × at \($smallest.users // "?") (ratio)",
+       value: $largest.signin_ratio, limit: 0.9, met: atleast($largest.signin_ratio; 0.9)},
+      {id: "users_signup_flat", what: "sign-up at \($largest.users // "?") users ≥ 0.9 × at \($smallest.users // "?") (ratio)",
+       value: $largest.signup_ratio, limit: 0.9, met: atleast($largest.signup_ratio; 0.9)},
+      {id: "users_import", what: "authctl import of \($largest.users // "?") users < 120 s (s)",
+       value: ($largest.import_s // null), limit: 120, met: (if $largest then $largest.import_s < 120 else null end)},
+      {id: "users_memory", what: "authd at \($largest.users // "?") users under load (guarded read, sign-in, sign-up): largest RssAnon, i.e. apart from the mapped database (MiB)",
+       value: (if $largest_anon_kb then $largest_anon_kb / 1024 else null end), limit: 32,
+       met: (if $largest_anon_kb then $largest_anon_kb / 1024 < 32 else null end)},
+      {id: "users_memory_read", what: "(for reference) the same during the guarded read alone (MiB)",
+       value: (if $largest_read_anon_kb then $largest_read_anon_kb / 1024 else null end), limit: 32,
+       met: (if $largest_read_anon_kb then $largest_read_anon_kb / 1024 < 32 else null end)},
       {id: "guarded_read_throughput", what: "guarded read req/s ≥ 0.85 × ceiling (ratio)",
        value: $run.guarded_read.ratio_to_ceiling, limit: 0.85,
        met: (if $run.guarded_read.ratio_to_ceiling then $run.guarded_read.ratio_to_ceiling >= 0.85 else null end)},
@@ -70,7 +136,7 @@ def round($d): (. * pow(10; $d) | round) / pow(10; $d);
       {id: "verify_plus_lookup_cached", what: "(for reference) the same for a token seen before (BM_GuardCheck, µs)",
        value: (($by.BM_GuardCheck.cpu_ns // null) | if . then . / 1000 else null end), limit: 5,
        met: (if $by.BM_GuardCheck then $by.BM_GuardCheck.cpu_ns < 5000 else null end)},
-      {id: "fastcgi_rss", what: "FastCGI process RSS < 16 MiB after the run (MiB)",
+      {id: "fastcgi_rss", what: "authd RSS < 16 MiB after sign-up behind lighttpd (MiB)",
        value: ($authd_mem.rss_mib // null), limit: 16,
        met: (if $authd_mem then $authd_mem.rss_mib < 16 else null end)},
       {id: "signin_throughput", what: "sign-in req/s ≥ 0.9 × cores ÷ argon2id verify time (ratio)",

@@ -1,33 +1,50 @@
 #!/usr/bin/env bash
 # bench/run.sh - what `make bench` runs: authd's cost per request, measured
-# against the architecture's ceiling in the same run.
+# against the ceiling of each front server and against Node peers, in one run
+# on one machine, on the same route (guarded GET /records with a valid bearer
+# token, 200, a small JSON body).
 #
 # Builds (RelWithDebInfo, in its own build tree), installs what is missing
-# (scripts/deps.sh bench), runs the Google Benchmark micro-benchmarks of lib/,
-# then drives ONE lighttpd (conf/lighttpd.conf) on 127.0.0.1 with wrk. authd
-# first runs once to create the tokens and a record, then:
+# (scripts/deps.sh bench, `npm ci` in bench/peers), runs the Google Benchmark
+# micro-benchmarks of lib/, then, with wrk on 127.0.0.1 (authd first runs once
+# to create the tokens and a record):
 #
-#   1. ceiling           GET /records answered by build-bench/bench/authd_ceiling,
-#                        a libfcgi responder with authd's threads and accept loop
-#                        that does no auth work: same lighttpd, same socket, same
-#                        request (bearer header included), same response body
-#   2. guarded read      GET /records, valid bearer token (a one-record collection)
-#   3. capability read   GET /records/{id}, role user has `read`
-#      capability denied DELETE /records/{id}, role user lacks `delete` (403)
-#   4. invalid token     GET /records with a tampered signature (401)
-#   5. sign-in           POST /signin, Basic credentials (argon2id verify)
-#      sign-up           POST /signup, a unique username per request (argon2id hash)
+#   lighttpd (conf/lighttpd.conf, one FastCGI connection per request)
+#     ceiling            build-bench/bench/authd_ceiling, a libfcgi responder
+#                        with authd's threads and accept loop doing no auth
+#                        work: same socket, same request, same response body
+#     guarded read, capability read (GET /records/{id}), capability denied
+#     (DELETE, 403), invalid token (401), sign-in, sign-up: authd
+#   nginx (FastCGI keep-alive: upstream `keepalive K` + fastcgi_keep_conn on)
+#     nginx_ceiling      the ceiling with K threads (plain libfcgi keeps one
+#                        thread per kept connection)
+#     nginx_authd        authd with BENCH_NGINX_AUTHD_WORKERS threads (K)
+#     nginx_many         authd with BENCH_MANY_WORKERS threads while nginx keeps
+#                        BENCH_MANY_KEEPALIVE connections (4 x more), wrk -c
+#                        BENCH_MANY_CONNECTIONS: errors and stalls counted
+#   Apache (conf/apache/authd.conf, mod_proxy_fcgi with enablereuse=on)
+#     apache_ceiling     the ceiling with BENCH_APACHE_THREADS threads
+#     apache_authd       authd with BENCH_APACHE_AUTHD_WORKERS threads
+#   Node peers (bench/peers: Express 5 + jsonwebtoken, Fastify 5 + fast-jwt,
+#   a cluster of one worker per core, in-memory users)
+#     express_direct, express_nginx, fastify_direct, fastify_nginx
+#                        each directly and behind the same nginx (proxy_pass,
+#                        HTTP/1.1 upstream `keepalive K`)
+#   many users (bench/lib/users.sh): for each of BENCH_USER_COUNTS, a fresh
+#     store built with `authctl import`, authd behind lighttpd: guarded read,
+#     sign-in, sign-up; import time and data.mdb size; authd's memory
+#     (RssAnon = apart from the mapped database) at the largest count
 #
-# For each: requests/s, p50/p99 latency, ratio to the ceiling, CPU time per
-# request of lighttpd, the FastCGI program and wrk (and the throughput ratio
-# that implies when the cores are the limit), the status breakdown (from
-# lighttpd's access log); then the RSS of lighttpd and of the FastCGI
-# processes (authd before and after the argon2id scenarios). Prints a Markdown report and writes it to
-# $BENCH_RESULTS/latest.md, with everything as JSON in $BENCH_RESULTS/latest.json.
+# For each: requests/s, p50/p99, ratio to the ceiling of its front server,
+# CPU time per request of the backend, the front and wrk, statuses from the
+# front's access log, wrk's errors; the RSS of the processes. Prints a Markdown
+# report and writes it to $BENCH_RESULTS/latest.md, with everything as JSON in
+# $BENCH_RESULTS/latest.json.
 #
-# Everything it starts (lighttpd, authd, the ceiling, wrk) is stopped at the
-# end, on error and on Ctrl-C; the state directory under /tmp is removed
-# (BENCH_KEEP_STATE=1 keeps it).
+# Everything runs as the current user (Apache, when that is root, as www-data
+# with CAP_DAC_OVERRIDE only, like the test suite) on 127.0.0.1 and unix
+# sockets under a temporary directory, and is stopped at the end, on error
+# and on Ctrl-C; the directory is removed (BENCH_KEEP_STATE=1 keeps it).
 set -euo pipefail
 
 # ---- parameters (each overridable from the environment) --------------------
@@ -38,7 +55,26 @@ BENCH_WARMUP=${BENCH_WARMUP:-2}                   # seconds of unmeasured load b
 BENCH_HASH_CONNECTIONS=${BENCH_HASH_CONNECTIONS:-8}  # wrk -c for sign-in / sign-up (argon2id)
 BENCH_HASH_DURATION=${BENCH_HASH_DURATION:-$BENCH_DURATION}
 BENCH_TIMEOUT=${BENCH_TIMEOUT:-5}                 # wrk --timeout, seconds
-BENCH_WORKERS=${BENCH_WORKERS:-${AUTHD_WORKERS:-0}}  # FastCGI threads, both programs; 0 = 2 x cores
+BENCH_WORKERS=${BENCH_WORKERS:-${AUTHD_WORKERS:-0}}  # FastCGI threads behind lighttpd; 0 = 2 x cores
+BENCH_PARTS=${BENCH_PARTS:-"lighttpd nginx apache peers users"}  # which parts to run
+BENCH_SCENARIOS=${BENCH_SCENARIOS:-"guarded_read capability_read capability_denied invalid_token signin signup"}
+                                                  # authd's scenarios behind lighttpd (the ceiling always runs)
+BENCH_NGINX_WORKERS=${BENCH_NGINX_WORKERS:-1}     # nginx worker_processes
+BENCH_NGINX_KEEPALIVE=${BENCH_NGINX_KEEPALIVE:-$BENCH_CONNECTIONS}  # nginx upstream keepalive; threads of the
+                                                  # ceiling and authd behind it
+BENCH_MANY_WORKERS=${BENCH_MANY_WORKERS:-4}       # authd threads in the many-connections row
+BENCH_MANY_KEEPALIVE=${BENCH_MANY_KEEPALIVE:-$((4 * BENCH_MANY_WORKERS))}  # connections nginx keeps then
+BENCH_MANY_CONNECTIONS=${BENCH_MANY_CONNECTIONS:-64}  # wrk -c then
+BENCH_NGINX_AUTHD_WORKERS=${BENCH_NGINX_AUTHD_WORKERS:-$BENCH_WORKERS}  # authd's threads behind nginx
+BENCH_APACHE_THREADS=${BENCH_APACHE_THREADS:-128} # threads of the ceiling behind Apache: at least as many
+                                                  # connections as Apache's processes may keep together
+BENCH_APACHE_AUTHD_WORKERS=${BENCH_APACHE_AUTHD_WORKERS:-$BENCH_WORKERS}  # authd's threads behind Apache
+BENCH_APACHE_MODULES=${BENCH_APACHE_MODULES:-/usr/lib/apache2/modules}
+BENCH_PEER_WORKERS=${BENCH_PEER_WORKERS:-0}       # Node cluster workers; 0 = one per core
+BENCH_PEER_USERS=${BENCH_PEER_USERS:-1000}        # users the peers hold in memory
+BENCH_USER_COUNTS=${BENCH_USER_COUNTS:-"1000 100000 1000000"}  # store sizes of the many-users part
+BENCH_USERS_DURATION=${BENCH_USERS_DURATION:-$BENCH_DURATION}
+BENCH_USERS_HASH_DURATION=${BENCH_USERS_HASH_DURATION:-$BENCH_HASH_DURATION}
 BENCH_MICRO=${BENCH_MICRO:-1}                     # 0: skip the micro-benchmarks
 BENCH_MICRO_FILTER=${BENCH_MICRO_FILTER:-.}       # --benchmark_filter
 BENCH_BUILD_DIR=${BENCH_BUILD_DIR:-build-bench}
@@ -46,8 +82,6 @@ BENCH_BUILD_TYPE=${BENCH_BUILD_TYPE:-RelWithDebInfo}   # Release or RelWithDebIn
 BENCH_RESULTS=${BENCH_RESULTS:-bench/results}
 BENCH_DEPS=${BENCH_DEPS:-1}                       # 0: do not run scripts/deps.sh
 BENCH_KEEP_STATE=${BENCH_KEEP_STATE:-0}
-BENCH_SCENARIOS=${BENCH_SCENARIOS:-"guarded_read capability_read capability_denied invalid_token signin signup"}
-                                                  # which to run after the ceiling (always run)
 BENCH_PERF=${BENCH_PERF:-0}                       # 1: perf record -a (cpu-clock) during each measured run;
                                                   # CPU split per process and hot symbols in $BENCH_RESULTS/perf/
 JOBS=${JOBS:-2}
@@ -58,37 +92,75 @@ cd "$ROOT"
 [[ $BENCH_BUILD_DIR == /* ]] || BENCH_BUILD_DIR=$ROOT/$BENCH_BUILD_DIR
 [[ $BENCH_RESULTS == /* ]] || BENCH_RESULTS=$ROOT/$BENCH_RESULTS
 LUA=$ROOT/bench/wrk/scenario.lua
-REPORT_JQ=$ROOT/bench/report.jq
 
 say() { printf 'bench: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
+part() { [[ " $BENCH_PARTS " == *" $1 "* ]]; }
 # The start-up and shut-down of the stack, shared with `make run` and the tests.
 # shellcheck disable=SC2034  # read by stack_lib.sh
 STACK_SAY=bench
 # shellcheck source=../scripts/stack_lib.sh
 source "$ROOT/scripts/stack_lib.sh"
+# shellcheck source=lib/measure.sh
+source "$ROOT/bench/lib/measure.sh"
+# shellcheck source=lib/fronts.sh
+source "$ROOT/bench/lib/fronts.sh"
+# shellcheck source=lib/users.sh
+source "$ROOT/bench/lib/users.sh"
 
 for v in BENCH_CONNECTIONS BENCH_THREADS BENCH_DURATION BENCH_WARMUP BENCH_HASH_CONNECTIONS \
-         BENCH_HASH_DURATION BENCH_TIMEOUT BENCH_WORKERS JOBS; do
+         BENCH_HASH_DURATION BENCH_TIMEOUT BENCH_WORKERS BENCH_NGINX_WORKERS BENCH_NGINX_KEEPALIVE \
+         BENCH_MANY_WORKERS BENCH_MANY_KEEPALIVE BENCH_MANY_CONNECTIONS BENCH_APACHE_THREADS \
+         BENCH_NGINX_AUTHD_WORKERS BENCH_APACHE_AUTHD_WORKERS \
+         BENCH_PEER_WORKERS BENCH_PEER_USERS BENCH_USERS_DURATION BENCH_USERS_HASH_DURATION JOBS; do
   [[ ${!v} =~ ^[0-9]+$ ]] || die "$v must be a whole number, not '${!v}'"
 done
+for n in $BENCH_USER_COUNTS; do [[ $n =~ ^[1-9][0-9]*$ ]] || die "BENCH_USER_COUNTS: '$n' is not a count"; done
 ((BENCH_DURATION > 0 && BENCH_HASH_DURATION > 0)) || die "durations must be positive"
+((BENCH_NGINX_KEEPALIVE > 0 && BENCH_MANY_WORKERS > 0 && BENCH_MANY_KEEPALIVE > 0)) || die "keepalive and thread counts must be positive"
 case $BENCH_BUILD_TYPE in Release|RelWithDebInfo) ;; *) die "BENCH_BUILD_TYPE must be Release or RelWithDebInfo" ;; esac
+CORES=$(nproc)
+WORKERS=$BENCH_WORKERS
+((WORKERS > 0)) || WORKERS=$((2 * CORES))
+PEER_WORKERS=$BENCH_PEER_WORKERS
+((PEER_WORKERS > 0)) || PEER_WORKERS=$CORES
 
 # ---- dependencies and build --------------------------------------------------
 if ((BENCH_DEPS)); then
   "$ROOT/scripts/deps.sh" bench
 fi
-for tool in cmake lighttpd spawn-fcgi wrk curl jq setsid; do
+APACHE_BIN=$(command -v apache2 2>/dev/null || echo /usr/sbin/apache2)
+for tool in cmake lighttpd spawn-fcgi wrk curl jq setsid nginx node npm "$APACHE_BIN"; do
   command -v "$tool" >/dev/null 2>&1 || die "'$tool' is not installed (scripts/deps.sh bench installs it)"
 done
+((EUID != 0)) || command -v setpriv >/dev/null 2>&1 || die "running as root needs setpriv (util-linux) to run Apache unprivileged"
 if ((BENCH_PERF)) && ! perf record -e cpu-clock -o /dev/null -- true >/dev/null 2>&1; then
   die "BENCH_PERF=1 needs a working perf (Debian: linux-perf) and perf_event_paranoid <= 1 or root"
+fi
+# Fastify 5 and fast-jwt 6 need Node 20 or later (Debian 12's nodejs is 18;
+# NodeSource's nodejs 20 works): with an older node the peers are skipped.
+NOTES=()
+node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if part peers && ((node_major < 20)); then
+  NOTES+=("Node peers skipped: node $(node --version 2>/dev/null) is older than 20, which Fastify 5 and fast-jwt 6 need")
+  say "${NOTES[-1]}"
+  BENCH_PARTS=${BENCH_PARTS//peers/}
+fi
+if part peers; then
+  peer_modules=(express jsonwebtoken fastify fast-jwt)
+  for m in "${peer_modules[@]}"; do
+    [[ -f $ROOT/bench/peers/node_modules/$m/package.json ]] && continue
+    say "installing bench/peers' npm packages (npm ci)"
+    (cd "$ROOT/bench/peers" && npm ci --no-audit --no-fund --loglevel=error >&2) || die "npm ci in bench/peers failed"
+    break
+  done
 fi
 
 say "building ($BENCH_BUILD_TYPE) in ${BENCH_BUILD_DIR#"$ROOT"/}"
 mkdir -p "$BENCH_BUILD_DIR"
-cmake -S "$ROOT" -B "$BENCH_BUILD_DIR" -DCMAKE_BUILD_TYPE="$BENCH_BUILD_TYPE" \
+# The benchmark measures the LMDB store: the PostgreSQL store is left out of
+# its build.
+cmake -S "$ROOT" -B "$BENCH_BUILD_DIR" -DCMAKE_BUILD_TYPE="$BENCH_BUILD_TYPE" -DAUTHD_WITH_POSTGRESQL=OFF \
   -DAUTHD_BUILD_BENCH=ON -DAUTHD_BUILD_TESTS=OFF -DAUTHD_SANITIZE=OFF >"$BENCH_BUILD_DIR/bench-configure.log" 2>&1 ||
   { cat "$BENCH_BUILD_DIR/bench-configure.log" >&2; die "cmake configure failed"; }
 targets=(authd authctl authd_ceiling)
@@ -104,10 +176,8 @@ STATE=$(mktemp -d "${TMPDIR:-/tmp}/authd-bench.XXXXXX")
 RAW=$STATE/raw
 mkdir -p "$RAW" "$STATE/db" "$BENCH_RESULTS"
 SOCKET=$STATE/fcgi.sock
-ACCESS_LOG=$STATE/lighttpd-access.log
-FCGI_PID=
-LIGHTTPD_PID=
 WRK_PID=
+MEMORY=()
 
 cleaned=0
 cleanup() {
@@ -115,8 +185,9 @@ cleanup() {
   cleaned=1
   trap '' INT TERM HUP
   stop_pid "$WRK_PID" wrk
-  stop_group "$LIGHTTPD_PID" lighttpd
-  stop_group "$FCGI_PID" "FastCGI responder"
+  stop_group "$FRONT_PID" "${FRONT_NAME:-front server}"
+  stop_group "$PEER_PID" "Node peer"
+  stop_group "$FCGI_PID" "FastCGI program"
   if [[ $BENCH_KEEP_STATE == 1 ]]; then
     say "state kept in $STATE"
   else
@@ -127,181 +198,33 @@ trap 'rc=$?; cleanup; exit $rc' EXIT
 trap 'say "interrupted"; exit 130' INT
 trap 'exit 143' TERM HUP
 
-# Starts a FastCGI program on $SOCKET under spawn-fcgi (own process group).
-start_fcgi() {
-  local bin=$1 log=$2 rc=0
-  AUTHD_WORKERS=$BENCH_WORKERS AUTHD_STATE_DIR=$STATE/db fcgi_spawn "$SOCKET" "$log" "$bin" || rc=$?
-  FCGI_PID=$SPAWNED_PID
-  ((rc == 0)) && return 0
-  cat "$log" >&2 || true
-  die "$(basename "$bin") did not start on $SOCKET"
-}
-
-stop_fcgi() {
-  stop_group "$FCGI_PID" "FastCGI responder"
-  FCGI_PID=
-  rm -f "$SOCKET"
-}
-
-start_lighttpd() {
-  local attempt rc
-  for ((attempt = 0; attempt < 10; attempt++)); do
-    PORT=$(pick_port) || die "found no free port"
-    rc=0
-    lighttpd_spawn "$ROOT/conf/lighttpd.conf" "$PORT" "$ROOT/www" "$STATE" "$SOCKET" || rc=$?
-    LIGHTTPD_PID=$SPAWNED_PID
-    ((rc == 0)) && { BASE=http://127.0.0.1:$PORT; return 0; }
-    stop_group "$LIGHTTPD_PID" lighttpd
-    LIGHTTPD_PID=
-    ((rc == 2)) || break
-  done
-  cat "$STATE/lighttpd-error.log" "$STATE/lighttpd.out" >&2 2>/dev/null || true
-  die "lighttpd did not start"
-}
-
 status_of() {  # METHOD PATH [curl args...] -> HTTP status
   local method=$1 path=$2
   shift 2
   curl --silent --noproxy '*' --max-time 10 -o /dev/null -w '%{http_code}' -X "$method" "$@" "$BASE$path" || true
 }
 
-wait_for_status() {  # PATH STATUS: until lighttpd routes to the new backend
+wait_for_status() {  # PATH STATUS: until the front routes to the new backend
   wait_for_http "$BASE$1" "$2" 15 || die "GET $1 answered $WAIT_STATUS, expected $2"
 }
 
-# VmRSS etc. of PID as a JSON object (kB values).
-memory_json() {
-  local pid=$1 name=$2
-  awk -v name="$name" -v pid="$pid" '
-    /^(VmRSS|VmHWM|RssAnon|RssFile|RssShmem|Threads):/ { v[$1] = $2 }
-    END {
-      printf "{\"process\":\"%s\",\"pid\":%d,\"rss_kb\":%d,\"hwm_kb\":%d,\"anon_kb\":%d,\"file_kb\":%d,\"shmem_kb\":%d,\"threads\":%d}\n",
-        name, pid, v["VmRSS:"], v["VmHWM:"], v["RssAnon:"], v["RssFile:"], v["RssShmem:"], v["Threads:"]
-    }' "/proc/$pid/status"
+# Sanity: a scenario answers what it should before it is measured.
+check() {
+  local want=$1 got
+  shift
+  got=$(status_of "$@")
+  [[ $got == "$want" ]] || die "$* answered $got through $BASE, expected $want"
 }
 
-# Where the CPU went during scenario ID (BENCH_PERF=1): share of samples per
-# process, then the hottest symbols of each FastCGI program and of lighttpd.
-perf_summary() {
-  local id=$1 title=$2 data=$RAW/$1.perf.data report
-  [[ -s $data ]] || { say "  perf recorded nothing (see $RAW/$id.perf.log)"; return 0; }
-  mkdir -p "$BENCH_RESULTS/perf"
-  report=$BENCH_RESULTS/perf/$id.txt
-  (
-    set +e +o pipefail
-    echo "# $title: perf record -a -e cpu-clock, $(nproc) cores, while wrk ran"
-    echo
-    echo "## samples by process (command)"
-    perf report -i "$data" --stdio --no-children --sort comm 2>/dev/null | grep -v '^#' | grep -v '^$' | head -n 15
-    echo
-    echo "## samples by process and object"
-    perf report -i "$data" --stdio --no-children --sort comm,dso 2>/dev/null | grep -v '^#' | grep -v '^$' | head -n 30
-    local comm
-    for comm in authd authd_ceiling lighttpd; do
-      echo
-      echo "## $comm: hottest symbols (share of all samples)"
-      perf report -i "$data" --stdio --no-children --comms "$comm" --sort dso,sym 2>/dev/null |
-        grep -v '^#' | grep -v '^$' | head -n 40
-    done
-  ) >"$report" 2>/dev/null
-  rm -f "$data"
-  say "  perf summary: ${report#"$ROOT"/}"
-}
-
-# CPU time (user + system, all threads) PID has used so far, in clock ticks.
-cpu_ticks() {
-  local st
-  st=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
-  st=${st##*) }
-  awk '{ print $12 + $13 }' <<<"$st"
-}
-CLK_TCK=$(getconf CLK_TCK)
-
-# Sets CHILDREN_CPU_US to the user + system CPU time of this script's
-# terminated, waited-for children (bash's `times`, second line). `times` must
-# run in this shell, not in a $(...) subshell, hence the file.
-children_cpu() {
-  times >"$RAW/times.txt"
-  CHILDREN_CPU_US=$(awk 'NR == 2 {
-    t = 0
-    for (i = 1; i <= 2; i++) { split($i, p, "m"); sub("s", "", p[2]); t += p[1] * 60 + p[2] }
-    printf "%d\n", t * 1e6 }' "$RAW/times.txt")
-}
-
-# Seconds lighttpd may keep access-log lines buffered before writing them.
-LOG_FLUSH_WAIT=1.2
-
-# run_scenario ID TITLE EXPECTED CONNECTIONS DURATION METHOD PATH [wrk args...]
-# Environment for the Lua script (BENCH_BODY, BENCH_SIGNUP) passes through.
-SCENARIOS=()
-run_scenario() {
-  local id=$1 title=$2 expected=$3 conns=$4 duration=$5 method=$6 path=$7
-  shift 7
-  if [[ $id != ceiling && " $BENCH_SCENARIOS " != *" $id "* ]]; then
-    return 0
-  fi
-  local out=$RAW/$id.json
-  say "$title: $method $path, $conns connections, ${BENCH_WARMUP}s warm-up + ${duration}s"
-  if ((BENCH_WARMUP > 0)); then
-    BENCH_METHOD=$method BENCH_SIGNUP=${BENCH_SIGNUP:+${BENCH_SIGNUP}w} \
-      wrk -t"$BENCH_THREADS" -c"$conns" -d"${BENCH_WARMUP}s" --timeout "${BENCH_TIMEOUT}s" \
-      -s "$LUA" "$@" "$BASE$path" >"$RAW/$id.warmup.txt" 2>&1 &
-    WRK_PID=$!
-    wait "$WRK_PID" || die "wrk (warm-up of $id) failed: $(cat "$RAW/$id.warmup.txt")"
-    WRK_PID=
-  fi
-  sleep "$LOG_FLUSH_WAIT"
-  local offset
-  offset=$(stat -c %s "$ACCESS_LOG" 2>/dev/null || echo 0)
-  local perf_pid= fcgi_cpu0 lighttpd_cpu0 wrk_cpu0
-  children_cpu
-  wrk_cpu0=$CHILDREN_CPU_US
-  fcgi_cpu0=$(cpu_ticks "$FCGI_PID")
-  lighttpd_cpu0=$(cpu_ticks "$LIGHTTPD_PID")
-  if ((BENCH_PERF)); then
-    perf record -a -e cpu-clock -F 499 -o "$RAW/$id.perf.data" -- sleep "$duration" >"$RAW/$id.perf.log" 2>&1 &
-    perf_pid=$!
-  fi
-  BENCH_METHOD=$method BENCH_OUT=$out \
-    wrk -t"$BENCH_THREADS" -c"$conns" -d"${duration}s" --timeout "${BENCH_TIMEOUT}s" --latency \
-    -s "$LUA" "$@" "$BASE$path" >"$RAW/$id.txt" 2>&1 &
-  WRK_PID=$!
-  wait "$WRK_PID" || die "wrk ($id) failed: $(cat "$RAW/$id.txt")"
-  WRK_PID=
-  local fcgi_cpu=$(($(cpu_ticks "$FCGI_PID") - fcgi_cpu0)) lighttpd_cpu=$(($(cpu_ticks "$LIGHTTPD_PID") - lighttpd_cpu0))
-  children_cpu
-  local wrk_cpu=$((CHILDREN_CPU_US - wrk_cpu0))
-  [[ -s $out ]] || die "wrk ($id) wrote no figures: $(cat "$RAW/$id.txt")"
-  if [[ -n $perf_pid ]]; then
-    wait "$perf_pid" || true
-    perf_summary "$id" "$title"
-  fi
-  sleep "$LOG_FLUSH_WAIT"
-  # Status breakdown of the measured window, from lighttpd's access log
-  # (combined format: the status follows the quoted request line).
-  local statuses
-  statuses=$(tail -c +"$((offset + 1))" "$ACCESS_LOG" |
-    awk -F'"' 'NF >= 3 { split($3, a, " "); n[a[1]]++ }
-               END { s = ""; for (k in n) s = s (s == "" ? "" : ",") "\"" k "\":" n[k]; print "{" s "}" }')
-  jq -c --arg id "$id" --arg title "$title" --arg method "$method" --arg path "$path" \
-     --argjson expected "$expected" --argjson connections "$conns" --argjson statuses "$statuses" \
-     --argjson fcgi_ticks "$fcgi_cpu" --argjson lighttpd_ticks "$lighttpd_cpu" --argjson hz "$CLK_TCK" \
-     --argjson wrk_us "$wrk_cpu" \
-     '{id: $id, title: $title, method: $method, path: $path, expected_status: $expected,
-       connections: $connections, statuses: $statuses} + .
-      | . + {cpu_us_per_request: {
-          fastcgi: (if .requests > 0 then $fcgi_ticks / $hz * 1e6 / .requests else null end),
-          lighttpd: (if .requests > 0 then $lighttpd_ticks / $hz * 1e6 / .requests else null end),
-          wrk: (if .requests > 0 then $wrk_us / .requests else null end)}}
-      | .cpu_us_per_request.total = (.cpu_us_per_request | [.fastcgi, .lighttpd, .wrk] | add)' \
-     "$out" >"$RAW/$id.scenario.json"
-  SCENARIOS+=("$RAW/$id.scenario.json")
-  local rps
-  rps=$(jq -r '(.requests / (.duration_us / 1e6)) | floor' "$out")
-  say "  $rps req/s, p50 $(jq -r '.latency_us.p50' "$out") us, p99 $(jq -r '.latency_us.p99' "$out") us, statuses $statuses," \
-      "CPU/request: FastCGI $(jq -r '.cpu_us_per_request.fastcgi | floor' "$RAW/$id.scenario.json") us," \
-      "lighttpd $(jq -r '.cpu_us_per_request.lighttpd | floor' "$RAW/$id.scenario.json") us," \
-      "wrk $(jq -r '.cpu_us_per_request.wrk | floor' "$RAW/$id.scenario.json") us"
+# guarded ID TITLE FRONT BACKEND CEILING_ID THREADS KEEP [CONNECTIONS]: the
+# guarded read with $TOKEN against whatever runs now.
+guarded() {
+  local front_pgid=$FRONT_PID
+  [[ $3 == direct ]] && front_pgid=
+  BACKEND_PGID=${BACKEND_OVERRIDE:-$FCGI_PID} FRONT_PGID=$front_pgid ROW_FRONT=$3 ROW_BACKEND=$4 \
+  ROW_CEILING=$5 ROW_THREADS=$6 ROW_KEEP=$7 ROW_USERS='' \
+    run_scenario "$1" "$2" 200 "${8:-$BENCH_CONNECTIONS}" "$BENCH_DURATION" GET /records \
+    -H "Authorization: Bearer $TOKEN"
 }
 
 LOADAVG_START=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -318,17 +241,17 @@ else
 fi
 
 # ---- set-up: authd, its users, a record, tokens -----------------------------------
-# authd runs once to mint the tokens and the record (and to learn its answer
-# to the guarded read), then makes way for the ceiling, then comes back on the
-# same state for the measured scenarios.
+# authd runs once behind lighttpd to mint the tokens and the record (and to
+# learn its answer to the guarded read, which every ceiling and peer answers
+# too), then makes way for the ceiling.
 export AUTHD_STATE_DIR=$STATE/db
 PASSWORD='bench correct horse'
 printf '%s\n' "$PASSWORD" | "$AUTHCTL_BIN" add benchuser user --fullname 'Bench User' --email bench@example.com >/dev/null
 printf '%s\n' "$PASSWORD" | "$AUTHCTL_BIN" add benchadmin admin >/dev/null
-start_fcgi "$AUTHD_BIN" "$STATE/authd-setup.log"
-start_lighttpd
+start_fcgi "$AUTHD_BIN" "$STATE/authd-setup.log" "$WORKERS"
+start_front lighttpd
 wait_for_status /records 401
-say "lighttpd (pid $LIGHTTPD_PID) on $BASE; set-up with authd (pid $FCGI_PID)"
+say "lighttpd (pid $FRONT_PID) on $BASE; set-up with authd (pid $FCGI_PID)"
 
 signin_token() {
   curl --silent --noproxy '*' --max-time 10 -u "$1:$PASSWORD" -d '' "$BASE/signin" | jq -r '.token // empty'
@@ -347,13 +270,6 @@ mid=$((${#USER_TOKEN} - ${#sig} + ${#sig} / 2))
 BAD_TOKEN=${USER_TOKEN:0:mid}$repl${USER_TOKEN:mid+1}
 BASIC=$(printf '%s' "benchuser:$PASSWORD" | base64 -w0)
 
-# Sanity: each scenario answers what it should before it is measured.
-check() {
-  local want=$1 got
-  shift
-  got=$(status_of "$@")
-  [[ $got == "$want" ]] || die "$* answered $got, expected $want"
-}
 check 200 GET /records -H "Authorization: Bearer $USER_TOKEN"
 check 200 GET "/records/$RECORD_ID" -H "Authorization: Bearer $USER_TOKEN"
 check 403 DELETE "/records/$RECORD_ID" -H "Authorization: Bearer $USER_TOKEN"
@@ -364,68 +280,166 @@ SIGNUP_PHC=$(curl --silent --noproxy '*' --max-time 10 -H 'Content-Type: applica
   -d '{"username":"benchprobe","password":"probe password","fullname":"Probe","email":"probe@example.com"}' \
   "$BASE/signup" | jq -r '.user.password // empty')
 [[ $SIGNUP_PHC == '$argon2id$'* ]] || die "sign-up did not answer an argon2id hash"
-# What authd answers to the guarded read: the ceiling answers the same bytes.
+# What authd answers to the guarded read: the ceilings and peers answer the same bytes.
 GUARDED_BODY=$(curl --silent --noproxy '*' --max-time 10 -H "Authorization: Bearer $USER_TOKEN" "$BASE/records")
 stop_fcgi
+# The users and the record, for the many-users part (benchuser's hash).
+"$AUTHCTL_BIN" export >"$STATE/export.jsonl"
+TOKEN=$USER_TOKEN
 
-# ---- 1. the ceiling --------------------------------------------------------------
-# The same request as the guarded read (bearer header included), the same
-# response body, through the same lighttpd and socket; no auth work.
-AUTHD_CEILING_BODY=$GUARDED_BODY start_fcgi "$CEILING_BIN" "$STATE/ceiling.log"
-wait_for_status /records 200
-say "ceiling (pid $FCGI_PID) on $SOCKET"
-run_scenario ceiling "ceiling (trivial FastCGI responder)" 200 "$BENCH_CONNECTIONS" "$BENCH_DURATION" GET /records \
-  -H "Authorization: Bearer $USER_TOKEN"
-MEMORY=("$(memory_json "$FCGI_PID" authd_ceiling)")
-stop_fcgi
+# ---- lighttpd: the ceiling, then authd -------------------------------------------
+if part lighttpd; then
+  AUTHD_CEILING_BODY=$GUARDED_BODY start_fcgi "$CEILING_BIN" "$STATE/ceiling.log" "$WORKERS"
+  wait_for_status /records 200
+  say "ceiling (pid $FCGI_PID) on $SOCKET"
+  guarded ceiling "ceiling (trivial FastCGI responder)" lighttpd ceiling ceiling "$WORKERS" ""
+  MEMORY+=("$(memory_json "$FCGI_PID" "authd_ceiling ($WORKERS threads)")")
+  stop_fcgi
 
-# ---- authd again, fresh process, same state ---------------------------------------
-start_fcgi "$AUTHD_BIN" "$STATE/authd.log"
-wait_for_status /records 401
-say "authd (pid $FCGI_PID) on $SOCKET"
-
-# ---- 2-5. authd ------------------------------------------------------------------
-run_scenario guarded_read "guarded read" 200 "$BENCH_CONNECTIONS" "$BENCH_DURATION" GET /records \
-  -H "Authorization: Bearer $USER_TOKEN"
-run_scenario capability_read "capability read" 200 "$BENCH_CONNECTIONS" "$BENCH_DURATION" GET "/records/$RECORD_ID" \
-  -H "Authorization: Bearer $USER_TOKEN"
-run_scenario capability_denied "capability denied" 403 "$BENCH_CONNECTIONS" "$BENCH_DURATION" DELETE "/records/$RECORD_ID" \
-  -H "Authorization: Bearer $USER_TOKEN"
-run_scenario invalid_token "invalid token" 401 "$BENCH_CONNECTIONS" "$BENCH_DURATION" GET /records \
-  -H "Authorization: Bearer $BAD_TOKEN"
-if [[ " $BENCH_SCENARIOS " == *" signin "* || " $BENCH_SCENARIOS " == *" signup "* ]]; then
+  start_fcgi "$AUTHD_BIN" "$STATE/authd.log" "$WORKERS"
+  wait_for_status /records 401
+  say "authd (pid $FCGI_PID) on $SOCKET"
+  authd_row() {  # ID TITLE EXPECTED CONNECTIONS DURATION METHOD PATH [wrk args]
+    [[ " $BENCH_SCENARIOS " == *" $1 "* ]] || return 0
+    BACKEND_PGID=$FCGI_PID FRONT_PGID=$FRONT_PID ROW_FRONT=lighttpd ROW_BACKEND=authd ROW_CEILING=ceiling \
+    ROW_THREADS=$WORKERS ROW_KEEP='' ROW_USERS='' run_scenario "$@"
+  }
+  authd_row guarded_read "guarded read" 200 "$BENCH_CONNECTIONS" "$BENCH_DURATION" GET /records \
+    -H "Authorization: Bearer $USER_TOKEN"
+  authd_row capability_read "capability read" 200 "$BENCH_CONNECTIONS" "$BENCH_DURATION" GET "/records/$RECORD_ID" \
+    -H "Authorization: Bearer $USER_TOKEN"
+  authd_row capability_denied "capability denied" 403 "$BENCH_CONNECTIONS" "$BENCH_DURATION" DELETE "/records/$RECORD_ID" \
+    -H "Authorization: Bearer $USER_TOKEN"
+  authd_row invalid_token "invalid token" 401 "$BENCH_CONNECTIONS" "$BENCH_DURATION" GET /records \
+    -H "Authorization: Bearer $BAD_TOKEN"
   MEMORY+=("$(memory_json "$FCGI_PID" "authd before sign-in")")
+  authd_row signin "sign-in" 200 "$BENCH_HASH_CONNECTIONS" "$BENCH_HASH_DURATION" POST /signin \
+    -H "Authorization: Basic $BASIC"
+  BENCH_SIGNUP=b$$x$RANDOM authd_row signup "sign-up" 201 "$BENCH_HASH_CONNECTIONS" "$BENCH_HASH_DURATION" POST /signup
+  MEMORY+=("$(memory_json "$FCGI_PID" "authd after sign-up")" "$(group_memory_json "$FRONT_PID" lighttpd)")
+  stop_fcgi
 fi
-run_scenario signin "sign-in" 200 "$BENCH_HASH_CONNECTIONS" "$BENCH_HASH_DURATION" POST /signin \
-  -H "Authorization: Basic $BASIC"
-BENCH_SIGNUP=b$$x$RANDOM run_scenario signup "sign-up" 201 "$BENCH_HASH_CONNECTIONS" "$BENCH_HASH_DURATION" POST /signup
+stop_front
 
-MEMORY+=("$(memory_json "$FCGI_PID" authd)" "$(memory_json "$LIGHTTPD_PID" lighttpd)")
+# fcgi_row ID TITLE FRONT CEILING_ID PROGRAM THREADS KEEP CONNECTIONS [FRONT ARGS]:
+# PROGRAM (the ceiling or authd) with THREADS threads, a fresh front server
+# in front of it (start_front FRONT ARGS), the guarded read. A fresh front per
+# row: no kept connection outlives the backend it was made to. Before
+# measuring, two requests in a row must answer 200 within 10 s each (the
+# second one reuses a kept connection); when they do not, a note says so
+# and the row is measured anyway (its errors and timeouts then show it).
+fcgi_row() {
+  local id=$1 title=$2 front=$3 ceiling_id=$4 program=$5 threads=$6 keep=$7 conns=$8 backend got attempt
+  shift 8
+  if [[ $program == "$CEILING_BIN" ]]; then
+    backend=ceiling
+    AUTHD_CEILING_BODY=$GUARDED_BODY start_fcgi "$program" "$STATE/$id.log" "$threads"
+  else
+    backend=authd
+    start_fcgi "$program" "$STATE/$id.log" "$threads"
+  fi
+  start_front "$front" "$@"
+  say "$front (pid $FRONT_PID) on $BASE, $backend (pid $FCGI_PID) with $threads threads${keep:+, $keep kept connections}"
+  for attempt in first second; do
+    got=$(status_of GET /records -H "Authorization: Bearer $TOKEN")
+    [[ $got == 200 ]] && continue
+    [[ $got == 000 ]] && got="no answer within 10 s" || got="answered $got"
+    NOTES+=("$title: the $attempt request before measuring got $got, not 200")
+    say "${NOTES[-1]}"
+    break
+  done
+  guarded "$id" "$title" "$front" "$backend" "$ceiling_id" "$threads" "$keep" "$conns"
+  [[ $backend == authd ]] && MEMORY+=("$(memory_json "$FCGI_PID" "$title")")
+  [[ $backend == authd ]] && MEMORY+=("$(group_memory_json "$FRONT_PID" "$front ($title)")")
+  stop_front
+  stop_fcgi
+}
+
+# ---- nginx with FastCGI keep-alive -------------------------------------------------
+# The ceiling with as many threads as nginx keeps connections (plain libfcgi
+# holds a thread per kept connection), authd with BENCH_NGINX_AUTHD_WORKERS
+# (the same by default), then authd with 4 x fewer threads than kept
+# connections.
+K=$BENCH_NGINX_KEEPALIVE
+if part nginx; then
+  fcgi_row nginx_ceiling "ceiling behind nginx, keep-alive" nginx nginx_ceiling "$CEILING_BIN" "$K" "$K" \
+    "$BENCH_CONNECTIONS" fastcgi "$K"
+  fcgi_row nginx_authd "authd behind nginx, keep-alive" nginx nginx_ceiling "$AUTHD_BIN" "$BENCH_NGINX_AUTHD_WORKERS" "$K" \
+    "$BENCH_CONNECTIONS" fastcgi "$K"
+  fcgi_row nginx_many "authd behind nginx, $BENCH_MANY_KEEPALIVE kept connections, $BENCH_MANY_WORKERS threads" \
+    nginx nginx_ceiling "$AUTHD_BIN" "$BENCH_MANY_WORKERS" "$BENCH_MANY_KEEPALIVE" "$BENCH_MANY_CONNECTIONS" \
+    fastcgi "$BENCH_MANY_KEEPALIVE"
+fi
+
+# ---- Apache, mod_proxy_fcgi with enablereuse=on -------------------------------------
+APACHE_REUSE=
+if part apache; then
+  fcgi_row apache_ceiling "ceiling behind Apache, enablereuse" apache apache_ceiling "$CEILING_BIN" \
+    "$BENCH_APACHE_THREADS" "" "$BENCH_CONNECTIONS"
+  fcgi_row apache_authd "authd behind Apache, enablereuse" apache apache_ceiling "$AUTHD_BIN" \
+    "$BENCH_APACHE_AUTHD_WORKERS" "" "$BENCH_CONNECTIONS"
+fi
+
+# ---- Node peers, directly and behind the same nginx ---------------------------------
+if part peers; then
+  PEER_SECRET=$(head -c 32 /dev/urandom | base64 -w0)
+  TOKEN=$(PEER_SECRET=$PEER_SECRET node "$ROOT/bench/peers/mint-token.js") || die "minting the peers' token failed"
+  for app in express fastify; do
+    start_peer "$app-app"
+    BASE=http://127.0.0.1:$PEER_PORT
+    ACCESS_LOG=
+    check 200 GET /records -H "Authorization: Bearer $TOKEN"
+    [[ $(curl --silent --noproxy '*' -H "Authorization: Bearer $TOKEN" "$BASE/records") == "$GUARDED_BODY" ]] ||
+      die "$app-app does not answer the records authd answers"
+    say "$app-app (pid $PEER_PID, $PEER_WORKERS workers) on $BASE"
+    BACKEND_OVERRIDE=$PEER_PID guarded "${app}_direct" "$app (Node cluster), direct" direct "$app" "" "$PEER_WORKERS" ""
+    start_front nginx http "$K" "$PEER_PORT"
+    check 200 GET /records -H "Authorization: Bearer $TOKEN"
+    BACKEND_OVERRIDE=$PEER_PID guarded "${app}_nginx" "$app (Node cluster) behind nginx, keep-alive" nginx "$app" "" "$PEER_WORKERS" "$K"
+    MEMORY+=("$(group_memory_json "$PEER_PID" "$app-app (Node cluster)")")
+    stop_front
+    stop_peer
+  done
+  TOKEN=$USER_TOKEN
+fi
+
+# ---- many users ----------------------------------------------------------------------
+if part users; then
+  users_phase "$STATE/export.jsonl"
+fi
 
 # ---- report -------------------------------------------------------------------------
-cores=$(nproc)
-cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
-lighttpd_version=$( (lighttpd -v 2>/dev/null || true) | awk 'NR == 1 { print $1 }')
-wrk_version=$( (wrk -v 2>&1 || true) | awk 'NR == 1 { print $2 }')
-workers=$BENCH_WORKERS
-((workers > 0)) || workers=$((2 * cores))
+version_of() { "$@" 2>&1 | head -n 1 || true; }
 commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 changes=$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null || true)
 [[ -n $changes ]] && dirty=true || dirty=false
+((${#SCENARIOS[@]})) || die "no scenario ran (BENCH_PARTS='$BENCH_PARTS')"
 
 jq -n \
   --arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg commit "$commit" --argjson dirty "$dirty" \
-  --argjson cores "$cores" --arg cpu "$cpu" --arg kernel "$(uname -r)" \
+  --argjson cores "$CORES" --arg cpu "$(lscpu 2>/dev/null | awk -F': *' '/^Model name/ { print $2; exit }')" \
+  --arg kernel "$(uname -r)" --arg os "$( (. /etc/os-release && echo "$PRETTY_NAME") 2>/dev/null || echo unknown)" \
   --arg loadavg_start "$LOADAVG_START" --arg loadavg_end "$(cut -d' ' -f1-3 /proc/loadavg)" \
-  --arg lighttpd "$lighttpd_version" --arg wrk "$wrk_version" --arg build_type "$BENCH_BUILD_TYPE" \
-  --argjson workers "$workers" --argjson connections "$BENCH_CONNECTIONS" \
+  --arg lighttpd "$(version_of lighttpd -v | awk '{ print $1 }')" \
+  --arg nginx "$(version_of nginx -v | sed 's/^nginx version: //')" \
+  --arg apache "$(version_of "$APACHE_BIN" -v | sed 's/^Server version: //')" \
+  --arg node "$(node --version 2>/dev/null || true)" \
+  --arg peers "$(cd "$ROOT/bench/peers" && node -p "['express','jsonwebtoken','fastify','fast-jwt'].map(m => m + ' ' + require(m + '/package.json').version).join(', ')" 2>/dev/null || true)" \
+  --arg wrk "$(version_of wrk -v | awk '{ print $2 }')" --arg build_type "$BENCH_BUILD_TYPE" \
+  --arg apache_reuse "$APACHE_REUSE" --argjson notes "$(jq -nc '$ARGS.positional' --args "${NOTES[@]}")" \
+  --argjson workers "$WORKERS" --argjson connections "$BENCH_CONNECTIONS" \
   --argjson hash_connections "$BENCH_HASH_CONNECTIONS" --argjson threads "$BENCH_THREADS" \
   --argjson duration "$BENCH_DURATION" --argjson hash_duration "$BENCH_HASH_DURATION" \
-  --argjson warmup "$BENCH_WARMUP" --arg authd_phc "$SIGNUP_PHC" \
+  --argjson warmup "$BENCH_WARMUP" --argjson nginx_keepalive "$K" --argjson nginx_workers "$BENCH_NGINX_WORKERS" \
+  --argjson many_workers "$BENCH_MANY_WORKERS" --argjson many_keepalive "$BENCH_MANY_KEEPALIVE" \
+  --argjson many_connections "$BENCH_MANY_CONNECTIONS" --argjson apache_threads "$BENCH_APACHE_THREADS" \
+  --argjson peer_workers "$PEER_WORKERS" --argjson peer_users "$BENCH_PEER_USERS" \
+  --arg authd_phc "$SIGNUP_PHC" \
   --slurpfile scenarios <(cat "${SCENARIOS[@]}") \
   --slurpfile memory <(printf '%s\n' "${MEMORY[@]}") \
+  --slurpfile users_meta <( ((${#USERS_META[@]})) && printf '%s\n' "${USERS_META[@]}" || true) \
   --slurpfile micro "$MICRO_JSON" \
   -f "$ROOT/bench/results.jq" >"$BENCH_RESULTS/latest.json"
-jq -r -f "$REPORT_JQ" "$BENCH_RESULTS/latest.json" >"$BENCH_RESULTS/latest.md"
+jq -r -f "$ROOT/bench/report.jq" "$BENCH_RESULTS/latest.json" >"$BENCH_RESULTS/latest.md"
 cat "$BENCH_RESULTS/latest.md"
 say "wrote ${BENCH_RESULTS#"$ROOT"/}/latest.md and latest.json"

@@ -13,7 +13,10 @@
 #          playwright-core) and postgresql (throw-away clusters for the
 #          PostgreSQL store's tests; the system's default cluster is never
 #          started)
-#   bench  build + run + wrk, Google Benchmark, curl, jq, procps (`make bench`)
+#   bench  build + run + wrk, Google Benchmark, curl, jq, procps, and the
+#          other front servers and the peers `make bench` compares authd
+#          with: nginx, apache2, nodejs and npm (bench/peers' Express and
+#          Fastify apps, installed by the benchmark with `npm ci`)
 #   fuzz   build + clang-19 and its runtime libraries (libFuzzer, ASan, UBSan)
 #          for `make fuzz` (Debian 12's clang 14 cannot compile C++23 <expected>)
 #
@@ -38,6 +41,8 @@ build_pkgs=(g++ cmake make pkg-config libfcgi-dev libjansson-dev
 build_pkgs+=(libcrypt-dev)
 run_pkgs=(lighttpd spawn-fcgi)
 bench_pkgs=(wrk libbenchmark-dev curl jq procps)
+# make bench also measures behind nginx and Apache, and Node peers (bench/peers).
+bench_pkgs+=(nginx apache2 nodejs npm)
 fuzz_pkgs=(clang-19 libclang-rt-19-dev)
 test_pkgs=(libgtest-dev curl jq lmdb-utils procps nodejs npm)
 # nginx: the third front end of the black-box suite (conf/nginx/authd.conf,
@@ -80,7 +85,7 @@ case $level in
   test)  wanted=("${build_pkgs[@]}" "${run_pkgs[@]}" "${test_pkgs[@]}") ;;
   bench) wanted=("${build_pkgs[@]}" "${run_pkgs[@]}" "${bench_pkgs[@]}") ;;
   fuzz)  wanted=("${build_pkgs[@]}" "${fuzz_pkgs[@]}") ;;
-  -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "usage: $0 [build|run|test|bench|fuzz]" >&2; exit 2 ;;
 esac
 

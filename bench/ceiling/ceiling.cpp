@@ -5,7 +5,14 @@
 // authd's: it accepts on the socket handed over as fd 0 (spawn-fcgi), runs the
 // same number of request threads (AUTHD_WORKERS, default two per core), and
 // the threads take turns accepting with the same mutex + poll pattern as
-// src/main.cpp. Whatever authd costs on top of this is the price of auth.
+// authd's libfcgi server. Whatever authd costs on top of this is the price of
+// auth.
+//
+// Kept connections (nginx `fastcgi_keep_conn on`, Apache `enablereuse=on`:
+// FCGI_KEEP_CONN): plain libfcgi keeps the connection in the FCGX_Request
+// after FCGX_Finish_r, and the thread then waits for the next request on it,
+// so each kept connection holds one thread; run as many threads as the web
+// server keeps connections (bench/run.sh does).
 //
 //   AUTHD_CEILING_BODY='[]' spawn-fcgi -n -s /tmp/x.sock -- build-bench/bench/authd_ceiling
 #include <fcgiapp.h>
@@ -56,9 +63,14 @@ unsigned worker_count() {
   return 2 * std::max(1u, std::thread::hardware_concurrency());
 }
 
-// The same accept discipline as authd (src/main.cpp accept_next): one thread
-// at a time waits in poll() on the listening socket, then accepts.
+// The same accept discipline as authd's libfcgi server: one thread at a time
+// waits in poll() on the listening socket, then accepts. A connection the web
+// server keeps stays in request.ipcFd: FCGX_Accept_r then reads the next
+// request from it (and accepts a new connection by itself once the server
+// closes it). Polling the listening socket instead would leave that request
+// waiting until some other connection arrives.
 bool accept_next(int listen_fd, std::mutex& accept_mutex, FCGX_Request& request) {
+  if (request.ipcFd >= 0) return !stopping.load() && FCGX_Accept_r(&request) == 0;
   std::lock_guard lock(accept_mutex);
   while (!stopping.load()) {
     pollfd ready{listen_fd, POLLIN, 0};
@@ -79,6 +91,10 @@ void serve(int listen_fd, std::mutex& accept_mutex, std::string_view response) {
     (void)FCGX_GetParam("SCRIPT_NAME", request.envp);
     (void)FCGX_GetParam("PATH_INFO", request.envp);
     (void)FCGX_GetParam("HTTP_AUTHORIZATION", request.envp);
+    // The (empty) body, to its end: on a kept connection the next request's
+    // records must not find this one's FCGI_STDIN still unread.
+    while (FCGX_GetChar(request.in) != EOF) {
+    }
     FCGX_PutStr(response.data(), static_cast<int>(response.size()), request.out);
     FCGX_Finish_r(&request);
   }
@@ -117,6 +133,8 @@ int main() {
   sigwait(&stop_signals, &signal_number);
   stopping = true;
   FCGX_ShutdownPending();
-  for (auto& thread : pool) thread.join();
-  return 0;
+  // Threads may be blocked reading a kept connection or in libfcgi's own
+  // accept(): nothing to finish or save here, so leave without joining them.
+  std::fflush(stderr);
+  std::_Exit(0);
 }

@@ -74,15 +74,6 @@ export async function snap(page, name) {
   await page.setViewportSize(before);
 }
 
-// Whether a route exists on this server, asked without side effects: a GET
-// answers 404 only when there is no such route (authd answers 401 or 405
-// where the route exists but needs a token or another method).
-export async function routeExists(pathname) {
-  const response = await fetch(BASE + pathname, { redirect: "manual" });
-  await response.arrayBuffer();
-  return response.status !== 404;
-}
-
 // authctl on the test's state directory (the harness exported AUTHD_*).
 export function authctl(...args) {
   const options = { encoding: "utf8", env: process.env };

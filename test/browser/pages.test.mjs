@@ -4,7 +4,7 @@
 // Controls are found by label and role, as a screen reader user finds them.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { BASE, authCookie, authctl, launch, newContext, problems, role, routeExists, signInWithPage,
+import { BASE, authCookie, authctl, launch, newContext, problems, role, signInWithPage,
          signUpApi, snap } from "./lib.mjs";
 
 const APP_PORT = Number(process.env.APP_PORT);          // an origin in portal_return_origins
@@ -90,19 +90,13 @@ test("wrong password: the message, focus back on the password", async () => {
   await context.close();
 });
 
-test("sign in, then sign out (POST /signout clears the cookie)", async (t) => {
+test("sign in, then sign out (POST /signout clears the cookie)", async () => {
   const context = await newContext(browser, "signin");
   const page = await context.newPage();
   await signInWithPage(page, "alice", PASSWORD);
   await page.getByRole("heading", { name: "You are signed in" }).waitFor();
   assert.ok(await authCookie(context), "signed in: the auth cookie is set");
   await snap(page, "signin");
-  // PENDING issue 14: POST /signout. Enabled by itself once the route exists.
-  if (!(await routeExists("/signout"))) {
-    t.skip("PENDING: POST /signout does not exist yet (issue 14); the sign-out part of this test runs once it does");
-    await context.close();
-    return;
-  }
   await page.getByRole("button", { name: "Sign out" }).click();
   await page.getByRole("status").filter({ hasText: "You are signed out." }).waitFor();
   await page.getByRole("form", { name: "Sign in" }).waitFor();
@@ -214,12 +208,7 @@ test("error pages share the style", async () => {
   await context.close();
 });
 
-test("account page: change password (PUT /me/password)", async (t) => {
-  // PENDING issue 14: GET /me and PUT /me/password. Enabled by itself once they exist.
-  if (!(await routeExists("/me")) || !(await routeExists("/me/password"))) {
-    t.skip("PENDING: GET /me and PUT /me/password do not exist yet (issue 14)");
-    return;
-  }
+test("account page: change password (PUT /me/password)", async () => {
   await signUpApi("carol", PASSWORD);
   const context = await newContext(browser, "account");
   const page = await context.newPage();
@@ -249,13 +238,7 @@ test("account page: change password (PUT /me/password)", async (t) => {
   await context.close();
 });
 
-test("admin page: role change seen by the changed user; delete with confirmation", async (t) => {
-  // PENDING issue 17 (GET/PUT/DELETE /admin/users) and issue 14 (GET /me,
-  // for the changed user's account page). Enabled by itself once they exist.
-  if (!(await routeExists("/admin/users")) || !(await routeExists("/me"))) {
-    t.skip("PENDING: GET /admin/users (issue 17) and GET /me (issue 14) do not exist yet");
-    return;
-  }
+test("admin page: role change seen by the changed user; delete with confirmation", async () => {
   authctl("add", "root", "admin", PASSWORD);
   await signUpApi("bob", PASSWORD);
   await signUpApi("dave", PASSWORD);
@@ -299,85 +282,6 @@ test("admin page: role change seen by the changed user; delete with confirmation
   assert.equal(role("dave"), null);
   await bobContext.close();
   await adminContext.close();
-});
-
-// Until issues 14 and 17 land, the two tests above skip. This one renders the
-// account and admin pages against the agreed JSON contracts, answered by the
-// browser itself (Playwright's page.route: only in this test, never in
-// authd), so that the pages' own code is exercised today. It proves the
-// pages, not the routes: the two tests above do that once the routes exist.
-test("contract preview: account and admin pages render the agreed JSON (routes simulated in the browser)", async () => {
-  const context = await newContext(browser, "preview");
-  const users = [
-    { username: "root", role: "admin", _id: "6b02a0000000000000000001" },
-    { username: "bob", role: "user", _id: "6b02a0000000000000000002" },
-    { username: "dave.github", role: "writer", _id: "6b02a0000000000000000003" },
-  ];
-  const calls = [];
-  await context.route(`${BASE}/me`, (route) => route.fulfill({
-    json: { username: "root", role: "admin", capabilities: ["read", "create", "update", "delete"], providers: ["github"] } }));
-  await context.route(`${BASE}/me/password`, (route) => {
-    calls.push(`${route.request().method()} /me/password ${route.request().postData()}`);
-    const body = JSON.parse(route.request().postData());
-    return body.current_password === PASSWORD
-      ? route.fulfill({ json: { token: "simulated" } })
-      : route.fulfill({ status: 500, json: { error: "Invalid Login" } });
-  });
-  await context.route(/\/admin\/users(\?.*|\/.*)?$/, (route) => {
-    const request = route.request();
-    const url = new URL(request.url());
-    calls.push(`${request.method()} ${url.pathname}${url.search} ${request.postData() || ""}`.trim());
-    if (request.method() === "GET") {
-      const q = url.searchParams.get("q") || "";
-      const found = users.filter((u) => u.username.includes(q));
-      return route.fulfill({ json: { users: found, total: found.length } });
-    }
-    return route.fulfill({ json: {} });
-  });
-  const page = await context.newPage();
-  await page.goto(`${BASE}/account`);
-  await page.locator("#username").filter({ hasText: "root" }).waitFor();
-  assert.equal(await page.locator("#capabilities li").count(), 4);
-  assert.equal(await page.locator("#providers").textContent(), "github");
-  await page.getByRole("link", { name: "Admin" }).waitFor();
-  const form = page.getByRole("form", { name: "Change password" });
-  await form.getByLabel("Current password").fill("wrong");
-  await form.getByLabel("New password", { exact: true }).fill("next password 3");
-  await form.getByLabel("Repeat the new password").fill("next password 3");
-  await form.getByRole("button", { name: "Change password" }).click();
-  await page.locator("#current-password-error").filter({ hasText: "Invalid Login" }).waitFor();
-  await form.getByLabel("Current password").fill(PASSWORD);
-  await form.getByRole("button", { name: "Change password" }).click();
-  await page.getByRole("status").filter({ hasText: "Your password is changed" }).waitFor();
-  assert.ok(calls.includes(`PUT /me/password {"current_password":"${PASSWORD}","new_password":"next password 3"}`), calls.join("\n"));
-  await snap(page, "preview-account");
-
-  await page.getByRole("link", { name: "Admin" }).click();
-  await page.getByRole("heading", { name: "Users" }).waitFor();
-  await page.getByRole("rowheader", { name: "dave.github" }).waitFor();
-  assert.ok(calls.includes("GET /admin/users?page=1&per_page=20"), calls.join("\n"));
-  await snap(page, "preview-admin");
-  await page.getByRole("searchbox", { name: "Username contains" }).fill("bob");
-  await page.getByRole("combobox", { name: "Role", exact: true }).selectOption("user");
-  await page.getByRole("button", { name: "Search" }).click();
-  await page.getByRole("combobox", { name: "Role of bob" }).waitFor();
-  assert.ok(calls.includes("GET /admin/users?page=1&per_page=20&q=bob&role=user"), calls.join("\n"));
-  await page.getByRole("combobox", { name: "Role of bob" }).selectOption("editor");
-  await page.getByRole("button", { name: "Save the role of bob" }).click();
-  await page.getByRole("status").filter({ hasText: "bob now has the role editor" }).waitFor();
-  assert.ok(calls.includes('PUT /admin/users/bob {"role":"editor"}'), calls.join("\n"));
-  await page.getByRole("button", { name: "Delete bob" }).click();
-  const dialog = page.getByRole("dialog", { name: "Delete this user?" });
-  await dialog.waitFor();
-  await snap(page, "preview-admin-confirm");
-  await page.keyboard.press("Escape"); // Escape cancels
-  await dialog.waitFor({ state: "hidden" });
-  assert.ok(!calls.some((c) => c.startsWith("DELETE")), "Escape deletes nothing");
-  await page.getByRole("button", { name: "Delete bob" }).click();
-  await dialog.getByRole("button", { name: "Delete bob" }).click();
-  await page.getByRole("status").filter({ hasText: "bob is deleted" }).waitFor();
-  assert.ok(calls.includes("DELETE /admin/users/bob"), calls.join("\n"));
-  await context.close();
 });
 
 test("the policy is enforced, and no page logged an error or a CSP violation", async () => {

@@ -1,0 +1,211 @@
+# shellcheck shell=bash
+# bench/lib/measure.sh - one measured wrk run and the process figures around
+# it, for bench/run.sh (sourced; uses its say/die, $RAW, $LUA, BENCH_*).
+#
+#   run_scenario ID TITLE EXPECTED CONNECTIONS DURATION METHOD PATH [wrk args...]
+#       wrk against $BASE$PATH (warm-up, then measured), with the CPU time of
+#       the process groups $BACKEND_PGID and $FRONT_PGID (either may be empty),
+#       the status breakdown from $ACCESS_LOG (empty: none), and $ROW_FRONT,
+#       $ROW_BACKEND, $ROW_CEILING (the id of the ceiling row of the same
+#       front, empty: none), $ROW_THREADS and $ROW_KEEP (the front's kept
+#       connections to the backend, empty: none) as labels. Appends the
+#       scenario's JSON file to SCENARIOS. The environment for the Lua script
+#       (BENCH_BODY, BENCH_SIGNUP) passes through.
+#   memory_json PID NAME        /proc/PID/status figures as a JSON object
+#   group_memory_json PGID NAME the same, summed over a process group
+#   perf_summary ID TITLE       (BENCH_PERF=1) where the CPU went
+
+# CPU time (user + system, all threads) the processes of group PGID have used
+# so far, in clock ticks (processes that exited meanwhile are not counted).
+group_cpu_ticks() {
+  local pgid=$1
+  [[ -n $pgid ]] || { echo 0; return; }
+  local f st total=0 fields
+  for f in /proc/[0-9]*/stat; do
+    { read -r st <"$f"; } 2>/dev/null || continue
+    st=${st##*) }
+    read -ra fields <<<"$st"
+    [[ ${fields[2]} == "$pgid" ]] || continue
+    total=$((total + fields[11] + fields[12]))
+  done
+  echo "$total"
+}
+CLK_TCK=$(getconf CLK_TCK)
+
+# Sets CHILDREN_CPU_US to the user + system CPU time of this script's
+# terminated, waited-for children (bash's `times`, second line). `times` must
+# run in this shell, not in a $(...) subshell, hence the file.
+children_cpu() {
+  times >"$RAW/times.txt"
+  CHILDREN_CPU_US=$(awk 'NR == 2 {
+    t = 0
+    for (i = 1; i <= 2; i++) { split($i, p, "m"); sub("s", "", p[2]); t += p[1] * 60 + p[2] }
+    printf "%d\n", t * 1e6 }' "$RAW/times.txt")
+}
+
+# VmRSS etc. of PID as a JSON object (kB values).
+memory_json() {
+  local pid=$1 name=$2
+  awk -v name="$name" -v pid="$pid" '
+    /^(VmRSS|VmHWM|RssAnon|RssFile|RssShmem|Threads):/ { v[$1] = $2 }
+    END {
+      printf "{\"process\":\"%s\",\"pid\":%d,\"processes\":1,\"rss_kb\":%d,\"hwm_kb\":%d,\"anon_kb\":%d,\"file_kb\":%d,\"shmem_kb\":%d,\"threads\":%d}\n",
+        name, pid, v["VmRSS:"], v["VmHWM:"], v["RssAnon:"], v["RssFile:"], v["RssShmem:"], v["Threads:"]
+    }' "/proc/$pid/status"
+}
+
+# The same summed over the processes of group PGID (nginx, Apache, a Node
+# cluster); VmHWM is the sum of each process's peak.
+group_memory_json() {
+  local pgid=$1 name=$2 f st fields files=()
+  for f in /proc/[0-9]*/stat; do
+    { read -r st <"$f"; } 2>/dev/null || continue
+    st=${st##*) }
+    read -ra fields <<<"$st"
+    [[ ${fields[2]} == "$pgid" ]] && files+=("${f%/stat}/status")
+  done
+  ((${#files[@]})) || { echo "{\"process\":\"$name\",\"pid\":$pgid,\"processes\":0}"; return; }
+  awk -v name="$name" -v pid="$pgid" -v n="${#files[@]}" '
+    /^(VmRSS|VmHWM|RssAnon|RssFile|RssShmem|Threads):/ { v[$1] += $2 }
+    END {
+      printf "{\"process\":\"%s\",\"pid\":%d,\"processes\":%d,\"rss_kb\":%d,\"hwm_kb\":%d,\"anon_kb\":%d,\"file_kb\":%d,\"shmem_kb\":%d,\"threads\":%d}\n",
+        name, pid, n, v["VmRSS:"], v["VmHWM:"], v["RssAnon:"], v["RssFile:"], v["RssShmem:"], v["Threads:"]
+    }' "${files[@]}" 2>/dev/null
+}
+
+# Where the CPU went during scenario ID (BENCH_PERF=1): share of samples per
+# process, then the hottest symbols of each program.
+perf_summary() {
+  local id=$1 title=$2 data=$RAW/$1.perf.data report
+  [[ -s $data ]] || { say "  perf recorded nothing (see $RAW/$id.perf.log)"; return 0; }
+  mkdir -p "$BENCH_RESULTS/perf"
+  report=$BENCH_RESULTS/perf/$id.txt
+  (
+    set +e +o pipefail
+    echo "# $title: perf record -a -e cpu-clock, $(nproc) cores, while wrk ran"
+    echo
+    echo "## samples by process (command)"
+    perf report -i "$data" --stdio --no-children --sort comm 2>/dev/null | grep -v '^#' | grep -v '^$' | head -n 15
+    echo
+    echo "## samples by process and object"
+    perf report -i "$data" --stdio --no-children --sort comm,dso 2>/dev/null | grep -v '^#' | grep -v '^$' | head -n 30
+    local comm
+    for comm in authd authd_ceiling lighttpd nginx apache2 node; do
+      echo
+      echo "## $comm: hottest symbols (share of all samples)"
+      perf report -i "$data" --stdio --no-children --comms "$comm" --sort dso,sym 2>/dev/null |
+        grep -v '^#' | grep -v '^$' | head -n 40
+    done
+  ) >"$report" 2>/dev/null
+  rm -f "$data"
+  say "  perf summary: ${report#"$ROOT"/}"
+}
+
+# Seconds a front may keep access-log lines buffered before writing them.
+LOG_FLUSH_WAIT=1.2
+
+# The status breakdown of what ACCESS_LOG gained after byte OFFSET, as a JSON
+# object (common and combined formats: the status follows the quoted request).
+log_statuses() {
+  local offset=$1
+  [[ -n $ACCESS_LOG && -f $ACCESS_LOG ]] || { echo '{}'; return; }
+  tail -c +"$((offset + 1))" "$ACCESS_LOG" |
+    awk -F'"' 'NF >= 3 { split($3, a, " "); n[a[1]]++ }
+               END { s = ""; for (k in n) s = s (s == "" ? "" : ",") "\"" k "\":" n[k]; print "{" s "}" }'
+}
+
+# sample_anon PID FILE: writes the largest RssAnon (kB) PID had, sampled every
+# 0.1 s, to FILE until killed.
+sample_anon() {
+  local pid=$1 file=$2 peak=0 kb
+  trap 'echo "$peak" >"$file"; exit 0' TERM
+  echo 0 >"$file"
+  while :; do
+    kb=$(awk '/^RssAnon:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
+    ((${kb:-0} > peak)) && peak=$kb
+    sleep 0.1
+  done
+}
+
+SCENARIOS=()
+run_scenario() {
+  local id=$1 title=$2 expected=$3 conns=$4 duration=$5 method=$6 path=$7
+  shift 7
+  local out=$RAW/$id.json
+  say "$title: $method $path, $conns connections, ${BENCH_WARMUP}s warm-up + ${duration}s"
+  if ((BENCH_WARMUP > 0)); then
+    BENCH_METHOD=$method BENCH_SIGNUP=${BENCH_SIGNUP:+${BENCH_SIGNUP}w} \
+      wrk -t"$BENCH_THREADS" -c"$conns" -d"${BENCH_WARMUP}s" --timeout "${BENCH_TIMEOUT}s" \
+      -s "$LUA" "$@" "$BASE$path" >"$RAW/$id.warmup.txt" 2>&1 &
+    WRK_PID=$!
+    wait "$WRK_PID" || die "wrk (warm-up of $id) failed: $(cat "$RAW/$id.warmup.txt")"
+    WRK_PID=
+  fi
+  [[ -z $ACCESS_LOG ]] || sleep "$LOG_FLUSH_WAIT"
+  local offset=0
+  [[ -z $ACCESS_LOG ]] || offset=$(stat -c %s "$ACCESS_LOG" 2>/dev/null || echo 0)
+  local perf_pid="" backend_cpu0 front_cpu0 wrk_cpu0
+  children_cpu
+  wrk_cpu0=$CHILDREN_CPU_US
+  backend_cpu0=$(group_cpu_ticks "$BACKEND_PGID")
+  front_cpu0=$(group_cpu_ticks "$FRONT_PGID")
+  if ((BENCH_PERF)); then
+    perf record -a -e cpu-clock -F 499 -o "$RAW/$id.perf.data" -- sleep "$duration" >"$RAW/$id.perf.log" 2>&1 &
+    perf_pid=$!
+  fi
+  local sampler=
+  if [[ -n ${SAMPLE_ANON_PID:-} ]]; then
+    sample_anon "$SAMPLE_ANON_PID" "$RAW/$id.anon" &
+    sampler=$!
+  fi
+  BENCH_METHOD=$method BENCH_OUT=$out \
+    wrk -t"$BENCH_THREADS" -c"$conns" -d"${duration}s" --timeout "${BENCH_TIMEOUT}s" --latency \
+    -s "$LUA" "$@" "$BASE$path" >"$RAW/$id.txt" 2>&1 &
+  WRK_PID=$!
+  wait "$WRK_PID" || die "wrk ($id) failed: $(cat "$RAW/$id.txt")"
+  WRK_PID=
+  local anon_peak=null
+  if [[ -n $sampler ]]; then
+    kill -TERM "$sampler" 2>/dev/null || true
+    wait "$sampler" 2>/dev/null || true
+    anon_peak=$(cat "$RAW/$id.anon" 2>/dev/null || echo null)
+  fi
+  local backend_cpu=$(($(group_cpu_ticks "$BACKEND_PGID") - backend_cpu0))
+  local front_cpu=$(($(group_cpu_ticks "$FRONT_PGID") - front_cpu0))
+  children_cpu
+  local wrk_cpu=$((CHILDREN_CPU_US - wrk_cpu0))
+  [[ -s $out ]] || die "wrk ($id) wrote no figures: $(cat "$RAW/$id.txt")"
+  if [[ -n $perf_pid ]]; then
+    wait "$perf_pid" || true
+    perf_summary "$id" "$title"
+  fi
+  [[ -z $ACCESS_LOG ]] || sleep "$LOG_FLUSH_WAIT"
+  local statuses
+  statuses=$(log_statuses "$offset")
+  jq -c --arg id "$id" --arg title "$title" --arg method "$method" --arg path "$path" \
+     --argjson expected "$expected" --argjson connections "$conns" --argjson statuses "$statuses" \
+     --argjson backend_ticks "$backend_cpu" --argjson front_ticks "$front_cpu" --argjson hz "$CLK_TCK" \
+     --argjson wrk_us "$wrk_cpu" --arg front "${ROW_FRONT:-}" --arg backend "${ROW_BACKEND:-}" \
+     --arg ceiling "${ROW_CEILING:-}" --arg threads "${ROW_THREADS:-}" --arg keep "${ROW_KEEP:-}" \
+     --arg users "${ROW_USERS:-}" --argjson anon_peak "${anon_peak:-null}" \
+     '{id: $id, title: $title, method: $method, path: $path, expected_status: $expected,
+       connections: $connections, statuses: $statuses,
+       front: (if $front == "" then null else $front end),
+       backend: (if $backend == "" then null else $backend end),
+       ceiling_id: (if $ceiling == "" then null else $ceiling end),
+       backend_threads: (if $threads == "" then null else ($threads | tonumber) end),
+       kept_connections: (if $keep == "" then null else ($keep | tonumber) end),
+       users: (if $users == "" then null else ($users | tonumber) end),
+       backend_anon_peak_kb: $anon_peak} + .
+      | . + {cpu_us_per_request: {
+          backend: (if .requests > 0 then $backend_ticks / $hz * 1e6 / .requests else null end),
+          front: (if .requests > 0 and .front != "direct" then $front_ticks / $hz * 1e6 / .requests else null end),
+          wrk: (if .requests > 0 then $wrk_us / .requests else null end)}}
+      | .cpu_us_per_request.total = (.cpu_us_per_request | [.backend, .front, .wrk] | map(. // 0) | add)' \
+     "$out" >"$RAW/$id.scenario.json"
+  SCENARIOS+=("$RAW/$id.scenario.json")
+  jq -r '"  \(.requests / (.duration_us / 1e6) | floor) req/s, p50 \(.latency_us.p50) us, p99 \(.latency_us.p99) us, "
+         + "statuses \(.statuses | tojson), non-2xx \(.errors.status), socket errors \(.errors | del(.status) | tojson), "
+         + "CPU/request: backend \(.cpu_us_per_request.backend // 0 | floor) us, front \(.cpu_us_per_request.front // 0 | floor) us, "
+         + "wrk \(.cpu_us_per_request.wrk // 0 | floor) us"' "$RAW/$id.scenario.json" | sed 's/^/bench: /' >&2
+}
