@@ -61,7 +61,7 @@ BENCH_SCENARIOS=${BENCH_SCENARIOS:-"guarded_read capability_read capability_deni
                                                   # authd's scenarios behind lighttpd (the ceiling always runs)
 BENCH_NGINX_WORKERS=${BENCH_NGINX_WORKERS:-1}     # nginx worker_processes
 BENCH_NGINX_KEEPALIVE=${BENCH_NGINX_KEEPALIVE:-$BENCH_CONNECTIONS}  # nginx upstream keepalive; threads of the
-                                                  # ceiling and authd behind it
+                                                  # ceiling behind it (authd: BENCH_NGINX_AUTHD_WORKERS)
 BENCH_MANY_WORKERS=${BENCH_MANY_WORKERS:-4}       # authd threads in the many-connections row
 BENCH_MANY_KEEPALIVE=${BENCH_MANY_KEEPALIVE:-$((4 * BENCH_MANY_WORKERS))}  # connections nginx keeps then
 BENCH_MANY_CONNECTIONS=${BENCH_MANY_CONNECTIONS:-64}  # wrk -c then
