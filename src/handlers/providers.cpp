@@ -1,20 +1,23 @@
 // GET /auth/providers: the configured third-party identity providers, for the
 // sign-in portal's buttons. Open (no credentials): it names what the portal
 // shows anyway, never a client id, secret or endpoint.
-//   200 {"providers":[{"name":"github","login_url":"/oauth?provider=github"}, ...]}
+//   200 {"providers":[{"name":"github","login_url":"<prefix>/oauth?provider=github"}, ...]}
 // sorted by name; an empty list when third-party sign-in is not configured.
 #include "handlers/handlers.hpp"
 
 namespace authd::handlers {
 
-HandlerResult auth_providers(App& app, const http::Request&, const RouteContext&) {
+HandlerResult auth_providers(App& app, const http::Request& request, const RouteContext&) {
   Json providers = Json::array();
   for (const auto& provider : app.core->settings().oauth.providers) {
     const std::string& name = provider.name;
     Json entry = Json::object();
     // Provider names are lower-case letters, digits and '_' (validated at
     // start): nothing to percent-encode.
-    entry.set("name", Json::string(name)).set("login_url", Json::string("/oauth?provider=" + name));
+    // Below a prefix (base_path, or the directory of a CGI/.htaccess install)
+    // the link carries it.
+    entry.set("name", Json::string(name))
+        .set("login_url", Json::string(request.base_path + "/oauth?provider=" + name));
     providers.append(std::move(entry));
   }
   Json body = Json::object();
