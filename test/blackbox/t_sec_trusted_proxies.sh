@@ -42,10 +42,11 @@ for i in 1 2 3 4 5; do
 done
 expect_status 429 "the 4th+ guess from 127.0.0.2 is throttled whatever X-Forwarded-For says"
 
-if [[ $AUTHD_FRONTEND == apache ]]; then
-  # conf/apache/authd.conf is the edge: it replaces X-Forwarded-For with the
-  # address it sees, so even a trusted (loopback) client cannot name another.
-  step "Apache replaces a client's X-Forwarded-For with the real address"
+if [[ $AUTHD_FRONTEND == apache || $AUTHD_FRONTEND == nginx ]]; then
+  # conf/apache/authd.conf and conf/nginx/authd.conf are the edge: they
+  # replace X-Forwarded-For with the address they see, so even a trusted
+  # (loopback) client cannot name another.
+  step "$AUTHD_FRONTEND replaces a client's X-Forwarded-For with the real address"
   http POST /signin "${PROXY[@]}" -u 'victim:wrong' -H 'X-Forwarded-For: 127.0.0.2'
   expect_status 500 "127.0.0.1 naming 127.0.0.2 counts as 127.0.0.1 (not yet throttled)"
   finish
