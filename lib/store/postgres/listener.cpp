@@ -19,9 +19,10 @@ constexpr auto kMaxBackoff = std::chrono::milliseconds(2000);
 
 }  // namespace
 
-Listener::Listener(Connection::Settings settings, UserCache& cache, Log warn, Log info,
-                   std::function<void()> on_listening)
-    : settings_(std::move(settings)), cache_(cache), warn_(std::move(warn)), info_(std::move(info)),
+Listener::Listener(Connection::Settings settings, OnNotify on_notify, std::function<void(bool)> on_live, Log warn,
+                   Log info, std::function<void()> on_listening)
+    : settings_(std::move(settings)), on_notify_(std::move(on_notify)), on_live_(std::move(on_live)),
+      warn_(std::move(warn)), info_(std::move(info)),
       on_listening_(std::move(on_listening)) {
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   thread_ = std::thread([this] { run(); });
@@ -50,26 +51,26 @@ void Listener::run() {
     auto conn = Connection::open(settings_);
     if (conn) {
       const auto deadline = Clock::now() + settings_.statement_timeout;
-      if (auto listening = conn->exec_script("LISTEN authd_users", deadline); !listening) {
+      if (auto listening = conn->exec_script("LISTEN authd_users; LISTEN authd_records", deadline); !listening) {
         conn = std::unexpected(listening.error());
       }
     }
     if (!conn) {
-      if (!reported_down && warn_) warn_("postgresql: user cache off, cannot LISTEN: " + conn.error().message);
+      if (!reported_down && warn_) warn_("postgresql: caches off, cannot LISTEN: " + conn.error().message);
       reported_down = true;
       if (!pause(backoff)) break;
       backoff = std::min(backoff * 2, kMaxBackoff);
       continue;
     }
     backoff = kFirstBackoff;
-    if (reported_down && info_) info_("postgresql: listening again, user cache on");
+    if (reported_down && info_) info_("postgresql: listening again, caches on");
     reported_down = false;
-    cache_.set_live(true);
+    on_live_(true);
     if (on_listening_) on_listening_();
     listen_on(*conn);
-    cache_.set_live(false);
+    on_live_(false);
     if (!stop_.load()) {
-      if (warn_) warn_("postgresql: LISTEN connection lost, user cache off until it is back");
+      if (warn_) warn_("postgresql: LISTEN connection lost, caches off until it is back");
       reported_down = true;
     }
   }
@@ -88,7 +89,9 @@ void Listener::listen_on(Connection& conn) {
     if (fds[0].revents != 0) {
       if (!PQconsumeInput(raw) || PQstatus(raw) != CONNECTION_OK) return;
       last_heard = Clock::now();
-      while (NotifyPtr note{PQnotifies(raw)}) cache_.invalidate(note->extra ? note->extra : "");
+      while (NotifyPtr note{PQnotifies(raw)}) {
+        on_notify_(note->relname ? note->relname : "", note->extra ? note->extra : "");
+      }
       while (heartbeat_sent && !PQisBusy(raw)) {
         ResultPtr result(PQgetResult(raw));
         if (!result) heartbeat_sent.reset();  // the answer is complete

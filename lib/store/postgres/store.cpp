@@ -5,6 +5,7 @@
 
 #include "authd/postgres_store.hpp"
 #include "store/postgres/listener.hpp"
+#include "store/postgres/records_cache.hpp"
 #include "store/postgres/pool.hpp"
 #include "store/postgres/txn.hpp"
 #include "store/postgres/user_cache.hpp"
@@ -36,7 +37,18 @@ class PostgresStore final : public Store {
         cache_(options.user_cache_entries) {
     if (options.user_cache_entries > 0)
       listener_ = std::make_unique<pg::Listener>(
-          settings(options.listen_url.empty() ? options.database_url : options.listen_url), cache_,
+          settings(options.listen_url.empty() ? options.database_url : options.listen_url),
+          [this](std::string_view channel, std::string_view payload) {
+            if (channel == "authd_records") {
+              records_cache_.invalidate();
+            } else {
+              cache_.invalidate(payload);
+            }
+          },
+          [this](bool live) {
+            cache_.set_live(live);
+            records_cache_.set_live(live);
+          },
           options.log_warning, options.log_info, [this] { pool_.database_is_back(); });
     // Connect (and migrate) now if the database is there; if not, the store
     // answers unavailable until it is.
@@ -92,7 +104,7 @@ class PostgresStore final : public Store {
     for (;;) {
       auto lease = pool_.acquire();
       if (!lease) return std::unexpected(lease.error());
-      pg::PgTxn txn(lease->conn(), mode, options_.statement_timeout);
+      pg::PgTxn txn(lease->conn(), mode, options_.statement_timeout, &records_cache_);
       auto outcome = work(txn);
       if (outcome && !txn.failure() && mode == pg::PgTxn::Mode::write) (void)txn.commit();
       txn.end();
@@ -114,6 +126,7 @@ class PostgresStore final : public Store {
       }
       if (!outcome) return outcome;
       for (const auto& username : txn.touched_users()) cache_.invalidate(username);
+      if (txn.touched_records()) records_cache_.invalidate();
       return {};
     }
   }
@@ -134,6 +147,7 @@ class PostgresStore final : public Store {
   PostgresOptions options_;
   pg::Pool pool_;
   pg::UserCache cache_;
+  pg::RecordsCache records_cache_;
   std::unique_ptr<pg::Listener> listener_;
 };
 

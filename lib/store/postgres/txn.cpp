@@ -65,8 +65,8 @@ Result<T> db_fail(const DbError& error, std::string_view what) {
 
 }  // namespace
 
-PgTxn::PgTxn(Connection& conn, Mode mode, std::chrono::milliseconds statement_timeout)
-    : conn_(conn), mode_(mode), statement_timeout_(statement_timeout) {}
+PgTxn::PgTxn(Connection& conn, Mode mode, std::chrono::milliseconds statement_timeout, RecordsCache* records_cache)
+    : conn_(conn), mode_(mode), statement_timeout_(statement_timeout), records_cache_(records_cache) {}
 
 PgTxn::~PgTxn() { end(); }
 
@@ -233,6 +233,7 @@ Result<std::string> PgTxn::find_record(std::string_view id) {
 
 Result<void> PgTxn::insert_record(std::string_view id, std::string_view json) {
   if (auto ro = refuse_if_read_only("insert_record"); !ro) return ro;
+  touched_records_ = true;
   auto inserted = run_one(kInsertRecord, {Param::text(id), Param::text(json)});
   if (!inserted) return db_fail<void>(inserted.error(), "insert_record");
   if (affected_rows(inserted->get()) == 0) return fail(Errc::conflict, "insert_record: id taken");
@@ -241,6 +242,7 @@ Result<void> PgTxn::insert_record(std::string_view id, std::string_view json) {
 
 Result<void> PgTxn::replace_record(std::string_view id, std::string_view json) {
   if (auto ro = refuse_if_read_only("replace_record"); !ro) return ro;
+  touched_records_ = true;
   auto updated = run_one(kReplaceRecord, {Param::text(id), Param::text(json)});
   if (!updated) return db_fail<void>(updated.error(), "replace_record");
   if (affected_rows(updated->get()) == 0) return fail(Errc::not_found, "replace_record: no such record");
@@ -249,6 +251,7 @@ Result<void> PgTxn::replace_record(std::string_view id, std::string_view json) {
 
 Result<void> PgTxn::delete_record(std::string_view id) {
   if (auto ro = refuse_if_read_only("delete_record"); !ro) return ro;
+  touched_records_ = true;
   auto deleted = run_one(kDeleteRecord, {Param::text(id)});
   if (!deleted) return db_fail<void>(deleted.error(), "delete_record");
   if (affected_rows(deleted->get()) == 0) return fail(Errc::not_found, "delete_record: no such record");
@@ -256,6 +259,19 @@ Result<void> PgTxn::delete_record(std::string_view id) {
 }
 
 Result<std::string> PgTxn::list_records() {
+  // The cached list serves a read transaction that has not read anything
+  // else yet (so no snapshot to agree with): no round trip at all.
+  const bool cacheable = mode_ == Mode::read && !begun_ && records_cache_ && records_cache_->live();
+  if (cacheable) {
+    if (auto hit = records_cache_->find()) return std::move(*hit);
+  }
+  const auto ticket = cacheable ? records_cache_->ticket() : 0;
+  auto listed = list_records_from_database();
+  if (listed && cacheable) records_cache_->put(ticket, *listed);
+  return listed;
+}
+
+Result<std::string> PgTxn::list_records_from_database() {
   auto rows = run_one(kListRecords, {});
   if (!rows) return db_fail<std::string>(rows.error(), "list_records");
   const PGresult* result = rows->get();

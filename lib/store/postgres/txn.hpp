@@ -21,13 +21,15 @@
 
 #include "authd/store.hpp"
 #include "store/postgres/connection.hpp"
+#include "store/postgres/records_cache.hpp"
 
 namespace authd::pg {
 
 class PgTxn final : public StoreTxn {
  public:
   enum class Mode { read, write };
-  PgTxn(Connection& conn, Mode mode, std::chrono::milliseconds statement_timeout);
+  // `records_cache` (may be null): list_records answers from it when it can.
+  PgTxn(Connection& conn, Mode mode, std::chrono::milliseconds statement_timeout, RecordsCache* records_cache = nullptr);
   ~PgTxn() override;
 
   Result<User> find_user(std::string_view username) override;
@@ -62,8 +64,11 @@ class PgTxn final : public StoreTxn {
   bool commit_sent() const noexcept { return commit_sent_; }
   // Usernames this transaction wrote (evicted from the cache after commit).
   const std::vector<std::string>& touched_users() const noexcept { return touched_users_; }
+  // Whether it wrote a record (the records cache is dropped after commit).
+  bool touched_records() const noexcept { return touched_records_; }
 
  private:
+  Result<std::string> list_records_from_database();
   DbResult<std::vector<ResultPtr>> run(std::vector<Statement> batch);
   DbResult<ResultPtr> run_one(const char* sql, std::vector<Param> params, bool binary = false);
   Result<void> refuse_if_read_only(std::string_view what) const;
@@ -77,6 +82,8 @@ class PgTxn final : public StoreTxn {
   bool commit_sent_ = false;
   std::optional<DbError> failure_;
   std::vector<std::string> touched_users_;
+  bool touched_records_ = false;
+  RecordsCache* records_cache_ = nullptr;
 };
 
 }  // namespace authd::pg
