@@ -39,6 +39,9 @@ build_pkgs=(g++ cmake make pkg-config libfcgi-dev libjansson-dev
             libssl-dev liblmdb-dev libcurl4-openssl-dev libargon2-dev libpq-dev)
 # bcrypt hashes imported from the Express app are checked by libxcrypt (crypt_rn).
 build_pkgs+=(libcrypt-dev)
+# Second factor (issue 19): QR codes of TOTP enrolment (lib/mfa/qr_svg.cpp),
+# CBOR of WebAuthn ceremonies (lib/mfa/cbor_reader.cpp).
+build_pkgs+=(libqrencode-dev libcbor-dev)
 run_pkgs=(lighttpd spawn-fcgi)
 bench_pkgs=(wrk libbenchmark-dev curl jq procps)
 # make bench also measures behind nginx and Apache, and Node peers (bench/peers).
@@ -75,6 +78,8 @@ test_pkgs+=(python3-jwt python3-cryptography)
 # t_keepalive.sh, t_sec_slow_clients.sh: small FastCGI and slow-HTTP clients
 # (test/blackbox/fcgi_client.py, slow_http.py), standard library only.
 test_pkgs+=(python3)
+# Second factor (t_mfa_totp.sh): TOTP codes from an independent implementation.
+test_pkgs+=(oathtool)
 
 # Packages satisfied by a command on PATH, however it was installed.
 declare -A pkg_command=([nodejs]=node [npm]=npm)

@@ -40,9 +40,21 @@ constexpr std::array kRoutes{
     Route{"GET", "/.well-known/jwks.json", jwks, Access::open, std::nullopt},
     Route{"GET", "/.well-known/openid-configuration", openid_configuration, Access::open, std::nullopt},
     Route{"POST", "/token/refresh", token_refresh, Access::open, std::nullopt},
-    Route{"POST", "/signout", signout, Access::session, std::nullopt},
-    Route{"POST", "/signout/all", signout_all, Access::session, std::nullopt},
-    Route{"GET", "/me", me, Access::session, std::nullopt},
+    Route{"POST", "/signout", signout, Access::enrol, std::nullopt},
+    Route{"POST", "/signout/all", signout_all, Access::enrol, std::nullopt},
+    Route{"GET", "/me", me, Access::enrol, std::nullopt},
+    Route{"POST", "/signin/mfa", signin_mfa, Access::open, std::nullopt},
+    Route{"GET", "/me/mfa", mfa_status, Access::enrol, std::nullopt},
+    Route{"POST", "/me/mfa/totp", mfa_totp_begin, Access::enrol, std::nullopt},
+    Route{"DELETE", "/me/mfa/totp", mfa_totp_remove, Access::enrol, std::nullopt},
+    Route{"POST", "/me/mfa/totp/confirm", mfa_totp_confirm, Access::enrol, std::nullopt},
+    Route{"POST", "/me/mfa/webauthn/register/begin", passkey_register_begin, Access::enrol, std::nullopt},
+    Route{"POST", "/me/mfa/webauthn/register/finish", passkey_register_finish, Access::enrol, std::nullopt},
+    Route{"DELETE", "/me/mfa/webauthn/{id}", passkey_remove, Access::enrol, std::nullopt},
+    Route{"POST", "/signin/mfa/webauthn/begin", signin_mfa_webauthn_begin, Access::open, std::nullopt},
+    Route{"GET", "/signin/passkey", passkey_signin_status, Access::open, std::nullopt},
+    Route{"POST", "/signin/passkey/begin", passkey_signin_begin, Access::open, std::nullopt},
+    Route{"POST", "/signin/passkey/finish", passkey_signin_finish, Access::open, std::nullopt},
     Route{"PUT", "/me/password", change_password, Access::session, std::nullopt, Lane::password},
     Route{"GET", "/records", list_records, Access::bearer, std::nullopt},
     Route{"POST", "/records", create_record, Access::bearer, create},
@@ -114,7 +126,8 @@ handlers::HandlerResult run(App& app, const http::Request& request, const RouteM
   }
   std::string_view authorization = request.authorization();
   std::string from_cookie;
-  if (route.access == Access::session && authorization.empty()) {
+  const bool session = route.access == Access::session || route.access == Access::enrol;
+  if (session && authorization.empty()) {
     const auto cookie = http::cookie_value(request.param("HTTP_COOKIE"), "auth");
     if (!cookie.empty()) {
       // The browser sends the cookie by itself, whoever made the page: a
@@ -124,9 +137,9 @@ handlers::HandlerResult run(App& app, const http::Request& request, const RouteM
       authorization = from_cookie;
     }
   }
-  auto principal = route.access == Access::admin
-                       ? admin_principal(app, request, route)
-                       : app.core->guard().check(authorization, route.capability, unix_now());
+  auto principal = route.access == Access::admin   ? admin_principal(app, request, route)
+                   : route.access == Access::enrol ? app.core->guard().check_for_enrolment(authorization, unix_now())
+                                                   : app.core->guard().check(authorization, route.capability, unix_now());
   if (!principal) {
     if (principal.error().code != Errc::not_permitted || route.access != Access::admin) {
       handlers::audit(app, request, {.event = "denied", .outcome = "refused",

@@ -20,6 +20,8 @@ enum class Access {
   admin,   // role admin, by bearer token or the `auth` cookie (cookie: no cross-site changes)
   session, // as bearer, or the `auth` cookie (the pages); a cookie-authenticated
            // state change must come from the same site (src/http/cross_site.hpp)
+  enrol,   // as session, but exempt from mfa_required_roles: what a user of such
+           // a role needs to enrol a second factor (/me/mfa/*, GET /me, /signout)
 };
 
 struct Route {

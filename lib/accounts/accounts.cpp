@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "authd/clock.hpp"
+#include "authd/mfa.hpp"
 
 #include "authd/text.hpp"
 
@@ -295,6 +296,8 @@ Result<void> Accounts::remove(std::string_view username) {
     for (const auto& link : user->links) {
       if (auto ok = txn.delete_link(link); !ok && ok.error().code != Errc::not_found) return ok;
     }
+    // Its second factors go too (authd/mfa.hpp), in the same transaction.
+    if (auto ok = SecondFactors::erase(txn, user->id); !ok) return ok;
     return username_index::delete_user(txn, username);
   });
 }

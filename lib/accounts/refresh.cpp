@@ -31,19 +31,22 @@ std::optional<Parsed> parse(std::string_view token) {
 std::string ns_of(std::string_view user_id) { return "refresh:" + std::string(user_id); }
 
 // Stored value: "<expires_at>\n<username>\n<sha256 hex of the next secret>"
-// (the expiry again: an entry may outlive it until purge_expired runs).
-std::string stored(std::int64_t expires_at, std::string_view username, std::string_view secret) {
+// plus "\n<amr>" after a second factor (the expiry again: an entry may
+// outlive it until purge_expired runs).
+std::string stored(std::int64_t expires_at, std::string_view username, std::string_view secret, std::string_view amr) {
   const auto digest = crypto::sha256(secret);
-  return std::to_string(expires_at) + "\n" + std::string(username) + "\n" + crypto::to_hex(digest);
+  std::string value = std::to_string(expires_at) + "\n" + std::string(username) + "\n" + crypto::to_hex(digest);
+  if (!amr.empty()) value += "\n" + std::string(amr);
+  return value;
 }
 
 }  // namespace
 
-Result<std::string> RefreshTokens::start(const User& user, std::int64_t now) {
+Result<std::string> RefreshTokens::start(const User& user, std::int64_t now, std::string_view amr) {
   const std::string family = crypto::random_hex(16);
   const std::string secret = crypto::random_token(32);
   auto done = store_.write([&](StoreTxn& txn) {
-    return txn.put_entry(ns_of(user.id), family, stored(now + policy_.ttl.count(), user.username, secret),
+    return txn.put_entry(ns_of(user.id), family, stored(now + policy_.ttl.count(), user.username, secret, amr),
                          now + policy_.ttl.count());
   });
   if (!done) return std::unexpected(done.error());
@@ -69,7 +72,9 @@ Result<Refreshed> RefreshTokens::rotate(std::string_view token, std::int64_t now
     std::from_chars(value.data(), value.data() + first, expires_at);
     if (expires_at <= now) return fail(Errc::invalid_token, "expired refresh token");
     const auto username = value.substr(first + 1, second - first - 1);
-    const auto expected_hex = value.substr(second + 1);
+    const auto third = value.find('\n', second + 1);
+    const auto expected_hex = value.substr(second + 1, third == std::string_view::npos ? std::string_view::npos : third - second - 1);
+    const auto amr = third == std::string_view::npos ? std::string_view() : value.substr(third + 1);
     const auto presented_hex = crypto::to_hex(crypto::sha256(parts->secret));
     if (!crypto::equal_constant_time(presented_hex, expected_hex)) {
       reused = true;  // a used (or forged) secret of a live family: end it, and commit that
@@ -83,7 +88,8 @@ Result<Refreshed> RefreshTokens::rotate(std::string_view token, std::int64_t now
       return {};
     }
     out.user = std::move(*user);
-    return txn.put_entry(ns, parts->family, stored(now + policy_.ttl.count(), username, next_secret),
+    out.amr = std::string(amr);
+    return txn.put_entry(ns, parts->family, stored(now + policy_.ttl.count(), username, next_secret, amr),
                          now + policy_.ttl.count());
   });
   if (!done) return std::unexpected(done.error());

@@ -19,7 +19,9 @@ Core::Core(CoreSettings settings, std::unique_ptr<Store> store, TokenService tok
       guard_(tokens_, *store_),
       revocation_(*store_),
       refresh_(*store_, settings_.refresh),
+      mfa_(*store_, settings_.mfa),
       audit_(std::move(audit)) {
+  guard_.require_second_factor(settings_.mfa.required_roles);
   const HttpTimeouts timeouts{settings_.oauth.connect_timeout, settings_.oauth.total_timeout};
   for (const auto& provider : settings_.oauth.providers) {
     oauth_clients_.emplace(provider.name, std::make_unique<OAuthClient>(provider, timeouts));
@@ -72,8 +74,10 @@ Result<std::unique_ptr<Core>> Core::from_environment(const std::filesystem::path
   return open(std::move(settings));
 }
 
-std::string Core::issue_access_token(const User& user) const {
-  return tokens_.issue(kAccessTokenType, user.id, user.username, unix_now(), lifecycle_claims(user));
+std::string Core::issue_access_token(const User& user, std::string_view amr) const {
+  auto claims = lifecycle_claims(user);
+  if (!amr.empty()) claims.emplace(std::string(kAmrClaim), std::string(amr));
+  return tokens_.issue(kAccessTokenType, user.id, user.username, unix_now(), claims);
 }
 
 OAuthClient* Core::oauth_client(std::string_view provider) noexcept {

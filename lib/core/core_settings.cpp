@@ -15,6 +15,7 @@ CoreSettingsTables::CoreSettingsTables(CoreSettings& s, settings::Loader& loader
   loader.add(oauth_providers_);
   loader.add(access_rule_settings(s.access_rules));
   loader.add(audit_settings(s.audit));
+  loader.add(mfa_settings(s.mfa));
   loader.add_check([&s]() -> Result<void> {
     if (s.store.lmdb.directory.empty()) return fail(Errc::config, "state_dir must not be empty");
     if (s.argon2.memory_kib < 8 * s.argon2.parallelism) {
@@ -26,7 +27,7 @@ CoreSettingsTables::CoreSettingsTables(CoreSettings& s, settings::Loader& loader
     if (s.token.issuer.empty() || s.token.audience.empty()) {
       return fail(Errc::config, "token_issuer and token_audience must not be empty");
     }
-    return {};
+    return finish_mfa_settings(s.mfa);
   });
 }
 

@@ -26,6 +26,9 @@ std::string_view to_string(Errc code) noexcept {
     case Errc::config: return "config";
     case Errc::io: return "io";
     case Errc::internal: return "internal";
+    case Errc::mfa_challenge: return "mfa_challenge";
+    case Errc::mfa_required: return "mfa_required";
+    case Errc::mfa_failed: return "mfa_failed";
   }
   return "unknown";
 }

@@ -1,11 +1,13 @@
 #include "authd/guard.hpp"
 
+#include <algorithm>
+
 #include "authd/authorization.hpp"
+#include "authd/mfa.hpp"
 
 namespace authd {
 
-Result<Principal> Guard::check(std::string_view authorization, std::optional<Capability> required,
-                               std::int64_t now) const {
+Result<Principal> Guard::authenticate(std::string_view authorization, std::int64_t now) const {
   auto token = parse_bearer_authorization(authorization);
   if (!token) return std::unexpected(token.error());
   auto claims = tokens_.verify(*token, kAccessTokenType, now);
@@ -23,12 +25,30 @@ Result<Principal> Guard::check(std::string_view authorization, std::optional<Cap
   // Signed out or ended everywhere? Judged from the record just loaded (a
   // second read only for a token older than the user's last sign-out).
   if (auto alive = revocation_.check(*user, *claims); !alive) return std::unexpected(alive.error());
+  return Principal{std::move(*user), std::move(*claims)};
+}
 
-  Principal principal{std::move(*user), std::move(*claims)};
+Result<Principal> Guard::check(std::string_view authorization, std::optional<Capability> required,
+                               std::int64_t now) const {
+  auto principal = authenticate(authorization, now);
+  if (!principal) return principal;
+  // The role is judged as it is now (re-authenticated), so a promotion to a
+  // role that needs a second factor takes effect on the next request.
+  if (std::ranges::find(second_factor_roles_, principal->user.role) != second_factor_roles_.end()) {
+    const auto amr = principal->claims.extra.find(kAmrClaim);
+    if (amr == principal->claims.extra.end() || !amr_has_second_factor(amr->second)) {
+      return fail(Errc::mfa_required, "role " + std::string(to_string(principal->user.role)) +
+                                          " needs a second factor: enrol at /me/mfa, then sign in with it");
+    }
+  }
   if (required) {
-    if (auto allowed = authorize(principal, *required); !allowed) return std::unexpected(allowed.error());
+    if (auto allowed = authorize(*principal, *required); !allowed) return std::unexpected(allowed.error());
   }
   return principal;
+}
+
+Result<Principal> Guard::check_for_enrolment(std::string_view authorization, std::int64_t now) const {
+  return authenticate(authorization, now);
 }
 
 Result<void> Guard::authorize(const Principal& principal, Capability required) {

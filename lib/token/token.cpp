@@ -13,6 +13,33 @@
 namespace authd {
 namespace {
 
+constexpr std::string_view kAmrClaimName = "amr";
+
+Json amr_array(std::string_view methods) {
+  Json out = Json::array();
+  while (!methods.empty()) {
+    const auto end = std::min(methods.find(' '), methods.size());
+    if (end > 0) out.append(Json::string(methods.substr(0, end)));
+    methods.remove_prefix(std::min(end + 1, methods.size()));
+  }
+  return out;
+}
+
+// The array back as "a b"; nullopt unless every member is a plain word.
+std::optional<std::string> amr_text(const Json& array) {
+  if (!array.is_array() || array.size() > 8) return std::nullopt;
+  std::string out;
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    const auto method = array.at(i).as_string();
+    if (!method || method->empty() || method->size() > 16 || method->find(' ') != std::string_view::npos) {
+      return std::nullopt;
+    }
+    if (!out.empty()) out += ' ';
+    out += *method;
+  }
+  return out;
+}
+
 constexpr std::string_view kAlgorithm = "HS256";
 constexpr std::size_t kMaxTokenBytes = 8192;
 constexpr std::size_t kMaxJoseDepth = 4;
@@ -86,7 +113,9 @@ std::string TokenService::issue(std::string_view type, std::string_view subject,
       .set("exp", Json::integer(now + ttl.count()))
       .set("jti", Json::string(crypto::random_token(16)));
   for (const auto& [claim, value] : extra) {
-    if (!is_registered(claim)) payload.set(claim, Json::string(value));
+    if (is_registered(claim)) continue;
+    // amr (RFC 8176) is an array of method names; `extra` carries it space-separated.
+    payload.set(claim, claim == kAmrClaimName ? amr_array(value) : Json::string(value));
   }
   if (ring_) return issue_public_key(type, crypto::base64url_encode(payload.dump()), now);
   std::string token = encoded_header(type);
@@ -240,7 +269,11 @@ Result<TokenClaims> TokenService::verify_uncached(std::string_view token, std::s
   claims.token_id = std::string(payload->get_string("jti").value_or(""));
   for (const auto& key : payload->keys()) {
     if (is_registered(key)) continue;
-    if (auto value = payload->get_string(key)) claims.extra.emplace(key, std::string(*value));
+    if (auto value = payload->get_string(key)) {
+      claims.extra.emplace(key, std::string(*value));
+    } else if (key == kAmrClaimName) {
+      if (auto amr = amr_text(payload->get(key))) claims.extra.emplace(key, std::move(*amr));
+    }
   }
   return claims;
 }

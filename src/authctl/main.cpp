@@ -46,6 +46,8 @@ constexpr const char* kUsage =
     "                         tokens use it at once, older keys keep verifying\n"
     "  key retire [KID]       delete KID, or every key but the current one\n"
     "  key list               kid of every key, the current one marked with *\n"
+    "  mfa reset USER         remove every second factor of USER (TOTP, recovery codes,\n"
+    "                         passkeys), e.g. after a lost phone; audited\n"
     "Reads the same settings as authd: conf/authd.conf or $AUTHD_CONFIG, then AUTHD_<NAME>.\n";
 
 int usage_error() {
@@ -259,6 +261,20 @@ int key(Core& core, const std::vector<std::string>& args) {
   return usage_error();
 }
 
+// `mfa reset USER`: the user signs in with the password alone again (and, in
+// a role of mfa_required_roles, must enrol anew before using a token).
+int mfa(Core& core, const std::vector<std::string>& args) {
+  if (args.size() != 2 || args[0] != "reset") return usage_error();
+  auto user = core.accounts().find(args[1]);
+  if (!user) return refused(user.error(), args[1]);
+  if (auto done = core.mfa().reset(user->id); !done) return failure(done.error().message);
+  const Actor actor = operator_actor();
+  core.audit().record({.event = "mfa_reset", .username = user->username, .client = actor.client, .outcome = "ok",
+                       .reason = "every second factor removed", .actor = actor.name});
+  std::printf("second factors of %s removed\n", user->username.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -288,5 +304,6 @@ int main(int argc, char** argv) {
   if (command == "export") return export_all((*core)->store(), args);
   if (command == "import") return import_all(**core, args);
   if (command == "key") return key(**core, args);
+  if (command == "mfa") return mfa(**core, args);
   return usage_error();
 }

@@ -63,9 +63,35 @@ HandlerResult admin_sign_out_user(App& app, const http::Request& request, const 
 void audit(const App& app, const http::Request& request, AuditEvent event);
 
 // The answer of every successful sign-in (password or third party): the
-// token as cookie `auth`, header `token` and body field `token`.
+// token as cookie `auth`, header `token` and body field `token`. `amr`: how
+// the user authenticated when a second factor was used ("pwd otp", ...).
 http::Response token_response(const App& app, const http::Request& request, int status, const User& user,
-                              Json user_body);
+                              Json user_body, std::string_view amr = {});
+
+// Second factor (mfa.cpp, signin_mfa.cpp). The user's own factors:
+//   GET /me/mfa, POST /me/mfa/totp, POST /me/mfa/totp/confirm, DELETE /me/mfa/totp
+HandlerResult mfa_status(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult mfa_totp_begin(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult mfa_totp_confirm(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult mfa_totp_remove(App& app, const http::Request& request, const RouteContext& context);
+// POST /signin/mfa {"mfa_token","code"} or {"mfa_token","webauthn"}: the second step of a sign-in.
+HandlerResult signin_mfa(App& app, const http::Request& request, const RouteContext& context);
+// Passkeys (passkeys.cpp): registration and removal by the signed-in user,
+// the options of a second-factor assertion, password-less sign-in.
+HandlerResult passkey_register_begin(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult passkey_register_finish(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult passkey_remove(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult signin_mfa_webauthn_begin(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult passkey_signin_status(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult passkey_signin_begin(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult passkey_signin_finish(App& app, const http::Request& request, const RouteContext& context);
+// Verifies a passkey assertion of user `user_id` as second factor: "hwk". Error: mfa_failed.
+Result<std::string> passkey_second_factor(App& app, const Json& credential, std::string_view user_id, std::int64_t now);
+// After a first factor (`first`: "pwd", "fed"): the mfa_challenge error
+// (401 MFA Required + mfa_token) when `user` has an active factor, else ok.
+Result<void> ask_second_factor(App& app, const http::Request& request, const User& user, std::string_view first);
+// A string member of a JSON body. Error: invalid_input naming the field.
+Result<std::string> required_field(const Json& body, std::string_view field);
 
 // The Set-Cookie value of a refresh token (HttpOnly, Path=/token/refresh).
 std::string refresh_cookie(const App& app, const http::Request& request, std::string_view refresh_token);

@@ -76,6 +76,11 @@ HandlerResult complete(App& app, const http::Request& request,
   if (!identity) return std::unexpected(identity.error());
   auto account = app.core->accounts().sign_in_external(*identity, app.core->settings().oauth.keep_role);
   if (!account) return std::unexpected(account.error());
+  if (app.core->settings().mfa.for_oauth) {
+    if (auto second = ask_second_factor(app, request, account->user, "fed"); !second) {
+      return std::unexpected(second.error());
+    }
+  }
 
   audit(app, request, {.event = "oauth_signin", .username = account->user.username, .outcome = "ok",
                        .reason = state->provider + (account->created ? ", account created" : "")});

@@ -33,7 +33,7 @@ HandlerResult token_refresh(App& app, const http::Request& request, const RouteC
 
   auto next = refresh.rotate(presented, unix_now());
   if (!next) return std::unexpected(next.error());
-  const std::string token = app.core->issue_access_token(next->user);
+  const std::string token = app.core->issue_access_token(next->user, next->amr);  // a second factor stays shown
   std::string cookie = "auth=" + token + "; Path=/; Max-Age=" + std::to_string(app.core->settings().token.ttl.count()) +
                        "; HttpOnly; SameSite=Lax";
   if (secure_cookies(app, request)) cookie += "; Secure";

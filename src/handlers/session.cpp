@@ -112,7 +112,10 @@ HandlerResult change_password(App& app, const http::Request& request, const Rout
                        .reason = "every other token ended"});
   Json shown = Json::object();
   shown.set("acl", Json::array()).set("username", Json::string(user->username));
-  return token_response(app, request, 200, *user, std::move(shown));
+  // The new token keeps how this session authenticated (a second factor stays shown).
+  const auto amr = context.principal->claims.extra.find(kAmrClaim);
+  return token_response(app, request, 200, *user, std::move(shown),
+                        amr == context.principal->claims.extra.end() ? std::string_view() : amr->second);
 }
 
 }  // namespace authd::handlers

@@ -4,6 +4,7 @@
 // count refuses (503). A successful sign-in also gives the browser a signed
 // device cookie (OWASP "device cookies"): with it, that browser is never
 // locked out by failures others send for the same name.
+// With a second factor: 401 {"error":"MFA Required","mfa_token","methods"} (handlers/mfa.cpp).
 #include "authd/authorization.hpp"
 #include "authd/clock.hpp"
 #include "authd/text.hpp"
@@ -74,6 +75,9 @@ HandlerResult signin(App& app, const http::Request& request, const RouteContext&
   if (auto noted = throttle.record_success(user->username, request.remote_addr, now); !noted) {
     log::warn("cannot record a sign-in: " + noted.error().message);
   }
+  // A user with an active second factor gets 401 MFA Required + mfa_token
+  // (POST /signin/mfa finishes); everyone else the spec's answer below.
+  if (auto second = ask_second_factor(app, request, *user, "pwd"); !second) return std::unexpected(second.error());
 
   metrics::signin("ok");
   audit(app, request, {.event = "signin", .username = user->username, .outcome = "ok"});

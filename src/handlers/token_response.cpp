@@ -5,8 +5,8 @@
 namespace authd::handlers {
 
 http::Response token_response(const App& app, const http::Request& request, int status, const User& user,
-                              Json user_body) {
-  const std::string token = app.core->issue_access_token(user);
+                              Json user_body, std::string_view amr) {
+  const std::string token = app.core->issue_access_token(user, amr);
 
   std::string cookie = "auth=" + token + "; Path=/; Max-Age=" + std::to_string(app.core->settings().token.ttl.count()) +
                        "; HttpOnly; SameSite=Lax";
@@ -21,7 +21,7 @@ http::Response token_response(const App& app, const http::Request& request, int 
   // With refresh_token_ttl: a new refresh family, in its own cookie only
   // (the body keeps the spec's exact shape).
   if (app.core->refresh().enabled()) {
-    if (auto refresh = app.core->refresh().start(user, unix_now())) {
+    if (auto refresh = app.core->refresh().start(user, unix_now(), amr)) {
       response.header("Set-Cookie", refresh_cookie(app, request, *refresh));
     } else {
       log::warn("cannot start a refresh token: " + refresh.error().message);

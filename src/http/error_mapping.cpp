@@ -61,6 +61,18 @@ ErrorAnswer to_http(const Error& error) {
     case Errc::not_configured: return {501, {}, error_body(error.message)};
     case Errc::upstream_failed: return {502, {}, error_body("Bad Gateway", error.message)};
     case Errc::upstream_timeout: return {504, {}, error_body("Gateway Timeout", error.message)};
+    case Errc::mfa_challenge: {
+      // Not a failure of the client: the next step of its sign-in (POST /signin/mfa).
+      Json body = Json::object();
+      Json methods = Json::array();
+      for (const auto& method : error.allowed) methods.append(Json::string(method));
+      body.set("error", Json::string("MFA Required"))
+          .set("mfa_token", Json::string(error.challenge))
+          .set("methods", std::move(methods));
+      return {401, {{"Cache-Control", "no-store"}}, body.dump()};
+    }
+    case Errc::mfa_required: return {403, {}, error_body("MFA Required", error.message)};
+    case Errc::mfa_failed: return {401, {{"Cache-Control", "no-store"}}, error_body("Invalid Second Factor", error.message)};
     case Errc::config:
     case Errc::io:
     case Errc::internal:

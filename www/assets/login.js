@@ -3,6 +3,7 @@
 // (GET /auth/return) against its allow-list.
 import { call, signIn, signOut, whoAmI } from "./api.js";
 import { clearErrors, fieldFor, setBusy, showError, values } from "./forms.js";
+import { failureText, get as getPasskey, supported as passkeysSupported } from "./passkeys.js";
 
 // The return address survives the trip to a third-party provider in
 // sessionStorage (this tab only). It is no secret: the token itself never
@@ -12,6 +13,10 @@ const params = new URLSearchParams(location.search);
 const $ = (id) => document.getElementById(id);
 const signinForm = $("signin-form");
 const signupForm = $("signup-form");
+const mfaForm = $("mfa-form");
+// The pending sign-in's single-use mfa_token (POST /signin answered 401 MFA
+// Required): only in this variable, never stored.
+let mfaToken = "";
 
 const PROVIDER_LABELS = { github: "GitHub", gitlab: "GitLab", google: "Google", microsoft: "Microsoft",
                           azure: "Microsoft", keycloak: "Keycloak", auth0: "Auth0", okta: "Okta" };
@@ -26,7 +31,7 @@ function returnUrl(rd) {
 }
 
 function show(view, focusTarget) {
-  for (const id of ["signin", "signup", "signed-in"]) $(id).hidden = id !== view;
+  for (const id of ["signin", "signup", "signed-in", "mfa"]) $(id).hidden = id !== view;
   if (focusTarget) focusTarget.focus();
 }
 
@@ -72,10 +77,97 @@ async function onSignIn(event) {
     finish(result.data && result.data.user ? result.data.user.username : username);
     return;
   }
+  if (result.status === 401 && result.data && result.data.error === "MFA Required") {
+    signinForm.reset();
+    askSecondFactor(result.data);
+    return;
+  }
   const wrong = result.data && result.data.error === "Invalid Login";
   showError(signinForm, wrong ? "Invalid Login: the username or the password is wrong." : result.message);
   signinForm.elements.password.value = "";
   signinForm.elements.password.focus();
+}
+
+// The second step: a code (TOTP or recovery code) or the passkey.
+function askSecondFactor(data) {
+  mfaToken = String(data.mfa_token || "");
+  const methods = Array.isArray(data.methods) ? data.methods : [];
+  const codes = methods.includes("totp") || methods.includes("recovery");
+  mfaForm.hidden = !codes;
+  mfaForm.querySelector("label[for=mfa-code]").textContent = methods.includes("totp")
+    ? "Code from your authenticator app, or a recovery code" : "Recovery code";
+  $("mfa-passkey").hidden = !(methods.includes("webauthn") && passkeysSupported());
+  $("mfa-passkey").querySelector(".divider").hidden = !codes;
+  clearErrors(mfaForm);
+  show("mfa", codes ? mfaForm.elements.code : $("mfa-passkey-button"));
+}
+
+async function secondStep(body) {
+  const result = await call("POST", "/signin/mfa", { mfa_token: mfaToken, ...body });
+  if (result.ok) {
+    mfaToken = "";
+    mfaForm.reset();
+    finish(result.data && result.data.user ? result.data.user.username : "");
+    return;
+  }
+  // A spent or expired mfa_token cannot be retried: back to the password.
+  if (/mfa_token/.test(result.message)) {
+    mfaToken = "";
+    show("signin", signinForm.elements.username);
+    showError(signinForm, "The sign-in took too long or was used up. Please sign in again.");
+    return;
+  }
+  showError(mfaForm, result.status === 401 ? "That did not work: the code is wrong or was used already." : result.message,
+            mfaForm.hidden ? null : mfaForm.elements.code);
+  if (mfaForm.hidden) $("mfa-lead").textContent = result.message;
+}
+
+async function onSecondFactorCode(event) {
+  event.preventDefault();
+  clearErrors(mfaForm);
+  const { code } = values(mfaForm);
+  if (!code.trim()) return showError(mfaForm, "Enter the code.", mfaForm.elements.code);
+  setBusy(mfaForm, true, "Verifying…");
+  await secondStep({ code: code.trim() });
+  setBusy(mfaForm, false);
+}
+
+async function onSecondFactorPasskey() {
+  clearErrors(mfaForm);
+  const options = await call("POST", "/signin/mfa/webauthn/begin", { mfa_token: mfaToken });
+  if (!options.ok) return showError(mfaForm, options.message);
+  let assertion;
+  try {
+    assertion = await getPasskey(options.data.publicKey);
+  } catch (error) {
+    return showError(mfaForm, failureText(error));
+  }
+  await secondStep({ webauthn: assertion });
+}
+
+async function onPasskeySignIn() {
+  clearErrors(signinForm);
+  notice("");
+  const options = await call("POST", "/signin/passkey/begin");
+  if (!options.ok) return showError(signinForm, options.message);
+  let assertion;
+  try {
+    assertion = await getPasskey(options.data.publicKey);
+  } catch (error) {
+    return showError(signinForm, failureText(error));
+  }
+  const result = await call("POST", "/signin/passkey/finish", assertion);
+  if (result.ok) {
+    finish(result.data && result.data.user ? result.data.user.username : "");
+    return;
+  }
+  showError(signinForm, result.message);
+}
+
+async function offerPasskeySignIn() {
+  if (!passkeysSupported()) return;
+  const result = await call("GET", "/signin/passkey");
+  $("passkey-signin").hidden = !(result.ok && result.data && result.data.enabled === true);
 }
 
 async function onSignUp(event) {
@@ -102,6 +194,7 @@ async function onSignOut() {
   if (result.ok) {
     show("signin", signinForm.elements.username);
     notice("You are signed out.");
+    offerPasskeySignIn();
     return;
   }
   $("signout-error").textContent = result.status === 404
@@ -157,6 +250,13 @@ async function start() {
   signinForm.addEventListener("submit", onSignIn);
   signupForm.addEventListener("submit", onSignUp);
   $("signout").addEventListener("click", onSignOut);
+  mfaForm.addEventListener("submit", onSecondFactorCode);
+  $("mfa-passkey-button").addEventListener("click", onSecondFactorPasskey);
+  $("passkey-signin-button").addEventListener("click", onPasskeySignIn);
+  $("mfa-cancel").addEventListener("click", () => {
+    mfaToken = "";
+    show("signin", signinForm.elements.username);
+  });
   $("to-signup").addEventListener("click", () => show("signup", signupForm.elements.username));
   $("to-signin").addEventListener("click", () => show("signin", signinForm.elements.username));
   if (requestedReturn()) $("signin-lead").textContent = "Sign in to continue to the page you asked for.";
@@ -171,7 +271,7 @@ async function start() {
     showSignedIn(me.user.username);
     return;
   }
-  await loadProviders();
+  await Promise.all([loadProviders(), offerPasskeySignIn()]);
 }
 
 start();

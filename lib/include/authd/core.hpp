@@ -29,6 +29,7 @@
 #include "authd/audit.hpp"
 #include "authd/error.hpp"
 #include "authd/guard.hpp"
+#include "authd/mfa.hpp"
 #include "authd/oauth.hpp"
 #include "authd/oauth_config.hpp"
 #include "authd/password.hpp"
@@ -56,6 +57,7 @@ struct CoreSettings {
   OAuthSettings oauth;
   AccessRules access_rules;
   AuditSettings audit;
+  MfaSettings mfa;
 };
 
 // The signing key file: signing_key_file, else <state_dir>/signing.key.
@@ -99,8 +101,9 @@ class Core {
                                                  std::string_view authorization,
                                                  std::string_view auth_cookie) const;
 
-  // A new access token for `user`, carrying its token generation (`gen`).
-  std::string issue_access_token(const User& user) const;
+  // A new access token for `user`, carrying its token generation (`gen`)
+  // and, after a second factor, `amr` (space-separated methods, e.g. "pwd otp").
+  std::string issue_access_token(const User& user, std::string_view amr = {}) const;
 
   const CoreSettings& settings() const noexcept { return settings_; }
   Store& store() noexcept { return *store_; }
@@ -115,6 +118,8 @@ class Core {
   AuditLog& audit() noexcept { return *audit_; }
   TokenRevocation& revocation() noexcept { return revocation_; }
   RefreshTokens& refresh() noexcept { return refresh_; }
+  // Second factors (lib/mfa): TOTP, recovery codes, passkeys, mfa_token.
+  SecondFactors& mfa() noexcept { return mfa_; }
   // The client of a configured provider, or nullptr.
   OAuthClient* oauth_client(std::string_view provider) noexcept;
   bool oauth_configured() const noexcept { return !oauth_clients_.empty(); }
@@ -132,6 +137,7 @@ class Core {
   Guard guard_;
   TokenRevocation revocation_;
   RefreshTokens refresh_;
+  SecondFactors mfa_;
   std::map<std::string, std::unique_ptr<OAuthClient>, std::less<>> oauth_clients_;
   std::unique_ptr<AuditLog> audit_;
 };

@@ -93,4 +93,11 @@ class PublicKey {
   std::string_view algorithm_;
 };
 
+// WebAuthn signatures (lib/crypto/cose_key.cpp): ES256 = ECDSA P-256 with
+// SHA-256 over `data`, `signature` DER-encoded, key the raw 32-byte x and y;
+// EdDSA = Ed25519, key the raw 32-byte x (y empty). False on any mismatch.
+enum class CoseAlgorithm { es256, eddsa };
+bool verify_cose_signature(CoseAlgorithm algorithm, std::string_view x, std::string_view y, std::string_view data,
+                           std::string_view signature);
+
 }  // namespace authd::crypto

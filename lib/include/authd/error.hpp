@@ -39,6 +39,9 @@ enum class Errc {
   config,                 // configuration is invalid (start-up only)
   io,                     // file-system failure (start-up, key file)
   internal,               // anything else: logged, never shown in detail
+  mfa_challenge,          // the password was right, a second factor is due: `challenge` (mfa_token) and `allowed` (methods)
+  mfa_required,           // the role needs a token showing a second factor (amr); message safe to show
+  mfa_failed,             // a wrong, reused or expired second-factor code or mfa_token; message safe to show
 };
 
 struct Error {
@@ -46,7 +49,8 @@ struct Error {
   std::string message;                      // for logs, and for the client where the kind says "safe to show"
   std::string field;                        // invalid_input: the input field at fault ("" when none)
   std::optional<std::int64_t> retry_after;  // throttled / unavailable: whole seconds to wait (>= 1)
-  std::vector<std::string> allowed;         // wrong_method: the methods the path accepts
+  std::vector<std::string> allowed;         // wrong_method: the methods the path accepts; mfa_challenge: the factors
+  std::string challenge;                    // mfa_challenge: the mfa_token
 
   Error() = default;
   Error(Errc kind, std::string text) : code(kind), message(std::move(text)) {}
@@ -60,6 +64,12 @@ struct Error {
   static Error retry_later(Errc kind, std::int64_t seconds, std::string text) {
     Error e(kind, std::move(text));
     e.retry_after = seconds < 1 ? 1 : seconds;
+    return e;
+  }
+  static Error second_factor_due(std::string mfa_token, std::vector<std::string> factors) {
+    Error e(Errc::mfa_challenge, "a second factor is required");
+    e.challenge = std::move(mfa_token);
+    e.allowed = std::move(factors);
     return e;
   }
   static Error methods(std::vector<std::string> accepted) {

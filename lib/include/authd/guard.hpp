@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "authd/error.hpp"
 #include "authd/revocation.hpp"
@@ -25,18 +26,31 @@ class Guard {
  public:
   Guard(const TokenService& tokens, Store& store) : tokens_(tokens), store_(store), revocation_(store) {}
 
+  // Tokens of these roles must show a second factor (amr "otp" or "hwk"),
+  // else check() answers mfa_required (mfa_required_roles).
+  void require_second_factor(std::vector<Role> roles) { second_factor_roles_ = std::move(roles); }
+
   // `authorization` is the raw Authorization header value ("" when absent).
   // Errors: no_credentials (no bearer credentials), malformed_credentials (malformed
   // header), invalid_token (bad/expired token, or its user is gone or was
   // re-created, the token was signed out or ended by a generation change),
   // not_permitted (role lacks `required`), internal.
+  // mfa_required: the role needs a second factor the token does not show.
   Result<Principal> check(std::string_view authorization, std::optional<Capability> required,
                           std::int64_t now) const;
+
+  // As check() without a capability and without the second-factor policy:
+  // for the routes a user of such a role needs to enrol a factor (/me/mfa/*,
+  // GET /me, /signout), which hand out nothing else.
+  Result<Principal> check_for_enrolment(std::string_view authorization, std::int64_t now) const;
 
   // The capability step alone. Error: not_permitted.
   static Result<void> authorize(const Principal& principal, Capability required);
 
  private:
+  Result<Principal> authenticate(std::string_view authorization, std::int64_t now) const;
+
+  std::vector<Role> second_factor_roles_;
   const TokenService& tokens_;
   Store& store_;
   TokenRevocation revocation_;

@@ -32,6 +32,7 @@ std::vector<settings::Setting> refresh_settings(RefreshPolicy& policy);
 struct Refreshed {
   User user;
   std::string refresh_token;  // the next one
+  std::string amr;            // how the family's sign-in authenticated ("" or e.g. "pwd otp")
 };
 
 class RefreshTokens {
@@ -40,8 +41,9 @@ class RefreshTokens {
 
   bool enabled() const noexcept { return policy_.ttl.count() > 0; }
 
-  // A new family for `user`. Errors: storage_full, internal.
-  Result<std::string> start(const User& user, std::int64_t now);
+  // A new family for `user`; `amr` (the sign-in's methods, e.g. "pwd otp")
+  // is kept for the access tokens the family hands out. Errors: storage_full, internal.
+  Result<std::string> start(const User& user, std::int64_t now, std::string_view amr = {});
 
   // Uses `token` once: the user and the next token. Errors: invalid_token
   // (unknown, expired, malformed, reused — a reuse ends the family, user

@@ -1,0 +1,305 @@
+#include <algorithm>
+#include <cctype>
+
+#include "authd/crypto.hpp"
+#include "authd/mfa.hpp"
+#include "authd/totp.hpp"
+
+namespace authd {
+namespace {
+
+constexpr std::size_t kSecretBytes = 20;  // 160 bits, RFC 4226 §4's recommendation
+
+std::string hex_sha256(std::string_view text) { return crypto::to_hex(crypto::sha256(text)); }
+
+// Recovery codes as shown: "abcde-fghij" (50 random bits); compared without
+// case and dashes.
+std::string normalized_recovery(std::string_view code) {
+  std::string out;
+  for (char c : code) {
+    if (c == '-' || c == ' ') continue;
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+std::string new_recovery_code() {
+  std::array<unsigned char, 7> bytes{};
+  if (!crypto::random_bytes(bytes)) std::abort();  // no safe way on without a CSPRNG
+  std::string code = totp::base32_encode(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  code.resize(10);
+  for (auto& c : code) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return code.substr(0, 5) + "-" + code.substr(5);
+}
+
+bool six_digits(std::string_view code) {
+  return code.size() == static_cast<std::size_t>(totp::kDigits) &&
+         std::all_of(code.begin(), code.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The step of `code` among now-1, now, now+1 that is later than `last_step`; -1 if none.
+std::int64_t matching_step(std::string_view key, std::string_view code, std::int64_t now, std::int64_t last_step) {
+  const auto current = totp::step_of(now);
+  std::int64_t found = -1;
+  for (std::int64_t step = current - 1; step <= current + 1; ++step) {
+    if (step <= last_step) continue;
+    // Every candidate is computed and compared: the time does not tell which matched.
+    if (crypto::equal_constant_time(totp::hotp(key, static_cast<std::uint64_t>(step)), code) && found < 0) found = step;
+  }
+  return found;
+}
+
+std::string uri_escape(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+Error bad_code() { return Error(Errc::mfa_failed, "the code is not valid"); }
+
+}  // namespace
+
+std::vector<std::string> FactorStatus::methods() const {
+  std::vector<std::string> out;
+  if (totp) out.emplace_back("totp");
+  if (passkeys > 0) out.emplace_back("webauthn");
+  if (recovery_codes > 0) out.emplace_back("recovery");
+  return out;
+}
+
+Result<Json> SecondFactors::load(StoreTxn& txn, std::string_view user_id) {
+  auto entry = txn.get_entry(kMfaNamespace, user_id);
+  if (!entry) return std::unexpected(entry.error());
+  if (!*entry) return Json::object();
+  auto state = Json::parse(**entry);
+  if (!state || !state->is_object()) return fail(Errc::internal, "corrupt second-factor entry");
+  return std::move(*state);
+}
+
+Result<void> SecondFactors::save(StoreTxn& txn, std::string_view user_id, const Json& state) {
+  const bool empty = !state.has("totp") && state.get("passkeys").size() == 0;
+  if (empty) return txn.delete_entry(kMfaNamespace, user_id);
+  return txn.put_entry(kMfaNamespace, user_id, state.dump(), 0);
+}
+
+Result<FactorStatus> SecondFactors::status(const User& user) const {
+  auto state = read_value(store_, [&](StoreTxn& txn) { return load(txn, user.id); });
+  if (!state) return std::unexpected(state.error());
+  FactorStatus status;
+  const Json totp = state->get("totp");
+  if (totp.is_object()) {
+    const bool active = totp.get_integer("active").value_or(0) == 1;
+    status.totp = active;
+    status.totp_pending = !active;
+  }
+  status.recovery_codes = state->get("recovery").size();
+  const Json passkeys = state->get("passkeys");
+  for (std::size_t i = 0; i < passkeys.size(); ++i) {
+    const Json key = passkeys.at(i);
+    Json shown = Json::object();
+    shown.set("id", Json::string(key.get_string("id").value_or("")))
+        .set("name", Json::string(key.get_string("name").value_or("passkey")))
+        .set("created", Json::integer(key.get_integer("created").value_or(0)));
+    status.passkey_list.append(std::move(shown));
+  }
+  status.passkeys = passkeys.size();
+  return status;
+}
+
+Result<TotpEnrolment> SecondFactors::begin_totp(const User& user) {
+  std::array<unsigned char, kSecretBytes> bytes{};
+  if (auto ok = crypto::random_bytes(bytes); !ok) return std::unexpected(ok.error());
+  TotpEnrolment enrolment;
+  enrolment.secret = totp::base32_encode(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  crypto::wipe(bytes.data(), bytes.size());
+  auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
+    auto state = load(txn, user.id);
+    if (!state) return std::unexpected(state.error());
+    if (state->get("totp").get_integer("active").value_or(0) == 1) {
+      return fail(Errc::conflict, "a TOTP factor is already active; remove it first");
+    }
+    Json totp = Json::object();
+    totp.set("secret", Json::string(enrolment.secret)).set("active", Json::integer(0)).set("last_step", Json::integer(-1));
+    state->set("totp", std::move(totp));
+    return save(txn, user.id, *state);
+  });
+  if (!done) return std::unexpected(done.error());
+  const std::string label = uri_escape(settings_.issuer) + ":" + uri_escape(user.username);
+  enrolment.otpauth_uri = "otpauth://totp/" + label + "?secret=" + enrolment.secret + "&issuer=" +
+                          uri_escape(settings_.issuer) + "&algorithm=SHA1&digits=6&period=30";
+  return enrolment;
+}
+
+Result<std::vector<std::string>> SecondFactors::confirm_totp(const User& user, std::string_view code, std::int64_t now) {
+  if (!six_digits(code)) return fail_field("code", "code must be the 6 digits the authenticator app shows");
+  std::vector<std::string> codes;
+  auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
+    auto state = load(txn, user.id);
+    if (!state) return std::unexpected(state.error());
+    Json totp = state->get("totp");
+    if (!totp.is_object()) return fail(Errc::conflict, "no TOTP enrolment is pending: POST /me/mfa/totp first");
+    if (totp.get_integer("active").value_or(0) == 1) return fail(Errc::conflict, "the TOTP factor is already active");
+    const auto key = totp::base32_decode(totp.get_string("secret").value_or(""));
+    if (!key) return fail(Errc::internal, "corrupt TOTP secret");
+    const auto step = matching_step(*key, code, now, -1);
+    if (step < 0) return fail_field("code", "the code does not match: check the device's clock and try the next code");
+    totp.set("active", Json::integer(1)).set("last_step", Json::integer(step));
+    codes = new_recovery_codes(*state);
+    return save(txn, user.id, *state);
+  });
+  if (!done) return std::unexpected(done.error());
+  return codes;
+}
+
+Result<void> SecondFactors::remove_totp(const User& user) {
+  return store_.write([&](StoreTxn& txn) -> Result<void> {
+    auto state = load(txn, user.id);
+    if (!state) return std::unexpected(state.error());
+    if (!state->has("totp")) return fail(Errc::not_found, "no TOTP factor");
+    state->erase("totp");
+    if (state->get("passkeys").size() == 0) state->erase("recovery");
+    return save(txn, user.id, *state);
+  });
+}
+
+Result<void> SecondFactors::reset(std::string_view user_id) {
+  return store_.write([&](StoreTxn& txn) { return erase(txn, user_id); });
+}
+
+Result<void> SecondFactors::erase(StoreTxn& txn, std::string_view user_id) {
+  auto state = load(txn, user_id);
+  if (!state) return std::unexpected(state.error());
+  const Json passkeys = state->get("passkeys");
+  for (std::size_t i = 0; i < passkeys.size(); ++i) {
+    if (auto ok = txn.delete_entry(kPasskeyNamespace, passkeys.at(i).get_string("id").value_or("")); !ok) return ok;
+  }
+  return txn.delete_entry(kMfaNamespace, user_id);
+}
+
+std::vector<std::string> SecondFactors::new_recovery_codes(Json& state) {
+  std::vector<std::string> codes;
+  Json hashed = Json::array();
+  for (int i = 0; i < kRecoveryCodeCount; ++i) {
+    codes.push_back(new_recovery_code());
+    hashed.append(Json::string(hex_sha256(normalized_recovery(codes.back()))));
+  }
+  state.set("recovery", std::move(hashed));
+  return codes;
+}
+
+Result<std::string> SecondFactors::verify_code(const User& user, std::string_view code, std::int64_t now) {
+  bool matched = false;
+  auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
+    auto state = load(txn, user.id);
+    if (!state) return std::unexpected(state.error());
+    if (six_digits(code)) {
+      Json totp = state->get("totp");
+      if (!totp.is_object() || totp.get_integer("active").value_or(0) != 1) return {};
+      const auto key = totp::base32_decode(totp.get_string("secret").value_or(""));
+      if (!key) return fail(Errc::internal, "corrupt TOTP secret");
+      const auto step = matching_step(*key, code, now, totp.get_integer("last_step").value_or(-1));
+      if (step < 0) return {};
+      totp.set("last_step", Json::integer(step));  // each code once: later steps only from now on
+      matched = true;
+      return save(txn, user.id, *state);
+    }
+    const std::string wanted = hex_sha256(normalized_recovery(code));
+    const Json codes = state->get("recovery");
+    Json left = Json::array();
+    for (std::size_t i = 0; i < codes.size(); ++i) {
+      const auto stored = codes.at(i).as_string().value_or("");
+      if (!matched && crypto::equal_constant_time(stored, wanted)) {
+        matched = true;  // spent
+      } else {
+        left.append(Json::string(stored));
+      }
+    }
+    if (!matched) return {};
+    state->set("recovery", std::move(left));
+    return save(txn, user.id, *state);
+  });
+  if (!done) return std::unexpected(done.error());
+  if (!matched) return fail(bad_code());
+  return std::string("otp");
+}
+
+Result<std::string> SecondFactors::start_sign_in(const User& user, std::string_view first, std::int64_t now) {
+  const std::string token = crypto::random_token(32);
+  Json pending = Json::object();
+  pending.set("user", Json::string(user.id))
+      .set("username", Json::string(user.username))
+      .set("first", Json::string(first))
+      .set("attempts", Json::integer(0))
+      .set("expires", Json::integer(now + settings_.token_ttl.count()));
+  auto done = store_.write([&](StoreTxn& txn) {
+    return txn.put_entry(kMfaTokenNamespace, hex_sha256(token), pending.dump(), now + settings_.token_ttl.count());
+  });
+  if (!done) return std::unexpected(done.error());
+  return token;
+}
+
+Result<MfaPending> SecondFactors::pending(std::string_view token, std::int64_t now) const {
+  if (token.empty() || token.size() > 128) return fail(Errc::mfa_failed, "unknown or expired mfa_token");
+  auto entry = read_value(store_, [&](StoreTxn& txn) { return txn.get_entry(kMfaTokenNamespace, hex_sha256(token)); });
+  if (!entry) return std::unexpected(entry.error());
+  if (!*entry) return fail(Errc::mfa_failed, "unknown or expired mfa_token");
+  auto value = Json::parse(**entry);
+  if (!value) return fail(Errc::internal, "corrupt mfa_token entry");
+  // The entry may outlive its expiry until purge_expired runs.
+  if (value->get_integer("expires").value_or(0) <= now) return fail(Errc::mfa_failed, "unknown or expired mfa_token");
+  return MfaPending{std::string(value->get_string("user").value_or("")),
+                    std::string(value->get_string("username").value_or("")),
+                    std::string(value->get_string("first").value_or("pwd"))};
+}
+
+Result<void> SecondFactors::finish_sign_in(std::string_view token) {
+  bool existed = false;
+  auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
+    auto entry = txn.get_entry(kMfaTokenNamespace, hex_sha256(token));
+    if (!entry) return std::unexpected(entry.error());
+    existed = entry->has_value();
+    return txn.delete_entry(kMfaTokenNamespace, hex_sha256(token));
+  });
+  if (!done) return done;
+  // Two requests raced with one token: only the one that deleted it wins.
+  if (!existed) return fail(Errc::mfa_failed, "unknown or expired mfa_token");
+  return {};
+}
+
+Result<void> SecondFactors::failed_attempt(std::string_view token) {
+  return store_.write([&](StoreTxn& txn) -> Result<void> {
+    const std::string key = hex_sha256(token);
+    auto entry = txn.get_entry(kMfaTokenNamespace, key);
+    if (!entry) return std::unexpected(entry.error());
+    if (!*entry) return {};
+    auto value = Json::parse(**entry);
+    if (!value) return txn.delete_entry(kMfaTokenNamespace, key);
+    const auto attempts = value->get_integer("attempts").value_or(0) + 1;
+    if (attempts >= kMfaTokenAttempts) return txn.delete_entry(kMfaTokenNamespace, key);
+    value->set("attempts", Json::integer(attempts));
+    return txn.put_entry(kMfaTokenNamespace, key, value->dump(), value->get_integer("expires").value_or(0));
+  });
+}
+
+bool amr_has_second_factor(std::string_view amr) {
+  bool possession = false, other = false;
+  while (!amr.empty()) {
+    const auto end = std::min(amr.find(' '), amr.size());
+    const auto method = amr.substr(0, end);
+    possession = possession || method == "otp" || method == "hwk";
+    other = other || method == "pwd" || method == "fed" || method == "mfa";
+    amr.remove_prefix(std::min(end + 1, amr.size()));
+  }
+  return possession && other;
+}
+
+}  // namespace authd

@@ -1,0 +1,273 @@
+#include "authd/passkeys.hpp"
+
+#include "authd/crypto.hpp"
+#include "authd/webauthn.hpp"
+
+namespace authd {
+namespace {
+
+constexpr std::size_t kChallengeBytes = 32;
+constexpr std::int64_t kTimeoutMs = 120000;
+
+std::unexpected<Error> refuse(std::string why) { return fail(Errc::mfa_failed, std::move(why)); }
+
+webauthn::Policy policy_of(const MfaSettings& s) { return {s.rp_id, s.origins, s.require_user_verification}; }
+
+// A base64url member of `object`, decoded. Error: invalid_input naming it.
+Result<std::string> binary_member(const Json& object, std::string_view name) {
+  const auto text = object.get_string(name);
+  if (!text) return fail_field(std::string(name), std::string(name) + " must be a base64url string");
+  auto decoded = crypto::base64url_decode(*text);
+  if (!decoded) {
+    // Browsers may pad; accept that one variation.
+    std::string trimmed(*text);
+    while (!trimmed.empty() && trimmed.back() == '=') trimmed.pop_back();
+    decoded = crypto::base64url_decode(trimmed);
+  }
+  if (!decoded) return fail_field(std::string(name), std::string(name) + " must be a base64url string");
+  return std::move(*decoded);
+}
+
+// The challenge named in clientDataJSON (base64url), so it can be looked up.
+Result<std::string> challenge_of(std::string_view client_data_json) {
+  auto client = Json::parse(client_data_json, 8);
+  if (!client || !client->is_object()) return refuse("clientDataJSON is not a JSON object");
+  const auto challenge = client->get_string("challenge");
+  if (!challenge || challenge->empty() || challenge->size() > 128) return refuse("clientDataJSON has no challenge");
+  return std::string(*challenge);
+}
+
+// Spends the challenge: it must exist, not be expired, be for `purpose` and `user_id`.
+Result<std::string> take_challenge(Store& store, std::string_view challenge, std::string_view purpose,
+                                   std::string_view user_id, std::int64_t now) {
+  std::optional<std::string> stored;
+  auto done = store.write([&](StoreTxn& txn) -> Result<void> {
+    auto entry = txn.get_entry(kChallengeNamespace, challenge);
+    if (!entry) return std::unexpected(entry.error());
+    stored = *entry;
+    if (!stored) return {};
+    return txn.delete_entry(kChallengeNamespace, challenge);
+  });
+  if (!done) return std::unexpected(done.error());
+  if (!stored) return refuse("unknown, used or expired challenge");
+  auto value = Json::parse(*stored);
+  if (!value) return fail(Errc::internal, "corrupt challenge entry");
+  if (value->get_integer("expires").value_or(0) <= now) return refuse("unknown, used or expired challenge");
+  if (value->get_string("purpose").value_or("") != purpose || value->get_string("user").value_or("") != user_id) {
+    return refuse("the challenge was issued for another ceremony");
+  }
+  auto raw = crypto::base64url_decode(challenge);
+  if (!raw) return refuse("malformed challenge");
+  return std::move(*raw);
+}
+
+Result<std::string> new_challenge(Store& store, std::string_view purpose, std::string_view user_id,
+                                  std::int64_t now, std::int64_t ttl) {
+  const std::string challenge = crypto::random_token(kChallengeBytes);
+  Json value = Json::object();
+  value.set("purpose", Json::string(purpose)).set("user", Json::string(user_id)).set("expires", Json::integer(now + ttl));
+  auto done = store.write([&](StoreTxn& txn) { return txn.put_entry(kChallengeNamespace, challenge, value.dump(), now + ttl); });
+  if (!done) return std::unexpected(done.error());
+  return challenge;
+}
+
+Json credential_list(const Json& passkeys) {
+  Json list = Json::array();
+  for (std::size_t i = 0; i < passkeys.size(); ++i) {
+    Json entry = Json::object();
+    entry.set("type", Json::string("public-key")).set("id", Json::string(passkeys.at(i).get_string("id").value_or("")));
+    list.append(std::move(entry));
+  }
+  return list;
+}
+
+std::string_view verification(const MfaSettings& s) { return s.require_user_verification ? "required" : "preferred"; }
+
+}  // namespace
+
+Result<void> Passkeys::enabled() const {
+  if (settings_.rp_id.empty()) return fail(Errc::not_configured, "passkeys are not configured (webauthn_rp_id)");
+  return {};
+}
+
+Result<Json> Passkeys::begin_registration(const User& user, std::int64_t now) {
+  if (auto ok = enabled(); !ok) return std::unexpected(ok.error());
+  auto state = read_value(store_, [&](StoreTxn& txn) { return SecondFactors::load(txn, user.id); });
+  if (!state) return std::unexpected(state.error());
+  auto challenge = new_challenge(store_, "register", user.id, now, settings_.challenge_ttl.count());
+  if (!challenge) return std::unexpected(challenge.error());
+  Json rp = Json::object();
+  rp.set("id", Json::string(settings_.rp_id)).set("name", Json::string(settings_.rp_name));
+  Json person = Json::object();
+  person.set("id", Json::string(crypto::base64url_encode(user.id)))
+      .set("name", Json::string(user.username))
+      .set("displayName", Json::string(user.fullname.empty() ? user.username : user.fullname));
+  Json params = Json::array();
+  for (const int alg : {-7, -8}) {
+    Json p = Json::object();
+    p.set("type", Json::string("public-key")).set("alg", Json::integer(alg));
+    params.append(std::move(p));
+  }
+  Json selection = Json::object();
+  selection.set("residentKey", Json::string("preferred"))
+      .set("requireResidentKey", Json::boolean(false))
+      .set("userVerification", Json::string(verification(settings_)));
+  Json options = Json::object();
+  options.set("challenge", Json::string(*challenge))
+      .set("rp", std::move(rp))
+      .set("user", std::move(person))
+      .set("pubKeyCredParams", std::move(params))
+      .set("timeout", Json::integer(kTimeoutMs))
+      .set("attestation", Json::string("none"))
+      .set("authenticatorSelection", std::move(selection))
+      .set("excludeCredentials", credential_list(state->get("passkeys")));
+  return options;
+}
+
+Result<PasskeyRegistered> Passkeys::finish_registration(const User& user, const Json& credential,
+                                                        std::string_view name, std::int64_t now) {
+  if (auto ok = enabled(); !ok) return std::unexpected(ok.error());
+  if (!credential.is_object() || !credential.get("response").is_object()) {
+    return fail_field("response", "the credential needs a response object");
+  }
+  const Json response = credential.get("response");
+  auto client_data = binary_member(response, "clientDataJSON");
+  if (!client_data) return std::unexpected(client_data.error());
+  auto attestation = binary_member(response, "attestationObject");
+  if (!attestation) return std::unexpected(attestation.error());
+  auto challenge_text = challenge_of(*client_data);
+  if (!challenge_text) return std::unexpected(challenge_text.error());
+  auto challenge = take_challenge(store_, *challenge_text, "register", user.id, now);
+  if (!challenge) return std::unexpected(challenge.error());
+  auto registration = webauthn::verify_registration(policy_of(settings_), *challenge, *client_data, *attestation);
+  if (!registration) return std::unexpected(registration.error());
+
+  PasskeyRegistered out;
+  out.id = crypto::base64url_encode(registration->credential.id);
+  auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
+    auto known = txn.get_entry(kPasskeyNamespace, out.id);
+    if (!known) return std::unexpected(known.error());
+    if (*known) return fail(Errc::conflict, "this passkey is registered already");
+    auto state = SecondFactors::load(txn, user.id);
+    if (!state) return std::unexpected(state.error());
+    Json passkeys = state->get("passkeys");
+    if (!passkeys.is_array()) passkeys = Json::array();
+    Json entry = Json::object();
+    entry.set("id", Json::string(out.id))
+        .set("key", Json::string(crypto::base64url_encode(registration->credential.public_key)))
+        .set("count", Json::integer(registration->credential.sign_count))
+        .set("created", Json::integer(now))
+        .set("name", Json::string(name.empty() ? std::string_view("passkey") : name));
+    passkeys.append(std::move(entry));
+    state->set("passkeys", passkeys);
+    out.recovery_codes.clear();
+    if (state->get("recovery").size() == 0) out.recovery_codes = SecondFactors::new_recovery_codes(*state);
+    if (auto ok = txn.put_entry(kPasskeyNamespace, out.id, user.id + "\n" + user.username, 0); !ok) return ok;
+    return SecondFactors::save(txn, user.id, *state);
+  });
+  if (!done) return std::unexpected(done.error());
+  return out;
+}
+
+Result<void> Passkeys::remove(const User& user, std::string_view credential_id) {
+  return store_.write([&](StoreTxn& txn) -> Result<void> {
+    auto state = SecondFactors::load(txn, user.id);
+    if (!state) return std::unexpected(state.error());
+    const Json passkeys = state->get("passkeys");
+    Json left = Json::array();
+    bool found = false;
+    for (std::size_t i = 0; i < passkeys.size(); ++i) {
+      if (passkeys.at(i).get_string("id").value_or("") == credential_id) {
+        found = true;
+      } else {
+        left.append(passkeys.at(i));
+      }
+    }
+    if (!found) return fail(Errc::not_found, "no such passkey");
+    if (auto ok = txn.delete_entry(kPasskeyNamespace, credential_id); !ok) return ok;
+    state->set("passkeys", std::move(left));
+    if (!state->has("totp") && state->get("passkeys").size() == 0) state->erase("recovery");
+    return SecondFactors::save(txn, user.id, *state);
+  });
+}
+
+Result<Json> Passkeys::begin_authentication(const std::optional<User>& user, std::int64_t now) {
+  if (auto ok = enabled(); !ok) return std::unexpected(ok.error());
+  Json allowed = Json::array();
+  if (user) {
+    auto state = read_value(store_, [&](StoreTxn& txn) { return SecondFactors::load(txn, user->id); });
+    if (!state) return std::unexpected(state.error());
+    allowed = credential_list(state->get("passkeys"));
+    if (allowed.size() == 0) return refuse("the user has no passkey");
+  }
+  auto challenge = new_challenge(store_, user ? "assert" : "signin", user ? user->id : std::string(), now,
+                                 settings_.challenge_ttl.count());
+  if (!challenge) return std::unexpected(challenge.error());
+  Json options = Json::object();
+  options.set("challenge", Json::string(*challenge))
+      .set("rpId", Json::string(settings_.rp_id))
+      .set("timeout", Json::integer(kTimeoutMs))
+      .set("userVerification", Json::string(user ? verification(settings_) : std::string_view("required")))
+      .set("allowCredentials", std::move(allowed));
+  return options;
+}
+
+Result<PasskeyUsed> Passkeys::finish_authentication(const Json& credential, std::optional<std::string_view> user_id,
+                                                    std::int64_t now) {
+  if (auto ok = enabled(); !ok) return std::unexpected(ok.error());
+  if (!credential.is_object() || !credential.get("response").is_object()) {
+    return fail_field("response", "the credential needs a response object");
+  }
+  const auto id = credential.get_string("id");
+  if (!id || id->empty() || id->size() > 1400) return fail_field("id", "id must be the credential id (base64url)");
+  const Json response = credential.get("response");
+  auto client_data = binary_member(response, "clientDataJSON");
+  if (!client_data) return std::unexpected(client_data.error());
+  auto authenticator_data = binary_member(response, "authenticatorData");
+  if (!authenticator_data) return std::unexpected(authenticator_data.error());
+  auto signature = binary_member(response, "signature");
+  if (!signature) return std::unexpected(signature.error());
+  auto challenge_text = challenge_of(*client_data);
+  if (!challenge_text) return std::unexpected(challenge_text.error());
+  auto challenge = take_challenge(store_, *challenge_text, user_id ? "assert" : "signin",
+                                  user_id ? *user_id : std::string_view(), now);
+  if (!challenge) return std::unexpected(challenge.error());
+
+  PasskeyUsed out;
+  std::optional<Error> refused;
+  auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
+    auto owner = txn.get_entry(kPasskeyNamespace, *id);
+    if (!owner) return std::unexpected(owner.error());
+    if (!*owner) return refuse("unknown passkey");
+    const auto newline = (*owner)->find('\n');
+    out.user_id = (*owner)->substr(0, newline);
+    out.username = newline == std::string::npos ? std::string() : (*owner)->substr(newline + 1);
+    if (user_id && out.user_id != *user_id) return refuse("the passkey belongs to another user");
+    auto state = SecondFactors::load(txn, out.user_id);
+    if (!state) return std::unexpected(state.error());
+    Json passkeys = state->get("passkeys");
+    for (std::size_t i = 0; i < passkeys.size(); ++i) {
+      Json entry = passkeys.at(i);
+      if (entry.get_string("id").value_or("") != *id) continue;
+      const auto key = crypto::base64url_decode(entry.get_string("key").value_or(""));
+      if (!key) return fail(Errc::internal, "corrupt passkey entry");
+      const webauthn::Credential stored{std::string(*id), *key,
+                                        static_cast<std::uint32_t>(entry.get_integer("count").value_or(0))};
+      auto used = webauthn::verify_assertion(policy_of(settings_), *challenge, stored, *client_data,
+                                             *authenticator_data, *signature);
+      if (!used) {
+        refused = used.error();  // committed as is: nothing was changed
+        return {};
+      }
+      out.user_verified = used->user_verified;
+      entry.set("count", Json::integer(used->sign_count));
+      return SecondFactors::save(txn, out.user_id, *state);
+    }
+    return refuse("unknown passkey");  // the index outlived the factor (reset, deleted user)
+  });
+  if (!done) return std::unexpected(done.error());
+  if (refused) return fail(*refused);
+  return out;
+}
+
+}  // namespace authd

@@ -1,0 +1,183 @@
+// The signed-in user's second factors (bearer token or the pages' cookie;
+// reachable without a second factor, so that a user of a role in
+// mfa_required_roles can enrol one: Access::enrol in routes.cpp).
+//   GET    /me/mfa               {"totp","totp_pending","recovery_codes","passkeys":[...],"methods":[...],"required"}
+//   POST   /me/mfa/totp          {"secret","otpauth_uri","qr_svg"}: a new, unconfirmed secret
+//   POST   /me/mfa/totp/confirm  {"code"} -> {"recovery_codes":[10 codes]}, shown once
+//   DELETE /me/mfa/totp          -> 204
+// and POST /signin/mfa {"mfa_token","code"|"webauthn"}: the second step of a sign-in.
+#include <algorithm>
+
+#include "authd/clock.hpp"
+#include "authd/qr_svg.hpp"
+#include "handlers/handlers.hpp"
+#include "log.hpp"
+
+namespace authd::handlers {
+namespace {
+
+http::Response no_store(http::Response response) {
+  response.header("Cache-Control", "no-store");
+  return response;
+}
+
+// The throttle counts second-factor failures apart from password failures
+// (a right password must not reset them); ':' cannot occur in a username.
+std::string throttle_key(std::string_view username) { return "mfa:" + std::string(username); }
+
+// The "code" member: a string, or a JSON number for a TOTP code (leading
+// zeros restored: 12345 is "012345").
+Result<std::string> code_field(const Json& body) {
+  if (body.is_object()) {
+    if (const auto number = body.get_integer("code")) {
+      if (*number < 0 || *number > 999999) return fail_field("code", "code must be 6 digits");
+      std::string digits = std::to_string(*number);
+      return std::string(6 - digits.size(), '0') + digits;
+    }
+  }
+  return required_field(body, "code");
+}
+
+}  // namespace
+
+Result<std::string> required_field(const Json& body, std::string_view field) {
+  if (!body.is_object()) return fail(Errc::invalid_input, "request body must be a JSON object");
+  if (!body.has(field)) return fail_field(std::string(field), std::string(field) + " is required");
+  const auto value = body.get_string(field);
+  if (!value) return fail_field(std::string(field), std::string(field) + " must be a string");
+  return std::string(*value);
+}
+
+HandlerResult mfa_status(App& app, const http::Request&, const RouteContext& context) {
+  const User& user = context.principal->user;
+  auto status = app.core->mfa().status(user);
+  if (!status) return std::unexpected(status.error());
+  Json methods = Json::array();
+  for (const auto& method : status->methods()) methods.append(Json::string(method));
+  const auto& roles = app.core->settings().mfa.required_roles;
+  Json body = Json::object();
+  body.set("totp", Json::boolean(status->totp))
+      .set("totp_pending", Json::boolean(status->totp_pending))
+      .set("recovery_codes", Json::integer(static_cast<std::int64_t>(status->recovery_codes)))
+      .set("passkeys", status->passkey_list)
+      .set("methods", std::move(methods))
+      .set("required", Json::boolean(std::ranges::find(roles, user.role) != roles.end()))
+      .set("passkeys_enabled", Json::boolean(!app.core->settings().mfa.rp_id.empty()));
+  return no_store(http::Response::json(200, body));
+}
+
+HandlerResult mfa_totp_begin(App& app, const http::Request& request, const RouteContext& context) {
+  const User& user = context.principal->user;
+  auto enrolment = app.core->mfa().begin_totp(user);
+  if (!enrolment) return std::unexpected(enrolment.error());
+  auto svg = qr_svg(enrolment->otpauth_uri);
+  if (!svg) return std::unexpected(svg.error());
+  audit(app, request, {.event = "mfa_totp_enrol", .username = user.username, .outcome = "ok"});
+  Json body = Json::object();
+  body.set("secret", Json::string(enrolment->secret))
+      .set("otpauth_uri", Json::string(enrolment->otpauth_uri))
+      .set("qr_svg", Json::string(*svg));
+  return no_store(http::Response::json(200, body));
+}
+
+HandlerResult mfa_totp_confirm(App& app, const http::Request& request, const RouteContext& context) {
+  auto body = parse_json_body(app, request);
+  if (!body) return std::unexpected(body.error());
+  auto code = code_field(*body);
+  if (!code) return std::unexpected(code.error());
+  const User& user = context.principal->user;
+  const auto now = unix_now();
+  auto& throttle = app.core->throttle();
+  if (auto allowed = throttle.check(throttle_key(user.username), request.remote_addr, now); !allowed) {
+    return std::unexpected(allowed.error());
+  }
+  auto codes = app.core->mfa().confirm_totp(user, *code, now);
+  if (!codes) {
+    if (codes.error().code == Errc::invalid_input) {
+      if (auto counted = throttle.record_failure(throttle_key(user.username), request.remote_addr, now); !counted) {
+        log::warn("cannot count a failed TOTP confirmation: " + counted.error().message);
+      }
+    }
+    return std::unexpected(codes.error());
+  }
+  audit(app, request, {.event = "mfa_totp_confirmed", .username = user.username, .outcome = "ok"});
+  Json list = Json::array();
+  for (const auto& c : *codes) list.append(Json::string(c));
+  Json answer = Json::object();
+  answer.set("recovery_codes", std::move(list));
+  return no_store(http::Response::json(200, answer));
+}
+
+HandlerResult mfa_totp_remove(App& app, const http::Request& request, const RouteContext& context) {
+  const User& user = context.principal->user;
+  if (auto removed = app.core->mfa().remove_totp(user); !removed) return std::unexpected(removed.error());
+  audit(app, request, {.event = "mfa_totp_removed", .username = user.username, .outcome = "ok"});
+  http::Response response;
+  response.status = 204;
+  return no_store(std::move(response));
+}
+
+Result<void> ask_second_factor(App& app, const http::Request& request, const User& user, std::string_view first) {
+  auto status = app.core->mfa().status(user);
+  if (!status) return std::unexpected(status.error());
+  if (!status->any()) return {};
+  auto token = app.core->mfa().start_sign_in(user, first, unix_now());
+  if (!token) return std::unexpected(token.error());
+  audit(app, request, {.event = "signin_mfa_pending", .username = user.username, .outcome = "ok",
+                       .reason = "first factor " + std::string(first) + " accepted; second factor asked"});
+  return fail(Error::second_factor_due(std::move(*token), status->methods()));
+}
+
+HandlerResult signin_mfa(App& app, const http::Request& request, const RouteContext&) {
+  auto body = parse_json_body(app, request);
+  if (!body) return std::unexpected(body.error());
+  auto token = required_field(*body, "mfa_token");
+  if (!token) return std::unexpected(token.error());
+  // Either {"code"} (TOTP or recovery code) or {"webauthn": credential} (a passkey assertion).
+  const bool by_passkey = body->has("webauthn");
+  std::string code;
+  if (!by_passkey) {
+    auto given = code_field(*body);
+    if (!given) return std::unexpected(given.error());
+    code = std::move(*given);
+  }
+
+  auto& mfa = app.core->mfa();
+  const auto now = unix_now();
+  auto pending = mfa.pending(*token, now);
+  if (!pending) return std::unexpected(pending.error());
+  auto& throttle = app.core->throttle();
+  if (auto allowed = throttle.check(throttle_key(pending->username), request.remote_addr, now); !allowed) {
+    return std::unexpected(allowed.error());
+  }
+  auto user = app.core->accounts().find(pending->username);
+  if (!user || user->id != pending->user_id) {
+    (void)mfa.finish_sign_in(*token);
+    return fail(Errc::mfa_failed, "the account of this sign-in no longer exists");
+  }
+  auto method = by_passkey ? passkey_second_factor(app, body->get("webauthn"), user->id, now)
+                           : mfa.verify_code(*user, code, now);
+  if (!method) {
+    if (method.error().code == Errc::mfa_failed) {
+      audit(app, request, {.event = "signin_mfa_failed", .username = user->username, .outcome = "refused",
+                           .reason = by_passkey ? "passkey assertion refused" : "wrong or reused code"});
+      (void)mfa.failed_attempt(*token);
+      if (auto counted = throttle.record_failure(throttle_key(user->username), request.remote_addr, now); !counted) {
+        log::warn("cannot count a failed second factor: " + counted.error().message);
+      }
+    }
+    return std::unexpected(method.error());
+  }
+  // Spent now; a second request with the same token fails here even if its code was right.
+  if (auto spent = mfa.finish_sign_in(*token); !spent) return std::unexpected(spent.error());
+  if (auto noted = throttle.record_success(throttle_key(user->username), request.remote_addr, now); !noted) {
+    log::warn("cannot record a second-factor sign-in: " + noted.error().message);
+  }
+  audit(app, request, {.event = "signin", .username = user->username, .outcome = "ok",
+                       .reason = "with second factor " + *method});
+  Json shown = Json::object();
+  shown.set("acl", Json::array()).set("username", Json::string(user->username));
+  return token_response(app, request, 200, *user, std::move(shown), pending->first + " " + *method);
+}
+
+}  // namespace authd::handlers
