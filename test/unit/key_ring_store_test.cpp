@@ -5,8 +5,10 @@
 // Store objects on one database, where the backend can open it twice).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <future>
 #include <optional>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -15,7 +17,9 @@
 #include "authd/jws.hpp"
 #include "authd/key_ring.hpp"
 #include "authd/key_storage.hpp"
+#include "authd/postgres_store.hpp"
 #include "authd/token.hpp"
+#include "postgres_test_cluster.hpp"
 #include "store_backends.hpp"
 #include "test_support.hpp"
 
@@ -169,6 +173,47 @@ TEST_P(StoreKeyRing, AKeyOfAnotherAlgorithmIsNeverUsed) {
   ASSERT_EQ(keys->by_kid.size(), 1u) << "the P-256 key never signs or verifies EdDSA";
   EXPECT_EQ(keys->by_kid.begin()->second.algorithm(), KeyAlgorithm::ed25519);
   EXPECT_EQ(key_entries().size(), 2u);
+}
+
+// A node that starts while PostgreSQL is down starts anyway, with no key
+// (tokens are refused, nothing crashes), and loads, or makes, the keys by
+// itself once the database is back.
+TEST(PostgresKeyRing, DatabaseDownAtStartOpensWithNoKeyAndLoadsThemWhenItIsBack) {
+  using namespace std::chrono_literals;
+  test::PgCluster cluster = test::PgCluster::create();
+  cluster.start();
+  cluster.psql("postgres", "CREATE DATABASE authd");
+  const std::string url = cluster.url("authd");
+  cluster.stop();
+
+  PostgresOptions options;
+  options.database_url = url;
+  options.pool_size = 2;
+  options.statement_timeout = 5000ms;
+  options.connect_timeout = 2000ms;
+  auto store = open_postgres_store(options);
+  ASSERT_TRUE(store) << store.error().message;
+  auto ring = KeyRing::open(store_key_storage(**store), KeyAlgorithm::ed25519);
+  ASSERT_TRUE(ring) << "opens although the database is down: " << ring.error().message;
+  EXPECT_EQ((*ring)->keys(KeyRing::Check::always, kNow)->current, "");
+  TokenPolicy policy;
+  policy.algorithm = TokenAlgorithm::eddsa;
+  auto tokens = *TokenService::create(SigningKey(std::string(32, 'k')), policy, *ring);
+  const std::string foreign =
+      R"(eyJhbGciOiJFZERTQSIsInR5cCI6ImF0K2p3dCIsImtpZCI6IjEtYSJ9.eyJzdWIiOiJ4In0.)" + std::string(86, 'A');
+  EXPECT_EQ(outcome(tokens.verify(foreign, kAccessTokenType, kNow)), "invalid_token");
+
+  cluster.start();
+  std::string current;
+  for (int i = 0; i < 500 && current.empty(); ++i) {
+    current = (*ring)->keys(KeyRing::Check::always, kNow)->current;
+    if (current.empty()) std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_TRUE(is_valid_kid(current)) << "a first key once the database is back";
+  const auto token = tokens.issue(kAccessTokenType, "id1", "alice", kNow);
+  EXPECT_EQ(kid_of(token), current);
+  EXPECT_EQ(outcome(tokens.verify(token, kAccessTokenType, kNow)), "ok");
+  EXPECT_EQ(cluster.psql("authd", "SELECT count(*) FROM entries WHERE ns = 'signing_keys'"), "1");
 }
 
 std::string backend_name(const ::testing::TestParamInfo<StoreBackend>& info) { return info.param.name; }
