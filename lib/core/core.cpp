@@ -34,6 +34,11 @@ std::filesystem::path signing_key_path(const CoreSettings& settings) {
 
 std::filesystem::path key_ring_path(const CoreSettings& settings) { return settings.store.lmdb.directory / "keys"; }
 
+std::shared_ptr<KeyStorage> key_storage(const CoreSettings& settings, Store& store) {
+  if (settings.store.kind == StoreKind::postgresql) return store_key_storage(store);
+  return directory_key_storage(key_ring_path(settings));
+}
+
 std::optional<crypto::KeyAlgorithm> key_algorithm(TokenAlgorithm algorithm) {
   switch (algorithm) {
     case TokenAlgorithm::eddsa: return crypto::KeyAlgorithm::ed25519;
@@ -52,7 +57,7 @@ Result<std::unique_ptr<Core>> Core::open(CoreSettings settings) {
   if (!key) return std::unexpected(key.error());
   std::shared_ptr<KeyRing> ring;
   if (const auto algorithm = key_algorithm(settings.token.algorithm)) {
-    auto opened = KeyRing::open(key_ring_path(settings), *algorithm);
+    auto opened = KeyRing::open(key_storage(settings, **store), *algorithm);
     if (!opened) return std::unexpected(opened.error());
     ring = std::move(*opened);
   }

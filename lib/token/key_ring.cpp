@@ -1,12 +1,6 @@
 #include "authd/key_ring.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-#include <fstream>
+#include <ctime>
 #include <sstream>
 
 #include "authd/crypto.hpp"
@@ -15,10 +9,44 @@ namespace authd {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr std::string_view kCurrent = "current";
-constexpr std::string_view kSuffix = ".pem";
 
-bool valid_kid(std::string_view kid) {
+// Sortable by creation: seconds, then randomness.
+std::string new_kid() {
+  std::ostringstream kid;
+  kid << std::hex << ::time(nullptr) << '-' << crypto::random_hex(4);
+  return kid.str();
+}
+
+bool usable_pem(std::string_view pem, crypto::KeyAlgorithm algorithm) {
+  auto key = crypto::KeyPair::from_pem(pem);
+  return key && key->algorithm() == algorithm;  // the algorithm is pinned per key
+}
+
+// A fresh key of `algorithm` handed to `write(kid, pem)` (which answers a
+// Result); the PEM is wiped afterwards. Returns the kid.
+template <class Write>
+Result<std::string> with_new_key(crypto::KeyAlgorithm algorithm, Write&& write) {
+  auto key = crypto::KeyPair::generate(algorithm);
+  if (!key) return std::unexpected(key.error());
+  auto kid = new_kid();
+  std::string pem = key->private_pem();
+  auto written = write(std::string_view(kid), std::string_view(pem));
+  crypto::wipe(pem.data(), pem.size());
+  if (!written) return std::unexpected(written.error());
+  return kid;
+}
+
+bool same_keys(const KeyRing::Keys& a, const KeyRing::Keys& b) {
+  if (a.current != b.current || a.by_kid.size() != b.by_kid.size()) return false;
+  for (const auto& [kid, key] : a.by_kid) {
+    if (!b.by_kid.contains(kid)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool is_valid_kid(std::string_view kid) noexcept {
   if (kid.empty() || kid.size() > 64) return false;
   for (unsigned char c : kid) {
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '-')) return false;
@@ -26,174 +54,113 @@ bool valid_kid(std::string_view kid) {
   return true;
 }
 
-std::int64_t mtime_ns(const fs::path& directory) {
-  struct stat info{};
-  if (::stat(directory.c_str(), &info) != 0) return -1;
-  return static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
+Result<std::string> KeyRing::rotate(KeyStorage& storage, crypto::KeyAlgorithm algorithm) {
+  return with_new_key(algorithm, [&](std::string_view kid, std::string_view pem) { return storage.add_current(kid, pem); });
 }
 
-std::optional<std::string> read_small(const fs::path& file) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return std::nullopt;
-  std::string out;
-  char buffer[4096];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    out.append(buffer, static_cast<std::size_t>(n));
-    if (out.size() > 65536) break;
-  }
-  ::close(fd);
-  return out;
+Result<std::vector<std::string>> KeyRing::retire(KeyStorage& storage, std::string_view kid) {
+  return storage.retire(kid);
 }
-
-// Writes `data` to `file` through a 0600 temporary file and rename().
-Result<void> write_private(const fs::path& file, std::string_view data) {
-  const auto temp = file.string() + ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return fail(Errc::io, "cannot create " + temp + ": " + std::strerror(errno));
-  bool ok = true;
-  while (ok && !data.empty()) {
-    const ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0 && errno == EINTR) continue;
-    ok = n > 0;
-    if (ok) data.remove_prefix(static_cast<std::size_t>(n));
-  }
-  ok = ok && ::fsync(fd) == 0;
-  ::close(fd);
-  if (!ok || ::rename(temp.c_str(), file.c_str()) != 0) {
-    ::unlink(temp.c_str());
-    return fail(Errc::io, "cannot write " + file.string());
-  }
-  return {};
-}
-
-Result<void> ensure_directory(const fs::path& directory) {
-  std::error_code ec;
-  if (fs::create_directories(directory, ec)) {
-    fs::permissions(directory, fs::perms::owner_all, fs::perm_options::replace, ec);
-  }
-  if (ec) return fail(Errc::io, "cannot create " + directory.string() + ": " + ec.message());
-  return {};
-}
-
-std::string current_kid(const fs::path& directory) {
-  auto text = read_small(directory / kCurrent);
-  if (!text) return {};
-  while (!text->empty() && (text->back() == '\n' || text->back() == ' ')) text->pop_back();
-  return valid_kid(*text) ? *text : std::string();
-}
-
-Result<KeyRing::Keys> load(const fs::path& directory, crypto::KeyAlgorithm algorithm) {
-  KeyRing::Keys keys;
-  std::error_code ec;
-  for (const auto& item : fs::directory_iterator(directory, ec)) {
-    const auto name = item.path().filename().string();
-    if (!name.ends_with(kSuffix)) continue;
-    const auto kid = name.substr(0, name.size() - kSuffix.size());
-    if (!valid_kid(kid)) continue;
-    auto pem = read_small(item.path());
-    if (!pem) continue;  // retired meanwhile
-    auto key = crypto::KeyPair::from_pem(*pem);
-    crypto::wipe(pem->data(), pem->size());
-    if (!key || key->algorithm() != algorithm) continue;  // the algorithm is pinned per key
-    keys.by_kid.emplace(kid, std::move(*key));
-  }
-  if (ec) return fail(Errc::io, "cannot read " + directory.string() + ": " + ec.message());
-  keys.current = current_kid(directory);
-  return keys;
-}
-
-}  // namespace
 
 Result<std::string> KeyRing::rotate(const fs::path& directory, crypto::KeyAlgorithm algorithm) {
-  if (auto ok = ensure_directory(directory); !ok) return std::unexpected(ok.error());
-  auto key = crypto::KeyPair::generate(algorithm);
-  if (!key) return std::unexpected(key.error());
-  // Sortable by creation: seconds, then randomness.
-  std::ostringstream kid;
-  kid << std::hex << ::time(nullptr) << '-' << crypto::random_hex(4);
-  std::string pem = key->private_pem();
-  auto written = write_private(directory / (kid.str() + std::string(kSuffix)), pem);
-  crypto::wipe(pem.data(), pem.size());
-  if (!written) return std::unexpected(written.error());
-  // The key file exists before `current` names it: readers never miss it.
-  if (auto ok = write_private(directory / kCurrent, kid.str() + "\n"); !ok) return std::unexpected(ok.error());
-  return kid.str();
+  return rotate(*directory_key_storage(directory), algorithm);
 }
 
 Result<std::vector<std::string>> KeyRing::retire(const fs::path& directory, std::string_view kid) {
-  const auto current = current_kid(directory);
-  if (!kid.empty() && kid == current) return fail(Errc::invalid_input, "the current key cannot be retired; rotate first");
-  std::vector<std::string> retired;
-  std::error_code ec;
-  for (const auto& item : fs::directory_iterator(directory, ec)) {
-    const auto name = item.path().filename().string();
-    if (!name.ends_with(kSuffix)) continue;
-    const auto this_kid = name.substr(0, name.size() - kSuffix.size());
-    if (this_kid == current || (!kid.empty() && this_kid != kid)) continue;
-    if (::unlink(item.path().c_str()) == 0) retired.push_back(this_kid);
-  }
-  if (ec) return fail(Errc::io, "cannot read " + directory.string() + ": " + ec.message());
-  if (!kid.empty() && retired.empty()) return fail(Errc::invalid_input, "no key " + std::string(kid));
-  return retired;
+  return retire(*directory_key_storage(directory), kid);
 }
 
 Result<std::shared_ptr<KeyRing>> KeyRing::open(fs::path directory, crypto::KeyAlgorithm algorithm) {
-  if (auto ok = ensure_directory(directory); !ok) return std::unexpected(ok.error());
-  auto ring = std::shared_ptr<KeyRing>(new KeyRing(std::move(directory), algorithm));
-  if (auto ok = ring->reload_if_changed(true); !ok) return std::unexpected(ok.error());
-  if (!ring->keys_->by_kid.contains(ring->keys_->current)) {
-    // First start (or `current` names a key of another algorithm): a new key.
-    if (auto kid = rotate(ring->directory_, algorithm); !kid) return std::unexpected(kid.error());
-    if (auto ok = ring->reload_if_changed(true); !ok) return std::unexpected(ok.error());
-    if (!ring->keys_->by_kid.contains(ring->keys_->current)) {
-      return fail(Errc::config, "no usable signing key in " + ring->directory_.string());
-    }
+  return open(directory_key_storage(std::move(directory)), algorithm);
+}
+
+Result<std::shared_ptr<KeyRing>> KeyRing::open(std::shared_ptr<KeyStorage> storage, crypto::KeyAlgorithm algorithm) {
+  auto ring = std::shared_ptr<KeyRing>(new KeyRing(std::move(storage), algorithm));
+  if (auto ok = ring->reload_if_changed(true); !ok) {
+    if (ok.error().code != Errc::unavailable) return std::unexpected(ok.error());
+    // The database is not there yet: no key until a later check reaches it
+    // (routes that need the store answer 503 meanwhile anyway).
+    ring->keys_ = std::make_shared<const Keys>();
   }
   return ring;
 }
 
+Result<std::pair<KeyRing::Keys, std::string>> KeyRing::load() {
+  auto snapshot = storage_->load();
+  if (!snapshot) return std::unexpected(snapshot.error());
+  Keys keys;
+  for (auto& [kid, pem] : snapshot->pems) {
+    auto key = crypto::KeyPair::from_pem(pem);
+    crypto::wipe(pem.data(), pem.size());
+    if (!key || key->algorithm() != algorithm_) continue;  // the algorithm is pinned per key
+    keys.by_kid.emplace(kid, std::move(*key));
+  }
+  keys.current = std::move(snapshot->current);
+  return std::pair{std::move(keys), std::move(snapshot->stamp)};
+}
+
 Result<void> KeyRing::reload_if_changed(bool force) {
-  const auto mtime = mtime_ns(directory_);
-  std::lock_guard lock(mutex_);
-  // A change within the file system's timestamp granularity keeps the same
-  // mtime: a directory changed less than 2 s ago is read again each time.
-  const auto now_ns = static_cast<std::int64_t>(::time(nullptr)) * 1'000'000'000;
-  if (!force && keys_ && mtime == loaded_mtime_ns_ && now_ns - mtime > 2'000'000'000) return {};
-  auto loaded = load(directory_, algorithm_);
+  if (!force) {
+    auto stamp = storage_->stamp();
+    if (!stamp) return std::unexpected(stamp.error());
+    std::lock_guard lock(mutex_);
+    if (keys_ && !keys_->current.empty() && !stamp->empty() && *stamp == loaded_stamp_) return {};
+  }
+  std::lock_guard reloading(reload_mutex_);
+  auto loaded = load();
   if (!loaded) return std::unexpected(loaded.error());
-  if (keys_ && loaded->current == keys_->current && loaded->by_kid.size() == keys_->by_kid.size()) {
-    bool same = true;
-    for (const auto& [kid, key] : loaded->by_kid) same = same && keys_->by_kid.contains(kid);
-    if (same) {
-      loaded_mtime_ns_ = mtime;
-      return {};
+  bool have_keys = false;
+  {
+    std::lock_guard lock(mutex_);
+    have_keys = keys_ && !keys_->current.empty();
+  }
+  if (!have_keys && !loaded->first.by_kid.contains(loaded->first.current)) {
+    // No usable key yet (first start, or `current` names a key of another
+    // algorithm): a new one, made once for every process of the storage.
+    const auto algorithm = algorithm_;
+    auto made = with_new_key(algorithm, [&](std::string_view kid, std::string_view pem) {
+      return storage_->add_current_unless_usable(kid, pem,
+                                                 [algorithm](std::string_view p) { return usable_pem(p, algorithm); });
+    });
+    if (!made) return std::unexpected(made.error());
+    loaded = load();
+    if (!loaded) return std::unexpected(loaded.error());
+    if (!loaded->first.by_kid.contains(loaded->first.current)) {
+      return fail(Errc::config, "no usable signing key in " + storage_->where());
     }
   }
-  if (loaded->by_kid.contains(loaded->current) || !keys_) {
-    loaded->version = keys_ ? keys_->version + 1 : 1;
-    keys_ = std::make_shared<const Keys>(std::move(*loaded));
+  auto& [fresh, stamp] = *loaded;
+  std::lock_guard lock(mutex_);
+  if (keys_ && same_keys(fresh, *keys_)) {
+    loaded_stamp_ = std::move(stamp);
+    return {};
+  }
+  // A `current` naming a key this ring cannot use (another node's
+  // algorithm) keeps the keys loaded before.
+  if (fresh.by_kid.contains(fresh.current) || !keys_) {
+    fresh.version = keys_ ? keys_->version + 1 : 1;
+    keys_ = std::make_shared<const Keys>(std::move(fresh));
     version_.store(keys_->version, std::memory_order_release);
   }
-  loaded_mtime_ns_ = mtime;
+  loaded_stamp_ = std::move(stamp);
   return {};
 }
 
 std::int64_t KeyRing::version(std::int64_t now) {
-  if (last_check_.load(std::memory_order_relaxed) != now) {
-    last_check_.store(now, std::memory_order_relaxed);
-    (void)reload_if_changed(false);
+  auto seen = last_check_.load(std::memory_order_relaxed);
+  // One thread per second checks; the others go on with the keys they have.
+  if (seen != now && last_check_.compare_exchange_strong(seen, now, std::memory_order_relaxed)) {
+    (void)reload_if_changed(false);  // on an error the keys loaded before stay in use
   }
   return version_.load(std::memory_order_acquire);
 }
 
 std::shared_ptr<const KeyRing::Keys> KeyRing::keys(Check check, std::int64_t now) {
-  const bool due = check == Check::always || last_check_.load(std::memory_order_relaxed) != now;
-  if (due) {
+  if (check == Check::always) {
     last_check_.store(now, std::memory_order_relaxed);
-    (void)reload_if_changed(false);  // on an I/O error the keys loaded before stay in use
+    (void)reload_if_changed(false);  // on an error the keys loaded before stay in use
+  } else {
+    (void)version(now);
   }
   std::lock_guard lock(mutex_);
   return keys_;

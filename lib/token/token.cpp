@@ -4,6 +4,7 @@
 
 #include <array>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "authd/crypto.hpp"
@@ -129,7 +130,12 @@ std::string TokenService::issue(std::string_view type, std::string_view subject,
 
 std::string TokenService::issue_public_key(std::string_view type, std::string payload_b64, std::int64_t now) const {
   const auto keys = ring_->keys(KeyRing::Check::always, now);  // a rotation counts at once
-  const auto& key = keys->by_kid.at(keys->current);
+  const auto found = keys->by_kid.find(keys->current);
+  // Only while the store holding the keys has never been reached since the
+  // start (and the caller just reached it for the user...): the request's
+  // exception handler answers 500; the next check loads the keys.
+  if (found == keys->by_kid.end()) throw std::runtime_error("no signing key loaded yet (the key store is unreachable)");
+  const auto& key = found->second;
   Json header = Json::object();
   header.set("alg", Json::string(algorithm_name())).set("typ", Json::string(type)).set("kid", Json::string(keys->current));
   std::string token = crypto::base64url_encode(header.dump());

@@ -226,13 +226,14 @@ int import_all(Core& core, const std::vector<std::string>& args) {
   return 0;
 }
 
-// `key rotate|retire|list`: the key ring in <state_dir>/keys.
+// `key rotate|retire|list`: the key ring where the store keeps it
+// (<state_dir>/keys with LMDB, the database with PostgreSQL).
 int key(Core& core, const std::vector<std::string>& args) {
   const auto algorithm = key_algorithm(core.settings().token.algorithm);
   if (!algorithm) return failure("token_algorithm is HS256: there are no public-key signing keys to manage");
-  const auto directory = key_ring_path(core.settings());
+  const auto storage = key_storage(core.settings(), core.store());
   if (args.size() == 1 && args[0] == "rotate") {
-    auto kid = KeyRing::rotate(directory, *algorithm);
+    auto kid = KeyRing::rotate(*storage, *algorithm);
     if (!kid) return failure(kid.error().message);
     const Actor actor = operator_actor();
     core.audit().record({.event = "key_rotated", .client = actor.client, .outcome = "ok",
@@ -241,7 +242,7 @@ int key(Core& core, const std::vector<std::string>& args) {
     return 0;
   }
   if ((args.size() == 1 || args.size() == 2) && args[0] == "retire") {
-    auto retired = KeyRing::retire(directory, args.size() == 2 ? args[1] : std::string());
+    auto retired = KeyRing::retire(*storage, args.size() == 2 ? args[1] : std::string());
     if (!retired) return failure(retired.error().message);
     const Actor actor = operator_actor();
     for (const auto& kid : *retired) {
@@ -252,9 +253,10 @@ int key(Core& core, const std::vector<std::string>& args) {
     return 0;
   }
   if (args.size() == 1 && args[0] == "list") {
-    auto ring = KeyRing::open(directory, *algorithm);
+    auto ring = KeyRing::open(storage, *algorithm);
     if (!ring) return failure(ring.error().message);
     const auto keys = (*ring)->keys(KeyRing::Check::always, 0);
+    if (keys->current.empty()) return failure("cannot read the signing keys in " + storage->where() + " now");
     for (const auto& [kid, pair] : keys->by_kid) std::printf("%s%s\n", kid.c_str(), kid == keys->current ? " *" : "");
     return 0;
   }

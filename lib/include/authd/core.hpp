@@ -65,6 +65,9 @@ std::filesystem::path signing_key_path(const CoreSettings& settings);
 
 // The public-key token keys (token_algorithm EdDSA/ES256): <state_dir>/keys.
 std::filesystem::path key_ring_path(const CoreSettings& settings);
+// Where those keys live: in key_ring_path with store = lmdb (one machine),
+// in `store`'s entries with store = postgresql (every node of the database).
+std::shared_ptr<KeyStorage> key_storage(const CoreSettings& settings, Store& store);
 // The key algorithm of a public-key token_algorithm (nullopt for HS256).
 std::optional<crypto::KeyAlgorithm> key_algorithm(TokenAlgorithm algorithm);
 

@@ -1,13 +1,14 @@
 // The public-key signing keys of token_algorithm = EdDSA | ES256, shared by
-// every process through the state directory: <state_dir>/keys/<kid>.pem
-// (PKCS#8, mode 0600, directory 0700) and <state_dir>/keys/current (the kid
-// that signs new tokens). `authctl key rotate` writes a new key and then
-// renames a new `current` into place; `authctl key retire` deletes the
-// others. Each process notices a change by the directory's mtime: checked
-// before every token it issues, and at most once a second when verifying
-// (plus at once when a token names a kid it does not know), so a rotation
-// takes effect for new tokens immediately and a retirement within a second.
-// Key bytes are never logged.
+// every process through a KeyStorage (authd/key_storage.hpp): a directory
+// (<state_dir>/keys, store = lmdb) or the store's entries (store =
+// postgresql, so that every node of one database sees the same keys).
+// `authctl key rotate` adds a new key and makes it current; `authctl key
+// retire` deletes the others. Each process notices a change by the
+// storage's stamp (a stat, or one small read): checked before every token it
+// issues, and at most once a second when verifying (plus at once when a
+// token names a kid it does not know), so a rotation takes effect for new
+// tokens immediately and a retirement within a second. Key bytes are never
+// logged.
 #pragma once
 
 #include <atomic>
@@ -18,10 +19,13 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "authd/error.hpp"
 #include "authd/key_pair.hpp"
+#include "authd/key_storage.hpp"
 
 namespace authd {
 
@@ -33,20 +37,29 @@ class KeyRing {
     std::int64_t version = 0;                                     // changes with every reload
   };
 
-  // Opens `directory` for `algorithm` (creating it 0700, and a first key
-  // when it holds none). Keys of another algorithm in it are ignored.
-  // Errors: io, config.
+  // Opens the ring in `storage` for `algorithm`, making a first key (once
+  // for everyone sharing the storage) when it holds no usable current key.
+  // Keys of another algorithm in it are ignored. When the storage cannot be
+  // reached now (Errc::unavailable: the database is down at start), the
+  // ring opens with no key and every later check tries again. Errors: io,
+  // config, and the storage's.
+  static Result<std::shared_ptr<KeyRing>> open(std::shared_ptr<KeyStorage> storage, crypto::KeyAlgorithm algorithm);
+  // The same on directory_key_storage(directory).
   static Result<std::shared_ptr<KeyRing>> open(std::filesystem::path directory, crypto::KeyAlgorithm algorithm);
 
   // Operator commands (authctl). rotate: a new key, made current; returns
   // its kid. retire: deletes `kid`, or every key but the current one when
   // empty; never the current key. Returns the deleted kids. Errors: io,
-  // invalid_input (retiring the current or an unknown key).
+  // unavailable, invalid_input (retiring the current or an unknown key).
+  static Result<std::string> rotate(KeyStorage& storage, crypto::KeyAlgorithm algorithm);
+  static Result<std::vector<std::string>> retire(KeyStorage& storage, std::string_view kid);
+  // The same on directory_key_storage(directory).
   static Result<std::string> rotate(const std::filesystem::path& directory, crypto::KeyAlgorithm algorithm);
   static Result<std::vector<std::string>> retire(const std::filesystem::path& directory, std::string_view kid);
 
-  // The keys as of the last check. `check` = always: look at the directory
-  // now (issuing); periodic: at most once a second (verifying).
+  // The keys as of the last check. `check` = always: look at the storage
+  // now (issuing); periodic: at most once a second (verifying). `current`
+  // is "" (and by_kid empty) only while the storage has never been reached.
   enum class Check { always, periodic };
   std::shared_ptr<const Keys> keys(Check check, std::int64_t now);
 
@@ -57,15 +70,18 @@ class KeyRing {
   crypto::KeyAlgorithm algorithm() const noexcept { return algorithm_; }
 
  private:
-  KeyRing(std::filesystem::path directory, crypto::KeyAlgorithm algorithm)
-      : directory_(std::move(directory)), algorithm_(algorithm) {}
+  KeyRing(std::shared_ptr<KeyStorage> storage, crypto::KeyAlgorithm algorithm)
+      : storage_(std::move(storage)), algorithm_(algorithm) {}
   Result<void> reload_if_changed(bool force);
+  // The storage's keys of this ring's algorithm, with their stamp.
+  Result<std::pair<Keys, std::string>> load();
 
-  std::filesystem::path directory_;
+  std::shared_ptr<KeyStorage> storage_;
   crypto::KeyAlgorithm algorithm_;
-  std::mutex mutex_;
+  std::mutex reload_mutex_;  // one reload at a time (it may read a database)
+  std::mutex mutex_;         // keys_ and loaded_stamp_: held only to swap them
   std::shared_ptr<const Keys> keys_;
-  std::int64_t loaded_mtime_ns_ = -1;
+  std::string loaded_stamp_;
   std::atomic<std::int64_t> last_check_{0};
   std::atomic<std::int64_t> version_{0};
 };
