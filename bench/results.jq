@@ -45,7 +45,7 @@ def round($d): (. * pow(10; $d) | round) / pow(10; $d);
 | (if $verify_ns then ($cores / ($verify_ns / 1e9)) else null end) as $signin_ideal
 | (if $hash_ns then ($cores / ($hash_ns / 1e9)) else null end) as $signup_ideal
 # The guarded read on every front and peer, in this order.
-| (["ceiling", "guarded_read", "nginx_ceiling", "nginx_authd", "nginx_many", "apache_ceiling", "apache_authd",
+| (["ceiling", "guarded_read", "pg_guarded_read", "nginx_ceiling", "nginx_authd", "nginx_many", "apache_ceiling", "apache_authd",
     "express_direct", "express_nginx", "fastify_direct", "fastify_nginx"]
    | map($run[.] // empty)) as $summary
 # Many users: one row per store size, with the ratio of each figure to the smallest store's.
@@ -102,6 +102,15 @@ def round($d): (. * pow(10; $d) | round) / pow(10; $d);
        value: $run.nginx_authd.ratio_to_ceiling, limit: 0.9, met: atleast($run.nginx_authd.ratio_to_ceiling; 0.9)},
       {id: "lighttpd_vs_ceiling", what: "authd behind lighttpd ≥ 0.95 × the lighttpd ceiling (ratio)",
        value: $run.guarded_read.ratio_to_ceiling, limit: 0.95, met: atleast($run.guarded_read.ratio_to_ceiling; 0.95)},
+      {id: "postgresql_read", what: "guarded read on the PostgreSQL store ≥ 0.8 × on LMDB, both behind lighttpd (ratio)",
+       value: ratio($run.pg_guarded_read; $run.guarded_read), limit: 0.8,
+       met: atleast(ratio($run.pg_guarded_read; $run.guarded_read); 0.8)},
+      {id: "postgresql_signin", what: "(for reference) sign-in on PostgreSQL ÷ on LMDB: bound by argon2id, not the database (ratio)",
+       value: ratio($run.pg_signin; $run.signin), limit: 0.9,
+       met: atleast(ratio($run.pg_signin; $run.signin); 0.9)},
+      {id: "postgresql_signup", what: "(for reference) sign-up on PostgreSQL ÷ on LMDB (ratio)",
+       value: ratio($run.pg_signup; $run.signup), limit: 0.9,
+       met: atleast(ratio($run.pg_signup; $run.signup); 0.9)},
       {id: "many_connections", what: "\($many_keepalive) kept connections, \($many_workers) threads ≥ 0.8 × the best authd row (\($best.id // "?")) (ratio)",
        value: ratio($run.nginx_many; $best), limit: 0.8, met: atleast(ratio($run.nginx_many; $best); 0.8)},
       {id: "many_connections_clean", what: "the same with zero errors and no stall (non-2xx, socket errors, timeouts, requests still waiting at the end: count; and the slowest request < 1 s)",

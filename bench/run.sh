@@ -56,7 +56,7 @@ BENCH_HASH_CONNECTIONS=${BENCH_HASH_CONNECTIONS:-8}  # wrk -c for sign-in / sign
 BENCH_HASH_DURATION=${BENCH_HASH_DURATION:-$BENCH_DURATION}
 BENCH_TIMEOUT=${BENCH_TIMEOUT:-5}                 # wrk --timeout, seconds
 BENCH_WORKERS=${BENCH_WORKERS:-${AUTHD_WORKERS:-0}}  # FastCGI threads behind lighttpd; 0 = 2 x cores
-BENCH_PARTS=${BENCH_PARTS:-"lighttpd nginx apache peers users"}  # which parts to run
+BENCH_PARTS=${BENCH_PARTS:-"lighttpd postgresql nginx apache peers users"}  # which parts to run
 BENCH_SCENARIOS=${BENCH_SCENARIOS:-"guarded_read capability_read capability_denied invalid_token signin signup"}
                                                   # authd's scenarios behind lighttpd (the ceiling always runs)
 BENCH_NGINX_WORKERS=${BENCH_NGINX_WORKERS:-1}     # nginx worker_processes
@@ -158,9 +158,10 @@ fi
 
 say "building ($BENCH_BUILD_TYPE) in ${BENCH_BUILD_DIR#"$ROOT"/}"
 mkdir -p "$BENCH_BUILD_DIR"
-# The benchmark measures the LMDB store: the PostgreSQL store is left out of
-# its build.
-cmake -S "$ROOT" -B "$BENCH_BUILD_DIR" -DCMAKE_BUILD_TYPE="$BENCH_BUILD_TYPE" -DAUTHD_WITH_POSTGRESQL=OFF \
+# The PostgreSQL store is built only when its part runs.
+WITH_PG=OFF
+part postgresql && WITH_PG=ON
+cmake -S "$ROOT" -B "$BENCH_BUILD_DIR" -DCMAKE_BUILD_TYPE="$BENCH_BUILD_TYPE" -DAUTHD_WITH_POSTGRESQL=$WITH_PG \
   -DAUTHD_BUILD_BENCH=ON -DAUTHD_BUILD_TESTS=OFF -DAUTHD_SANITIZE=OFF >"$BENCH_BUILD_DIR/bench-configure.log" 2>&1 ||
   { cat "$BENCH_BUILD_DIR/bench-configure.log" >&2; die "cmake configure failed"; }
 targets=(authd authctl authd_ceiling)
@@ -188,6 +189,7 @@ cleanup() {
   stop_group "$FRONT_PID" "${FRONT_NAME:-front server}"
   stop_group "$PEER_PID" "Node peer"
   stop_group "$FCGI_PID" "FastCGI program"
+  [[ -n ${PG_DIR:-} ]] && pg_cluster_remove "$PG_DIR"
   if [[ $BENCH_KEEP_STATE == 1 ]]; then
     say "state kept in $STATE"
   else
@@ -354,6 +356,49 @@ fcgi_row() {
   stop_front
   stop_fcgi
 }
+
+# ---- the PostgreSQL store, behind the same lighttpd ------------------------------
+# A throw-away cluster (test/postgres/cluster.sh), the set-up's users and
+# record imported with authctl, authd with store = postgresql and the same
+# signing key: the guarded read (user and records caches kept coherent by
+# LISTEN/NOTIFY), the capability read, sign-in and sign-up. × LMDB compares
+# with the LMDB rows of the lighttpd part above.
+PG_DIR=
+if part postgresql; then
+  # shellcheck source=../test/postgres/cluster.sh
+  source "$ROOT/test/postgres/cluster.sh"
+  PG_DIR=$(pg_cluster_new) || die "cannot create a PostgreSQL cluster"
+  pg_cluster_start "$PG_DIR" || die "PostgreSQL did not start"
+  pg_create_db "$PG_DIR" authd >/dev/null || die "cannot create the database"
+  export AUTHD_STORE=postgresql AUTHD_DATABASE_URL
+  AUTHD_DATABASE_URL=$(pg_url "$PG_DIR" authd)
+  "$AUTHCTL_BIN" import "$STATE/export.jsonl" >/dev/null || die "authctl import into PostgreSQL failed"
+  start_front lighttpd
+  start_fcgi "$AUTHD_BIN" "$STATE/authd-pg.log" "$WORKERS"
+  wait_for_status /records 401
+  check 200 GET /records -H "Authorization: Bearer $USER_TOKEN"
+  say "authd on PostgreSQL $(pg_as_server_user "$(pg_bindir)/postgres" --version 2>/dev/null | awk '{print $NF}') (pid $FCGI_PID)"
+  pg_row() {  # ID TITLE EXPECTED CONNECTIONS DURATION METHOD PATH [wrk args]
+    [[ " $BENCH_SCENARIOS " == *" $1 "* ]] || return 0
+    local id=$1 title=$2
+    shift 2
+    BACKEND_PGID=$FCGI_PID FRONT_PGID=$FRONT_PID ROW_FRONT=lighttpd ROW_BACKEND="authd (PostgreSQL)" \
+    ROW_CEILING=ceiling ROW_THREADS=$WORKERS ROW_KEEP='' ROW_USERS='' run_scenario "pg_$id" "$title (PostgreSQL)" "$@"
+  }
+  pg_row guarded_read "guarded read" 200 "$BENCH_CONNECTIONS" "$BENCH_DURATION" GET /records \
+    -H "Authorization: Bearer $USER_TOKEN"
+  pg_row capability_read "capability read" 200 "$BENCH_CONNECTIONS" "$BENCH_DURATION" GET "/records/$RECORD_ID" \
+    -H "Authorization: Bearer $USER_TOKEN"
+  pg_row signin "sign-in" 200 "$BENCH_HASH_CONNECTIONS" "$BENCH_HASH_DURATION" POST /signin \
+    -H "Authorization: Basic $BASIC"
+  BENCH_SIGNUP=p$$x$RANDOM pg_row signup "sign-up" 201 "$BENCH_HASH_CONNECTIONS" "$BENCH_HASH_DURATION" POST /signup
+  MEMORY+=("$(memory_json "$FCGI_PID" "authd on PostgreSQL after sign-up")")
+  stop_fcgi
+  stop_front
+  unset AUTHD_STORE AUTHD_DATABASE_URL
+  pg_cluster_remove "$PG_DIR"
+  PG_DIR=
+fi
 
 # ---- nginx with FastCGI keep-alive -------------------------------------------------
 # The ceiling with as many threads as nginx keeps connections (plain libfcgi

@@ -9,6 +9,11 @@
 #    (_dl_find_object), and src/compat/arc4random.cpp stands in for the one
 #    glibc 2.36 function the static libstdc++ refers to, so that the release
 #    runs on glibc 2.34 (RHEL/AlmaLinux/CloudLinux 9, Ubuntu 22.04);
+#  - libcbor and libqrencode (the second factor) have no static archives in
+#    Debian: scripts/dist.sh ships them in the release's lib/, found through
+#    the programs' RUNPATH: $ORIGIN/../lib (the unpacked release),
+#    $ORIGIN/.authd-lib (authd.fcgi in the document root, where install.sh
+#    copies them; .htaccess hides dot paths) and $ORIGIN/lib (authctl);
 #  - what stays dynamic (glibc, OpenSSL 3, libcurl 4) is what hosts have; the
 #    release notes (packaging/hosting/RELEASE-NOTES.md), checked by
 #    scripts/dist.sh and test/hosting, keep that list honest.
@@ -31,6 +36,9 @@ add_link_options(-static-libstdc++)
 function(authd_relocatable_programs)
   foreach(program authd authctl)
     target_sources(${program} PRIVATE ${PROJECT_SOURCE_DIR}/src/compat/arc4random.cpp)
+    set_target_properties(${program} PROPERTIES
+      BUILD_RPATH "\$ORIGIN/../lib:\$ORIGIN/.authd-lib:\$ORIGIN/lib"
+      BUILD_RPATH_USE_ORIGIN ON)
   endforeach()
 endfunction()
 cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL authd_relocatable_programs)

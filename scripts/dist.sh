@@ -59,6 +59,15 @@ mkdir -p "$stage/bin" "$stage/conf"
 strip -o "$stage/bin/authd" "$build_dir/authd"
 strip -o "$stage/bin/authctl" "$build_dir/authctl"
 chmod 0755 "$stage/bin/authd" "$stage/bin/authctl"
+# The libraries without a static archive (cmake/Relocatable.cmake), from
+# where this machine's loader finds them for the program.
+mkdir -p "$stage/lib"
+for lib in $(sed -n 's/^- Bundled in lib\/: //p' "$root/packaging/hosting/RELEASE-NOTES.md"); do
+  path=$(ldd "$build_dir/authd" | awk -v lib="$lib" '$1 == lib { print $3 }')
+  [[ -n $path && -f $path ]] || { echo "dist.sh: $lib not found for $build_dir/authd" >&2; exit 1; }
+  strip --strip-unneeded -o "$stage/lib/$lib" "$path"
+  chmod 0644 "$stage/lib/$lib"
+done
 cp "$root/conf/authd.conf" "$stage/conf/authd.conf"
 cp "$root/packaging/hosting/htaccess.in" "$stage/conf/htaccess"
 cp "$root/packaging/hosting/install.sh" "$stage/install.sh"

@@ -52,7 +52,11 @@ Result<std::unique_ptr<Core>> Core::open(CoreSettings settings) {
   settings.key.file = signing_key_path(settings);
   auto store = open_store(settings.store);
   if (!store) return std::unexpected(store.error());
-  if (auto indexed = username_index::build_if_missing(**store); !indexed) return std::unexpected(indexed.error());
+  // A database that cannot be reached now must not stop the start (503 until
+  // it is back): the PostgreSQL store builds the index in a migration anyway.
+  if (auto indexed = username_index::build_if_missing(**store); !indexed && indexed.error().code != Errc::unavailable) {
+    return std::unexpected(indexed.error());
+  }
   auto key = load_signing_key(settings.key);
   if (!key) return std::unexpected(key.error());
   std::shared_ptr<KeyRing> ring;

@@ -5,8 +5,10 @@
 #   - "Oldest C library: glibc X.Y": X.Y is exactly the highest GLIBC_ symbol
 #     version that bin/authd and bin/authctl need;
 #   - "Libraries from the host: ...": exactly the NEEDED entries of the two
-#     (so every other library is inside them), and no RPATH/RUNPATH but
-#     $ORIGIN;
+#     that lib/ does not hold (so every other library is inside them or
+#     beside them), and no RPATH/RUNPATH but $ORIGIN;
+#   - "Bundled in lib/: ...": exactly the libraries in lib/ (their GLIBC_
+#     versions count toward the oldest glibc too);
 #   - README.md names each of those libraries and the glibc version.
 # Prints what it found; exits 1 on any mismatch. Used by scripts/dist.sh
 # before packing and by test/hosting/t_dist_contents.sh on the tarball.
@@ -21,10 +23,17 @@ claimed_libs=$(sed -n 's/^- Libraries from the host: //p' "$notes" | tr ' ' '\n'
 [[ -n $claimed_glibc ]] || complain "$notes names no oldest glibc"
 [[ -n $claimed_libs ]] || complain "$notes names no host libraries"
 
+claimed_bundled=$(sed -n 's/^- Bundled in lib\/: //p' "$notes" | tr ' ' '\n' | sed '/^$/d' | sort -u)
+bundled=$(find "$dir/lib" -maxdepth 1 -type f -name 'lib*.so*' -printf '%f\n' 2>/dev/null | sort -u)
+[[ $bundled == "$claimed_bundled" ]] ||
+  complain "lib/ holds [$(echo $bundled)], the release notes claim [$(echo $claimed_bundled)]"
+# What the programs need and lib/ does not hold comes from the host.
 needed=$(for b in "$dir/bin/authd" "$dir/bin/authctl"; do
   readelf -d "$b" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'
-done | sort -u)
-glibc=$(for b in "$dir/bin/authd" "$dir/bin/authctl"; do
+done | sort -u | grep -vxF -f <(printf '%s\n' $bundled '') )
+binaries=("$dir/bin/authd" "$dir/bin/authctl")
+for lib in $bundled; do binaries+=("$dir/lib/$lib"); done
+glibc=$(for b in "${binaries[@]}"; do
   readelf -V --wide "$b" | grep -oE 'Name: GLIBC_[0-9.]+' | sed 's/Name: GLIBC_//'
 done | sort -uV | tail -n 1)
 echo "check-release: needed from the host: $(echo $needed)"

@@ -125,6 +125,16 @@ install_file() { # SRC DEST MODE: replaced atomically (a running copy keeps its 
   chmod "$3" "$tmp"
   mv -f -- "$tmp" "$2"
 }
+# The libraries the release carries (lib/, RELEASE-NOTES.md) go beside each
+# program: $state/lib for authctl, $docroot/.authd-lib for authd.fcgi (their
+# RUNPATH; .htaccess answers 404 for every dot path).
+install_libs() { # DIR
+  [[ -d $here/lib ]] || return 0
+  mkdir -p "$1"
+  local lib
+  for lib in "$here"/lib/*; do install_file "$lib" "$1/$(basename "$lib")" 0644; done
+}
+install_libs "$state/lib"
 install_file "$here/bin/authctl" "$state/authctl" 0700
 # In case the state directory ever ends up below a document root after all.
 printf 'RewriteEngine On\nRewriteRule ^ - [R=404,L]\n' >"$state/.htaccess"
@@ -145,6 +155,7 @@ if [[ -n $base ]]; then
     sed -i -E "s#([\"\`])/([a-z])#\\1$base/\\2#g" "$script"
   done
 fi
+install_libs "$docroot/.authd-lib"
 install_file "$here/bin/authd" "$docroot/authd.fcgi" 0755
 ln -sfn "$config" "$docroot/authd.conf"
 

@@ -52,6 +52,16 @@ for b in authd authctl; do
   echo "$ldd_out" | sed 's/^/     | /'
 done
 
+step "the libraries the release carries"
+for lib in $(sed -n 's/^- Bundled in lib\/: //p' "$R/RELEASE-NOTES.md"); do
+  expect_eq "lib/$lib is there" yes "$([[ -f $R/lib/$lib ]] && echo yes || echo no)"
+  for b in authd authctl; do
+    # RUNPATH comes before the system's directories: the release's copy is the one loaded.
+    expect_eq "$b loads lib/$lib from the release" "$(realpath "$R/lib/$lib")" \
+      "$(realpath -m "$(ldd "$R/bin/$b" | awk -v lib="$lib" '$1 == lib { print $3 }')")"
+  done
+done
+
 step "the glibc claim"
 claimed=$(sed -n 's/^- Oldest C library: glibc \([0-9][0-9.]*\)$/\1/p' "$R/RELEASE-NOTES.md")
 highest=$(for b in authd authctl; do objdump -T "$R/bin/$b" | grep -oE '\(GLIBC_[0-9.]+\)' | tr -d '()' | sed 's/GLIBC_//'; done |
