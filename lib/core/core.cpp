@@ -99,9 +99,9 @@ Result<Principal> Core::check(std::string_view authorization, std::optional<Capa
 }
 
 Result<std::optional<Principal>> Core::check_request(std::string_view method, std::string_view path,
-                                                     std::string_view authorization,
-                                                     std::string_view auth_cookie) const {
-  const auto requirement = settings_.access_rules.decide(method, path);
+                                                     std::string_view authorization, std::string_view auth_cookie,
+                                                     AccessPoint at) const {
+  const auto requirement = settings_.access_rules.decide(method, path, at);
   if (requirement.denied) return fail(Errc::not_permitted, "no access rule lets anyone through");
   if (!requirement.needs_token) return std::optional<Principal>();
   std::string from_cookie;

@@ -79,7 +79,7 @@ bool covers(const AccessRule& rule, std::string_view path, std::string_view lowe
 
 }  // namespace
 
-AccessRequirement AccessRules::decide(std::string_view method, std::string_view path) const {
+AccessRequirement AccessRules::decide(std::string_view method, std::string_view path, AccessPoint at) const {
   std::string lowered(path);
   std::transform(lowered.begin(), lowered.end(), lowered.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -93,7 +93,8 @@ AccessRequirement AccessRules::decide(std::string_view method, std::string_view 
     }
   }
   if (best && !best->by_method) return best->requirement;
-  if (!best && unmatched == Unmatched::deny) return {true, true, std::nullopt};
+  const Unmatched when_unmatched = at == AccessPoint::forward_auth ? check_unmatched : unmatched;
+  if (!best && when_unmatched == Unmatched::deny) return {true, true, std::nullopt};
   return {false, true, default_capability(method)};
 }
 
@@ -127,7 +128,10 @@ std::vector<settings::Setting> access_rule_settings(AccessRules& rules) {
   table.push_back(std::move(s));
   table.push_back(settings::choice("authorize_unmatched", rules.unmatched,
                                    {{"deny", Unmatched::deny}, {"method", Unmatched::method}},
-                                   "paths no authorize_rule matches: deny, or the method's capability"));
+                                   "paths no authorize_rule matches (authorizer): deny, or the method's capability"));
+  table.push_back(settings::choice("check_unmatched", rules.check_unmatched,
+                                   {{"method", Unmatched::method}, {"deny", Unmatched::deny}},
+                                   "paths no authorize_rule matches at GET /auth/check: the method's capability, or deny"));
   return table;
 }
 

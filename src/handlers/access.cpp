@@ -18,9 +18,9 @@ constexpr std::string_view kAuthCookie = "auth";
 
 // The decision for `method` + a canonical `path` with the request's credentials.
 Result<std::optional<Principal>> decide(App& app, const http::Request& request, std::string_view method,
-                                        std::string_view path) {
+                                        std::string_view path, AccessPoint at) {
   return app.core->check_request(method, path, request.authorization(),
-                                 http::cookie_value(request.param("HTTP_COOKIE"), kAuthCookie));
+                                 http::cookie_value(request.param("HTTP_COOKIE"), kAuthCookie), at);
 }
 
 // The path the web server will serve, canonical. The raw REQUEST_URI must be
@@ -52,7 +52,7 @@ Result<std::string_view> forwarded_value(const http::Request& request, const cha
 HandlerResult authorizer(App& app, const http::Request& request, const RouteContext&) {
   auto path = served_path(request);
   if (!path) return std::unexpected(path.error());
-  auto granted = decide(app, request, request.method, *path);
+  auto granted = decide(app, request, request.method, *path, AccessPoint::authorizer);
   if (!granted) return std::unexpected(granted.error());
   http::Response response;
   response.status = 200;
@@ -75,7 +75,7 @@ HandlerResult auth_check(App& app, const http::Request& request, const RouteCont
   if (!method) return std::unexpected(method.error());
   auto path = canonical_uri_path(*uri);
   if (!path) return std::unexpected(path.error());
-  auto granted = decide(app, request, *method, *path);
+  auto granted = decide(app, request, *method, *path, AccessPoint::forward_auth);
   if (!granted) return std::unexpected(granted.error());
   http::Response response;
   response.status = 204;

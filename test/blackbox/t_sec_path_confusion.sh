@@ -26,8 +26,8 @@ include "$SOURCE_DIR/conf/lighttpd-authorizer.conf"
 EOF2
   export LIGHTTPD_CONF=$APP_TMP/lighttpd.conf APP_DIR
 fi
-# /app/ is public, /app/admin/ is for admins; nothing else is mentioned.
-export AUTHD_AUTHORIZE_RULES='/app/ * public; /app/admin/ * delete'
+# /app/public/ is public, /app/admin/ is for admins; nothing else is mentioned.
+export AUTHD_AUTHORIZE_RULES='/app/public/ * public; /app/admin/ * delete'
 
 stack_start
 
@@ -52,8 +52,11 @@ http GET /auth/check -H 'X-Original-Method: GET' -H 'X-Original-URI: /app/admin'
 expect_status 401 "/app/admin (no slash) falls under the /app/admin/ rule"
 http GET /auth/check -H 'X-Original-Method: GET' -H 'X-Original-URI: /app/public/hello.txt'
 expect_status 204 "control: /app/public/ is public"
+# At /auth/check a path no rule matches needs its method's capability
+# (check_unmatched = method: the proxy asks only for what it protects); in
+# authorizer mode it is denied (below, and security_request_path_test.cpp).
 http GET /auth/check -H 'X-Original-Method: GET' -H 'X-Original-URI: /elsewhere'
-expect_status 403 "a path no rule matches is denied"
+expect_status 401 "/auth/check: a path no rule matches needs a token (read)"
 
 if [[ $AUTHD_FRONTEND == lighttpd ]]; then
   step "FastCGI authorizer (lighttpd): nothing under /app/admin/ is served to an anonymous client"
@@ -65,6 +68,8 @@ if [[ $AUTHD_FRONTEND == lighttpd ]]; then
   http GET /app/public/hello.txt
   expect_status 200 "control: a public file is served"
   expect_eq "control: its body" "hello" "$BODY"
+  http GET /app/other.txt
+  expect_status 403 "authorizer: a path no rule matches is denied (authorize_unmatched = deny)"
 fi
 
 finish

@@ -70,6 +70,12 @@ TEST(SecurityRequestPath, CaseIsExactUnlessTheRuleSaysOtherwise) {
 TEST(SecurityRequestPath, UnmatchedPathsAreDeniedByDefault) {
   auto r = rules("/app/public/ * public");
   EXPECT_TRUE(r.decide("GET", "/elsewhere").denied);
+  // Forward-auth (GET /auth/check) asks only for what the proxy protects:
+  // there the method's capability is the default, deny when configured.
+  EXPECT_EQ(r.decide("DELETE", "/elsewhere", AccessPoint::forward_auth).capability, Capability::delete_);
+  EXPECT_FALSE(r.decide("GET", "/elsewhere", AccessPoint::forward_auth).denied);
+  r.check_unmatched = Unmatched::deny;
+  EXPECT_TRUE(r.decide("GET", "/elsewhere", AccessPoint::forward_auth).denied);
   r.unmatched = Unmatched::method;
   EXPECT_EQ(r.decide("POST", "/elsewhere").capability, Capability::create);
   EXPECT_EQ(rules("/ * method").decide("PUT", "/x").capability, Capability::update);

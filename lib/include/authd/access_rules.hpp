@@ -16,7 +16,10 @@
 //                exact, as Linux file systems and most applications compare.
 // Paths are canonical (request_path.hpp) before they are matched. The longest
 // matching prefix wins; among its rules a named method beats *. A path that no
-// rule matches gets `authorize_unmatched`: deny (the default) or method.
+// rule matches gets, in authorizer mode, `authorize_unmatched`: deny (the
+// default) or method; at GET /auth/check (forward-auth, which a proxy asks for
+// the locations it chose to protect), `check_unmatched`: method (the default,
+// as before rules existed) or deny.
 #pragma once
 
 #include <optional>
@@ -37,6 +40,7 @@ struct AccessRequirement {
 };
 
 enum class Unmatched { deny, method };
+enum class AccessPoint { authorizer, forward_auth };
 
 struct AccessRule {
   std::string prefix;
@@ -55,10 +59,12 @@ class AccessRules {
   void append(const AccessRules& more) { rules_.insert(rules_.end(), more.rules_.begin(), more.rules_.end()); }
 
   // `path` must be canonical (canonical_path).
-  AccessRequirement decide(std::string_view method, std::string_view path) const;
+  AccessRequirement decide(std::string_view method, std::string_view path,
+                           AccessPoint at = AccessPoint::authorizer) const;
   const std::vector<AccessRule>& rules() const noexcept { return rules_; }
 
-  Unmatched unmatched = Unmatched::deny;  // authorize_unmatched
+  Unmatched unmatched = Unmatched::deny;          // authorize_unmatched
+  Unmatched check_unmatched = Unmatched::method;  // check_unmatched
 
   static Capability default_capability(std::string_view method) noexcept;
 
@@ -67,7 +73,7 @@ class AccessRules {
 };
 
 // authorize_rule (repeatable in the file; AUTHD_AUTHORIZE_RULES, ';'-separated)
-// and authorize_unmatched (deny | method).
+// authorize_unmatched and check_unmatched (deny | method).
 std::vector<settings::Setting> access_rule_settings(AccessRules& rules);
 
 }  // namespace authd

@@ -100,9 +100,10 @@ class Core {
   // For a request to another application: the access rules decide what the
   // method + path need. The Authorization header is used when present, else
   // the `auth` cookie's token. A public path gives nullopt (no principal).
+  // `at`: which default applies to paths no rule matches (access_rules.hpp).
   Result<std::optional<Principal>> check_request(std::string_view method, std::string_view path,
-                                                 std::string_view authorization,
-                                                 std::string_view auth_cookie) const;
+                                                 std::string_view authorization, std::string_view auth_cookie,
+                                                 AccessPoint at = AccessPoint::authorizer) const;
 
   // A new access token for `user`, carrying its token generation (`gen`)
   // and, after a second factor, `amr` (space-separated methods, e.g. "pwd otp").
