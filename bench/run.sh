@@ -122,6 +122,9 @@ case $BENCH_BUILD_TYPE in Release|RelWithDebInfo) ;; *) die "BENCH_BUILD_TYPE mu
 CORES=$(nproc)
 WORKERS=$BENCH_WORKERS
 ((WORKERS > 0)) || WORKERS=$((2 * CORES))
+# authd's threads behind nginx and Apache: the same as behind lighttpd unless set.
+((BENCH_NGINX_AUTHD_WORKERS > 0)) || BENCH_NGINX_AUTHD_WORKERS=$WORKERS
+((BENCH_APACHE_AUTHD_WORKERS > 0)) || BENCH_APACHE_AUTHD_WORKERS=$WORKERS
 PEER_WORKERS=$BENCH_PEER_WORKERS
 ((PEER_WORKERS > 0)) || PEER_WORKERS=$CORES
 
