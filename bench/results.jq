@@ -45,7 +45,7 @@ def round($d): (. * pow(10; $d) | round) / pow(10; $d);
 | (if $verify_ns then ($cores / ($verify_ns / 1e9)) else null end) as $signin_ideal
 | (if $hash_ns then ($cores / ($hash_ns / 1e9)) else null end) as $signup_ideal
 # The guarded read on every front and peer, in this order.
-| (["ceiling", "guarded_read", "pg_guarded_read", "nginx_ceiling", "nginx_authd", "nginx_many", "apache_ceiling", "apache_authd",
+| (["ceiling", "guarded_read", "eddsa_guarded_read", "pg_guarded_read", "nginx_ceiling", "nginx_authd", "nginx_many", "apache_ceiling", "apache_authd",
     "express_direct", "express_nginx", "fastify_direct", "fastify_nginx"]
    | map($run[.] // empty)) as $summary
 # Many users: one row per store size, with the ratio of each figure to the smallest store's.
@@ -102,6 +102,9 @@ def round($d): (. * pow(10; $d) | round) / pow(10; $d);
        value: $run.nginx_authd.ratio_to_ceiling, limit: 0.9, met: atleast($run.nginx_authd.ratio_to_ceiling; 0.9)},
       {id: "lighttpd_vs_ceiling", what: "authd behind lighttpd ≥ 0.95 × the lighttpd ceiling (ratio)",
        value: $run.guarded_read.ratio_to_ceiling, limit: 0.95, met: atleast($run.guarded_read.ratio_to_ceiling; 0.95)},
+      {id: "eddsa_read", what: "guarded read with EdDSA tokens ≥ 0.9 × with HS256, both behind lighttpd (ratio)",
+       value: ratio($run.eddsa_guarded_read; $run.guarded_read), limit: 0.9,
+       met: atleast(ratio($run.eddsa_guarded_read; $run.guarded_read); 0.9)},
       {id: "postgresql_read", what: "guarded read on the PostgreSQL store ≥ 0.8 × on LMDB, both behind lighttpd (ratio)",
        value: ratio($run.pg_guarded_read; $run.guarded_read), limit: 0.8,
        met: atleast(ratio($run.pg_guarded_read; $run.guarded_read); 0.8)},

@@ -56,7 +56,7 @@ BENCH_HASH_CONNECTIONS=${BENCH_HASH_CONNECTIONS:-8}  # wrk -c for sign-in / sign
 BENCH_HASH_DURATION=${BENCH_HASH_DURATION:-$BENCH_DURATION}
 BENCH_TIMEOUT=${BENCH_TIMEOUT:-5}                 # wrk --timeout, seconds
 BENCH_WORKERS=${BENCH_WORKERS:-${AUTHD_WORKERS:-0}}  # FastCGI threads behind lighttpd; 0 = 2 x cores
-BENCH_PARTS=${BENCH_PARTS:-"lighttpd postgresql nginx apache peers users"}  # which parts to run
+BENCH_PARTS=${BENCH_PARTS:-"lighttpd eddsa postgresql nginx apache peers users"}  # which parts to run
 BENCH_SCENARIOS=${BENCH_SCENARIOS:-"guarded_read capability_read capability_denied invalid_token signin signup"}
                                                   # authd's scenarios behind lighttpd (the ceiling always runs)
 BENCH_NGINX_WORKERS=${BENCH_NGINX_WORKERS:-1}     # nginx worker_processes
@@ -362,6 +362,26 @@ fcgi_row() {
   stop_front
   stop_fcgi
 }
+
+# ---- public-key tokens (token_algorithm = EdDSA), behind the same lighttpd ----------
+# The same guarded read with an Ed25519-signed token (its own key ring in the
+# state directory): the verified-token cache should keep it near the HS256
+# rate of the lighttpd part (target: >= 0.9 x).
+if part eddsa; then
+  start_front lighttpd
+  AUTHD_TOKEN_ALGORITHM=EdDSA start_fcgi "$AUTHD_BIN" "$STATE/authd-eddsa.log" "$WORKERS"
+  wait_for_status /records 401
+  EDDSA_TOKEN=$(signin_token benchuser)
+  [[ $(printf '%s' "${EDDSA_TOKEN%%.*}" | tr '_-' '/+' | base64 -d 2>/dev/null) == *'"EdDSA"'* ]] ||
+    die "the EdDSA part did not get an EdDSA token"
+  check 200 GET /records -H "Authorization: Bearer $EDDSA_TOKEN"
+  BACKEND_PGID=$FCGI_PID FRONT_PGID=$FRONT_PID ROW_FRONT=lighttpd ROW_BACKEND="authd (EdDSA tokens)" \
+  ROW_CEILING=ceiling ROW_THREADS=$WORKERS ROW_KEEP='' ROW_USERS='' \
+    run_scenario eddsa_guarded_read "guarded read (EdDSA token)" 200 "$BENCH_CONNECTIONS" "$BENCH_DURATION" GET /records \
+    -H "Authorization: Bearer $EDDSA_TOKEN"
+  stop_fcgi
+  stop_front
+fi
 
 # ---- the PostgreSQL store, behind the same lighttpd ------------------------------
 # A throw-away cluster (test/postgres/cluster.sh), the set-up's users and
