@@ -40,13 +40,14 @@ expect_eq "no forged record (a line starting with the injected text)" no \
 
 step "--listen :PORT binds the loopback interface only"
 LISTEN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/authd-listen.XXXXXX"); at_exit rm -rf "$LISTEN_DIR"
-LPORT=$(( 20000 + RANDOM % 20000 ))
+LPORT=$(pick_port) || _harness_die "found no free port"
 AUTHD_STATE_DIR=$LISTEN_DIR/state setsid "$AUTHD_BIN" --listen ":$LPORT" >"$LISTEN_DIR/log" 2>&1 &
 LPID=$!
 at_exit kill "$LPID"
-for _ in $(seq 50); do ss -ltnH "sport = :$LPORT" | grep -q . && break; sleep 0.1; done
+for _ in $(seq 150); do ss -ltnH "sport = :$LPORT" | grep -q . && break; sleep 0.1; done
 SOCKETS=$(ss -ltnH "sport = :$LPORT" | awk '{print $4}')
 expect_eq "listening on 127.0.0.1:$LPORT only" "127.0.0.1:$LPORT" "$SOCKETS"
+[[ $SOCKETS == "127.0.0.1:$LPORT" ]] || { echo "authd --listen said:"; sed 's/^/    /' "$LISTEN_DIR/log"; }
 kill "$LPID" 2>/dev/null; wait "$LPID" 2>/dev/null
 
 step "a signing key readable by group or others stops the start"
