@@ -6,6 +6,14 @@
 #include "authd/cbor.hpp"
 
 namespace authd::cbor {
+
+Value::Value() = default;
+Value::~Value() = default;
+Value::Value(const Value&) = default;
+Value::Value(Value&&) noexcept = default;
+Value& Value::operator=(const Value&) = default;
+Value& Value::operator=(Value&&) noexcept = default;
+
 namespace {
 
 constexpr int kMaxDepth = 16;

@@ -22,6 +22,16 @@ struct Value {
   std::vector<Value> items;   // array
   std::vector<std::pair<Value, Value>> entries;  // map, in encoded order
 
+  // Declared here, defaulted in cbor_reader.cpp: a recursive type whose
+  // members hold pair<Value, Value> must not have them defined while Value is
+  // incomplete (clang with libstdc++ refuses what g++ lets through).
+  Value();
+  ~Value();
+  Value(const Value&);
+  Value(Value&&) noexcept;
+  Value& operator=(const Value&);
+  Value& operator=(Value&&) noexcept;
+
   static Value of_int(std::int64_t v) { Value x; x.type = Type::integer; x.integer = v; return x; }
   static Value of_bytes(std::string_view v) { Value x; x.type = Type::bytes; x.data = v; return x; }
   static Value of_text(std::string_view v) { Value x; x.type = Type::text; x.data = v; return x; }
