@@ -6,19 +6,12 @@
 #include <memory>
 
 #include "authd/crypto.hpp"
+#include "crypto/openssl_handles.hpp"
 
 namespace authd::crypto {
 namespace {
 
-template <class T, void (*Free)(T*)>
-struct Deleter {
-  void operator()(T* p) const noexcept { Free(p); }
-};
-using PkeyPtr = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY, EVP_PKEY_free>>;
-using PkeyCtxPtr = std::unique_ptr<EVP_PKEY_CTX, Deleter<EVP_PKEY_CTX, EVP_PKEY_CTX_free>>;
-using ParamBuildPtr = std::unique_ptr<OSSL_PARAM_BLD, Deleter<OSSL_PARAM_BLD, OSSL_PARAM_BLD_free>>;
-using ParamsPtr = std::unique_ptr<OSSL_PARAM, Deleter<OSSL_PARAM, OSSL_PARAM_free>>;
-using MdCtxPtr = std::unique_ptr<EVP_MD_CTX, Deleter<EVP_MD_CTX, EVP_MD_CTX_free>>;
+using namespace ossl;  // the owning handle types (openssl_handles.hpp)
 
 PkeyPtr p256_key(std::string_view x, std::string_view y) {
   if (x.size() != 32 || y.size() != 32) return nullptr;

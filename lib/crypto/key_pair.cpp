@@ -10,6 +10,7 @@
 #include <openssl/pem.h>
 
 #include "authd/crypto.hpp"
+#include "crypto/openssl_handles.hpp"
 
 namespace authd::crypto {
 
@@ -20,14 +21,7 @@ struct KeyPair::Handle {
 
 namespace {
 
-template <class T, void (*Free)(T*)>
-struct Deleter {
-  void operator()(T* p) const noexcept { Free(p); }
-};
-using BioPtr = std::unique_ptr<BIO, Deleter<BIO, BIO_free_all>>;
-using MdCtxPtr = std::unique_ptr<EVP_MD_CTX, Deleter<EVP_MD_CTX, EVP_MD_CTX_free>>;
-using EcdsaSigPtr = std::unique_ptr<ECDSA_SIG, Deleter<ECDSA_SIG, ECDSA_SIG_free>>;
-using BignumPtr = std::unique_ptr<BIGNUM, Deleter<BIGNUM, BN_free>>;
+using namespace ossl;  // the owning handle types (openssl_handles.hpp)
 
 const EVP_MD* digest_for(KeyAlgorithm algorithm) { return algorithm == KeyAlgorithm::es256 ? EVP_sha256() : nullptr; }
 

@@ -6,6 +6,7 @@
 #include <openssl/param_build.h>
 
 #include "authd/crypto.hpp"
+#include "crypto/openssl_handles.hpp"
 
 namespace authd::crypto {
 
@@ -16,16 +17,7 @@ struct PublicKey::Handle {
 
 namespace {
 
-template <class T, void (*Free)(T*)>
-struct Deleter {
-  void operator()(T* p) const noexcept { Free(p); }
-};
-using BignumPtr = std::unique_ptr<BIGNUM, Deleter<BIGNUM, BN_free>>;
-using ParamBuildPtr = std::unique_ptr<OSSL_PARAM_BLD, Deleter<OSSL_PARAM_BLD, OSSL_PARAM_BLD_free>>;
-using ParamsPtr = std::unique_ptr<OSSL_PARAM, Deleter<OSSL_PARAM, OSSL_PARAM_free>>;
-using PkeyCtxPtr = std::unique_ptr<EVP_PKEY_CTX, Deleter<EVP_PKEY_CTX, EVP_PKEY_CTX_free>>;
-using MdCtxPtr = std::unique_ptr<EVP_MD_CTX, Deleter<EVP_MD_CTX, EVP_MD_CTX_free>>;
-using EcdsaSigPtr = std::unique_ptr<ECDSA_SIG, Deleter<ECDSA_SIG, ECDSA_SIG_free>>;
+using namespace ossl;  // the owning handle types (openssl_handles.hpp)
 
 constexpr int kMinRsaBits = 2048;
 
