@@ -81,6 +81,16 @@ test_pkgs+=(python3)
 # Second factor (t_mfa_totp.sh): TOTP codes from an independent implementation.
 test_pkgs+=(oathtool)
 
+# Third hardening round (issue 23, class 5) and the H2O front end: Debian's h2o.
+test_pkgs+=(h2o)
+# Mail (issue 24): a real SMTP server the tests start (aiosmtpd, its own process).
+test_pkgs+=(python3-aiosmtpd)
+# OpenID Connect provider (issue 25): Apache's mod_auth_openidc as a relying party.
+test_pkgs+=(libapache2-mod-auth-openidc)
+# Debian package (issue 27): debhelper, lintian, systemd-socket-activate and
+# systemd-analyze, logrotate; Caddy as one more front end.
+test_pkgs+=(debhelper lintian devscripts fakeroot systemd logrotate caddy)
+
 # Packages satisfied by a command on PATH, however it was installed.
 declare -A pkg_command=([nodejs]=node [npm]=npm)
 
