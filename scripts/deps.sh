@@ -90,6 +90,8 @@ test_pkgs+=(libapache2-mod-auth-openidc)
 # Debian package (issue 27): debhelper, lintian, systemd-socket-activate and
 # systemd-analyze, logrotate; Caddy as one more front end.
 test_pkgs+=(debhelper lintian devscripts fakeroot systemd logrotate caddy)
+# docs/openapi.yaml against the route table (test/docs/check_openapi.py).
+test_pkgs+=(python3-yaml)
 
 # Packages satisfied by a command on PATH, however it was installed.
 declare -A pkg_command=([nodejs]=node [npm]=npm)

@@ -1,0 +1,52 @@
+#!/usr/bin/python3
+"""docs/openapi.yaml names exactly the routes of the route table (src/routes.cpp).
+
+Fails, naming each difference, when a route of the table is missing from the
+document or the document names a method and path that the table does not have.
+A route with method "*" (any method) must appear with every method the document
+can name for a path: get, put, post, delete, options, head, patch.
+
+usage: check_openapi.py SOURCE_DIR
+"""
+import re
+import sys
+
+import yaml
+
+ANY = {"get", "put", "post", "delete", "options", "head", "patch"}
+
+
+def table_routes(source):
+    text = open(f"{source}/src/routes.cpp", encoding="utf-8").read()
+    routes = set()
+    for method, path in re.findall(r'Route\{"([A-Z]+|\*)",\s*"([^"]+)"', text):
+        for m in (ANY if method == "*" else {method.lower()}):
+            routes.add((m, path))
+    if not routes:
+        sys.exit("check_openapi: no Route{...} found in src/routes.cpp (has the table moved?)")
+    return routes
+
+
+def document_routes(source):
+    with open(f"{source}/docs/openapi.yaml", encoding="utf-8") as f:
+        doc = yaml.safe_load(f)
+    if not str(doc.get("openapi", "")).startswith("3.1"):
+        sys.exit("check_openapi: docs/openapi.yaml is not OpenAPI 3.1")
+    return {(m, path) for path, item in doc["paths"].items() for m in item if m in ANY}
+
+
+def main():
+    source = sys.argv[1] if len(sys.argv) > 1 else "."
+    table, document = table_routes(source), document_routes(source)
+    missing = sorted(table - document)
+    extra = sorted(document - table)
+    for m, p in missing:
+        print(f"missing from docs/openapi.yaml: {m.upper()} {p}")
+    for m, p in extra:
+        print(f"docs/openapi.yaml names a route the table does not have: {m.upper()} {p}")
+    if missing or extra:
+        sys.exit(1)
+    print(f"check_openapi: {len(table)} method+path pairs, document and route table agree")
+
+
+main()
