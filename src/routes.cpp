@@ -39,6 +39,7 @@ constexpr std::array kRoutes{
     Route{"POST", "/admin/users/{id}/signout", admin_sign_out_user, Access::admin, std::nullopt},
     Route{"GET", "/.well-known/jwks.json", jwks, Access::open, std::nullopt},
     Route{"GET", "/.well-known/openid-configuration", openid_configuration, Access::open, std::nullopt},
+    Route{"GET", "/openapi.json", openapi_document, Access::open, std::nullopt},
     Route{"POST", "/token/refresh", token_refresh, Access::open, std::nullopt},
     Route{"POST", "/signout", signout, Access::enrol, std::nullopt},
     Route{"POST", "/signout/all", signout_all, Access::enrol, std::nullopt},

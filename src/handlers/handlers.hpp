@@ -38,6 +38,8 @@ HandlerResult signout_all(App& app, const http::Request& request, const RouteCon
 HandlerResult me(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult change_password(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult jwks(App& app, const http::Request& request, const RouteContext& context);
+// GET /openapi.json (openapi.cpp).
+HandlerResult openapi_document(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult openid_configuration(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult token_refresh(App& app, const http::Request& request, const RouteContext& context);
 
