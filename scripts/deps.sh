@@ -92,6 +92,8 @@ test_pkgs+=(libapache2-mod-auth-openidc)
 test_pkgs+=(debhelper lintian devscripts fakeroot systemd logrotate caddy)
 # docs/openapi.yaml against the route table (test/docs/check_openapi.py).
 test_pkgs+=(python3-yaml)
+# t_authctl_cli.sh runs authctl's bash completion (conf/bash-completion/authctl).
+test_pkgs+=(bash-completion)
 
 # Packages satisfied by a command on PATH, however it was installed.
 declare -A pkg_command=([nodejs]=node [npm]=npm)

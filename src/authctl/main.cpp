@@ -1,311 +1,204 @@
 // authctl: operator commands on the same store as authd, safe while the
 // server runs (the store serialises writers across processes). It builds the
 // same Core as authd and runs the same account operations.
-#include <termios.h>
-#include <unistd.h>
-
+//
+// The command line follows getopt_long(3): options anywhere, `--` ends them,
+// `authctl COMMAND --help` describes one command, exit status 0 (done),
+// 1 (the operation failed), 2 (usage). authctl(8) and the bash completion
+// (conf/bash-completion/authctl) list the same commands as the table below.
 #include <pwd.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <iostream>
-#include <iterator>
-#include <sstream>
-#include <string>
+#include <cstring>
+#include <span>
+#include <string_view>
 #include <vector>
 
-#include "app.hpp"
-#include "authd/accounts.hpp"
-#include "authd/core.hpp"
-#include "authd/crypto.hpp"
-#include "authd/store_backends.hpp"
-#include "authd/transfer.hpp"
-#include "authd/user_admin.hpp"
+#include "commands.hpp"
 
+#ifndef AUTHD_VERSION
+#define AUTHD_VERSION "unknown"
+#endif
+
+namespace authctl {
 namespace {
 
-using namespace authd;
+struct Command {
+  const char* name;      // one word, or two for the groups ("key rotate")
+  const char* operands;  // for the usage line
+  const char* summary;
+  std::size_t min_operands;
+  std::size_t max_operands;
+  std::vector<OptionSpec> options;  // besides the global ones
+  int (*run)(Context&, const Invocation&);
+  bool opens_store = true;  // false: runs before (and without) the store is opened
+};
 
-constexpr const char* kUsage =
-    "usage: authctl COMMAND [ARGS]\n"
-    "  add USER ROLE [--fullname NAME] [--email ADDRESS]\n"
-    "                         create a user; the password is read from stdin\n"
-    "  role USER ROLE         change a user's role (admin, editor, writer, user)\n"
-    "  list                   list users: username, role, _id, __v\n"
-    "  delete USER            delete a user (their tokens stop working at once)\n"
-    "  signout USER           end every token and refresh token of the user\n"
-    "  backup FILE            consistent copy of the store while authd serves (LMDB compacting copy)\n"
-    "  restore FILE [--force] put a backup back (authd stopped); --force replaces a non-empty store\n"
-    "  export [FILE]          users (with hashes, roles, links) and records as JSON lines (stdout)\n"
-    "  import FILE|- [--skip-bad]\n"
-    "                         read an export, bulk {username,password(hash),role} lines or a\n"
-    "                         mongoexport of the Express app's users (bcrypt); all or nothing\n"
-    "                         unless --skip-bad (bad lines are listed with their numbers)\n"
-    "  key rotate             a new token signing key (token_algorithm EdDSA/ES256); new\n"
-    "                         tokens use it at once, older keys keep verifying\n"
-    "  key retire [KID]       delete KID, or every key but the current one\n"
-    "  key list               kid of every key, the current one marked with *\n"
-    "  mfa reset USER         remove every second factor of USER (TOTP, recovery codes,\n"
-    "                         passkeys), e.g. after a lost phone; audited\n"
-    "Reads the same settings as authd: conf/authd.conf or $AUTHD_CONFIG, then AUTHD_<NAME>.\n";
-
-int usage_error() {
-  std::fputs(kUsage, stderr);
-  return 2;
+const std::vector<Command>& commands() {
+  static const std::vector<Command> table = {
+      {"add", "USER ROLE [--fullname NAME] [--email ADDRESS]",
+       "create a user; the password is read from stdin (no echo on a terminal)", 2, 2,
+       {{"fullname", true}, {"email", true}}, add_user},
+      {"role", "USER ROLE", "change a user's role (admin, editor, writer, user)", 2, 2, {}, set_role},
+      {"list", "", "list users: username, role, _id, __v (--json: an array of objects)", 0, 0, {}, list_users},
+      {"show", "USER", "one user's username, role, _id, __v, fullname and email", 1, 1, {}, show_user},
+      {"delete", "USER", "delete a user (their tokens stop working at once)", 1, 1, {}, delete_user},
+      {"signout", "USER", "end every token and refresh token of the user", 1, 1, {}, sign_out_user},
+      {"backup", "FILE", "consistent copy of the store while authd serves (LMDB compacting copy)", 1, 1, {}, backup},
+      {"restore", "FILE [--force]", "put a backup back (authd stopped); --force replaces a non-empty store", 1, 1,
+       {{"force", false}}, restore, false},
+      {"export", "[FILE]", "users (with hashes, roles, links) and records as JSON lines (default: stdout)", 0, 1, {},
+       export_all},
+      {"import", "[--skip-bad] FILE|-",
+       "read an export, bulk {username,password(hash),role} lines or a mongoexport of the Express app's users\n"
+       "(bcrypt); all or nothing unless --skip-bad (bad lines are listed with their numbers)",
+       1, 1, {{"skip-bad", false}}, import_all},
+      {"key rotate", "", "a new token signing key (token_algorithm EdDSA/ES256); new tokens use it at once", 0, 0, {},
+       rotate_key},
+      {"key retire", "[KID]", "delete KID, or every key but the current one", 0, 1, {}, retire_keys},
+      {"key list", "", "kid of every key, the current one marked with * (--json: objects)", 0, 0, {}, list_keys},
+      {"mfa reset", "USER", "remove every second factor of USER (TOTP, recovery codes, passkeys); audited", 1, 1, {},
+       reset_mfa},
+  };
+  return table;
 }
 
-int failure(const std::string& message) {
-  std::fprintf(stderr, "authctl: %s\n", message.c_str());
-  return 1;
-}
+// Accepted by every command.
+const std::vector<OptionSpec> kGlobalOptions = {{"help", false, 'h'}, {"json", false}, {"version", false, 'V'}};
 
-// One line from stdin, without echo when it is a terminal.
-std::string read_password() {
-  const bool tty = ::isatty(STDIN_FILENO);
-  termios saved{};
-  if (tty) {
-    std::fputs("Password: ", stderr);
-    ::tcgetattr(STDIN_FILENO, &saved);
-    termios quiet = saved;
-    quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
-    ::tcsetattr(STDIN_FILENO, TCSANOW, &quiet);
+void print_command(const Command& command, std::FILE* out) {
+  std::fprintf(out, "  %s%s%s\n", command.name, *command.operands ? " " : "", command.operands);
+  std::string summary = command.summary;
+  std::size_t start = 0;
+  while (start <= summary.size()) {
+    const auto end = summary.find('\n', start);
+    std::fprintf(out, "      %s\n", summary.substr(start, end - start).c_str());
+    if (end == std::string::npos) break;
+    start = end + 1;
   }
-  std::string password;
-  std::getline(std::cin, password);
-  if (tty) {
-    ::tcsetattr(STDIN_FILENO, TCSANOW, &saved);
-    std::fputs("\n", stderr);
-  }
-  if (!password.empty() && password.back() == '\r') password.pop_back();
-  return password;
 }
 
-std::optional<Role> role_argument(const std::string& name) {
-  auto role = parse_role(name);
-  if (!role) std::fprintf(stderr, "authctl: unknown role '%s' (admin, editor, writer, user)\n", name.c_str());
-  return role;
+void print_usage(std::FILE* out) {
+  std::fputs("usage: authctl [--json] COMMAND [OPTIONS] [OPERANDS]\n"
+             "       authctl --help | --version | COMMAND --help\n\ncommands:\n",
+             out);
+  for (const auto& command : commands()) print_command(command, out);
+  std::fputs("\nOptions may come anywhere; `--` ends them. --json: machine-readable output (list, show, add,\n"
+             "role, key list). Exit status: 0 done, 1 the operation failed, 2 usage error.\n"
+             "Reads the same settings as authd: its configuration file or $AUTHD_CONFIG, then AUTHD_<NAME>.\n",
+             out);
 }
 
-// Who runs authctl, for the audit log.
-Actor operator_actor() {
-  const passwd* entry = ::getpwuid(::getuid());
-  return Actor{std::string("authctl:") + (entry ? entry->pw_name : std::to_string(::getuid())), "local", ""};
+int usage_error(const std::string& message) {
+  if (!message.empty()) std::fprintf(stderr, "authctl: %s\n", message.c_str());
+  std::fputs("Try 'authctl --help'.\n", stderr);
+  return kUsage;
 }
 
-// Errors of the shared account operations, in authctl's words.
-int refused(const Error& error, const std::string& username) {
-  if (error.code == Errc::conflict) return failure("user '" + username + "' already exists");
-  if (error.code == Errc::not_found) return failure("no such user '" + username + "'");
-  return failure(error.message);
-}
-
-int add(Accounts& accounts, UserAdmin& admin, const std::vector<std::string>& args) {
-  if (args.size() < 2) return usage_error();
-  const std::string& username = args[0];
-  const auto role = role_argument(args[1]);
-  if (!role) return 1;
-  std::string fullname, email;
-  for (std::size_t i = 2; i < args.size(); i += 2) {
-    if (i + 1 >= args.size()) return usage_error();
-    if (args[i] == "--fullname") fullname = args[i + 1];
-    else if (args[i] == "--email") email = args[i + 1];
-    else return usage_error();
-  }
-  if (auto ok = validate_username(username, accounts.policy()); !ok) return failure(ok.error().message);
-  if (auto existing = accounts.find(username)) return failure("user '" + username + "' already exists");
-  std::string password = read_password();
-  auto created = admin.create(operator_actor(), username, password, *role, fullname, email);
-  crypto::wipe(password.data(), password.size());
-  if (!created) return refused(created.error(), username);
-  std::printf("added %s (%s) %s\n", created->username.c_str(), std::string(to_string(created->role)).c_str(),
-              created->id.c_str());
-  return 0;
-}
-
-int set_role(UserAdmin& admin, const std::vector<std::string>& args) {
-  if (args.size() != 2) return usage_error();
-  const auto role = role_argument(args[1]);
-  if (!role) return 1;
-  auto user = admin.set_role(operator_actor(), args[0], *role);
-  if (!user) return refused(user.error(), args[0]);
-  std::printf("%s is now %s\n", user->username.c_str(), std::string(to_string(user->role)).c_str());
-  return 0;
-}
-
-int list(Accounts& accounts, const std::vector<std::string>& args) {
-  if (!args.empty()) return usage_error();
-  auto all = accounts.list(UserQuery{});
-  if (!all) return failure(all.error().message);
-  std::printf("%-32s %-7s %-24s %s\n", "USERNAME", "ROLE", "_ID", "__V");
-  for (const auto& user : all->users) {
-    std::printf("%-32s %-7s %-24s %lld\n", user.username.c_str(), std::string(to_string(user.role)).c_str(),
-                user.id.c_str(), static_cast<long long>(user.version));
-  }
-  return 0;
-}
-
-int remove(UserAdmin& admin, const std::vector<std::string>& args) {
-  if (args.size() != 1) return usage_error();
-  if (auto ok = admin.remove(operator_actor(), args[0]); !ok) return refused(ok.error(), args[0]);
-  std::printf("deleted %s\n", args[0].c_str());
-  return 0;
-}
-
-int sign_out(UserAdmin& admin, const std::vector<std::string>& args) {
-  if (args.size() != 1) return usage_error();
-  if (auto ok = admin.sign_out(operator_actor(), args[0]); !ok) return refused(ok.error(), args[0]);
-  std::printf("signed out %s everywhere\n", args[0].c_str());
-  return 0;
-}
-
-int backup(Store& store, const std::vector<std::string>& args) {
-  if (args.size() != 1) return usage_error();
-  if (auto ok = store.backup(args[0]); !ok) return failure(ok.error().message);
-  std::printf("backed up to %s\n", args[0].c_str());
-  return 0;
-}
-
-// Runs before any Core exists: the store must not be open while it is replaced.
-int restore(const CoreSettings& core, const std::vector<std::string>& args) {
-  if (args.empty() || args.size() > 2 || (args.size() == 2 && args[1] != "--force")) return usage_error();
-  if (core.store.kind != StoreKind::lmdb) return failure("restore is for the LMDB store; see README for pg_restore");
-  LmdbOptions options = core.store.lmdb;
-  options.map_size_bytes = core.store.map_size_mb << 20;
-  if (auto ok = restore_lmdb(options, args[0], args.size() == 2); !ok) return failure(ok.error().message);
-  std::printf("restored %s into %s\n", args[0].c_str(), options.directory.c_str());
-  return 0;
-}
-
-int export_all(Store& store, const std::vector<std::string>& args) {
-  if (args.size() > 1) return usage_error();
-  std::ofstream file;
-  if (!args.empty()) {
-    file.open(args[0], std::ios::out | std::ios::trunc);
-    if (!file) return failure("cannot write " + args[0]);
-    std::filesystem::permissions(args[0], std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
-  }
-  std::ostream& out = args.empty() ? std::cout : file;
-  auto done = export_store(store, [&](std::string_view line) { out << line << '\n'; });
-  out.flush();
-  if (!done) return failure(done.error().message);
-  if (!out) return failure("write failed");
-  return 0;
-}
-
-int import_all(Core& core, const std::vector<std::string>& args) {
-  if (args.empty() || args.size() > 2 || (args.size() == 2 && args[1] != "--skip-bad")) return usage_error();
-  std::string input;
-  if (args[0] == "-") {
-    input.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  } else {
-    std::ifstream file(args[0], std::ios::binary);
-    if (!file) return failure("cannot read " + args[0]);
-    input.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
-  }
-  const bool skip_bad = args.size() == 2;
-  auto report = import_lines(core.store(), input, core.accounts().policy(), skip_bad);
-  if (!report) return failure(report.error().message);
-  for (const auto& problem : report->problems) {
-    std::fprintf(stderr, "authctl: %s%s\n", skip_bad ? "skipped " : "", problem.c_str());
-  }
-  if (report->bad_lines > report->problems.size()) {
-    std::fprintf(stderr, "authctl: ... and %zu more bad lines\n", report->bad_lines - report->problems.size());
-  }
-  if (!report->committed) {
-    return failure(std::to_string(report->bad_lines) + " bad line(s): nothing imported (fix them, or --skip-bad)");
-  }
-  const Actor actor = operator_actor();
-  core.audit().record({.event = "users_imported", .client = actor.client, .outcome = "ok",
-                       .reason = std::to_string(report->users) + " users, " + std::to_string(report->records) +
-                                 " records, " + std::to_string(report->bad_lines) + " bad lines skipped",
-                       .actor = actor.name});
-  std::printf("imported %zu users and %zu records", report->users, report->records);
-  if (report->bad_lines) std::printf("; skipped %zu bad lines", report->bad_lines);
-  std::printf("\n");
-  return 0;
-}
-
-// `key rotate|retire|list`: the key ring where the store keeps it
-// (<state_dir>/keys with LMDB, the database with PostgreSQL).
-int key(Core& core, const std::vector<std::string>& args) {
-  const auto algorithm = key_algorithm(core.settings().token.algorithm);
-  if (!algorithm) return failure("token_algorithm is HS256: there are no public-key signing keys to manage");
-  const auto storage = key_storage(core.settings(), core.store());
-  if (args.size() == 1 && args[0] == "rotate") {
-    auto kid = KeyRing::rotate(*storage, *algorithm);
-    if (!kid) return failure(kid.error().message);
-    const Actor actor = operator_actor();
-    core.audit().record({.event = "key_rotated", .client = actor.client, .outcome = "ok",
-                         .reason = "new signing key " + *kid, .actor = actor.name});
-    std::printf("%s\n", kid->c_str());
-    return 0;
-  }
-  if ((args.size() == 1 || args.size() == 2) && args[0] == "retire") {
-    auto retired = KeyRing::retire(*storage, args.size() == 2 ? args[1] : std::string());
-    if (!retired) return failure(retired.error().message);
-    const Actor actor = operator_actor();
-    for (const auto& kid : *retired) {
-      std::printf("retired %s\n", kid.c_str());
-      core.audit().record({.event = "key_retired", .client = actor.client, .outcome = "ok",
-                           .reason = "signing key " + kid, .actor = actor.name});
+// The command named by argv[1] (and argv[2] for the two-word ones); sets
+// `consumed` to how many words it took.
+const Command* find_command(int argc, char** argv, int& consumed) {
+  for (const auto& command : commands()) {
+    const std::string_view name = command.name;
+    const auto space = name.find(' ');
+    if (space == std::string_view::npos) {
+      if (argc > 1 && name == argv[1]) return consumed = 1, &command;
+    } else if (argc > 2 && name.substr(0, space) == argv[1] && name.substr(space + 1) == argv[2]) {
+      return consumed = 2, &command;
     }
-    return 0;
   }
-  if (args.size() == 1 && args[0] == "list") {
-    auto ring = KeyRing::open(storage, *algorithm);
-    if (!ring) return failure(ring.error().message);
-    const auto keys = (*ring)->keys(KeyRing::Check::always, 0);
-    if (keys->current.empty()) return failure("cannot read the signing keys in " + storage->where() + " now");
-    for (const auto& [kid, pair] : keys->by_kid) std::printf("%s%s\n", kid.c_str(), kid == keys->current ? " *" : "");
-    return 0;
-  }
-  return usage_error();
+  return nullptr;
 }
 
-// `mfa reset USER`: the user signs in with the password alone again (and, in
-// a role of mfa_required_roles, must enrol anew before using a token).
-int mfa(Core& core, const std::vector<std::string>& args) {
-  if (args.size() != 2 || args[0] != "reset") return usage_error();
-  auto user = core.accounts().find(args[1]);
-  if (!user) return refused(user.error(), args[1]);
-  if (auto done = core.mfa().reset(user->id); !done) return failure(done.error().message);
-  const Actor actor = operator_actor();
-  core.audit().record({.event = "mfa_reset", .username = user->username, .client = actor.client, .outcome = "ok",
-                       .reason = "every second factor removed", .actor = actor.name});
-  std::printf("second factors of %s removed\n", user->username.c_str());
-  return 0;
+bool is_group(std::string_view word) {
+  for (const auto& command : commands()) {
+    const std::string_view name = command.name;
+    const auto space = name.find(' ');
+    if (space != std::string_view::npos && name.substr(0, space) == word) return true;
+  }
+  return false;
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  if (argc < 2) return usage_error();
-  const std::string command = argv[1];
-  if (command == "-h" || command == "--help" || command == "help") {
-    std::fputs(kUsage, stdout);
-    return 0;
+authd::Result<authd::Core*> Context::core() {
+  if (!core_) {
+    auto opened = authd::Core::open(settings_.core);
+    if (!opened) return std::unexpected(opened.error());
+    core_ = std::move(*opened);
   }
-  const std::vector<std::string> args(argv + 2, argv + argc);
+  return core_.get();
+}
 
-  const EnvLookup env = [](const char* name) { return std::getenv(name); };
-  auto settings = load_program_settings(env, AUTHD_DEFAULT_CONFIG);
+int failure(const std::string& message) {
+  std::fprintf(stderr, "authctl: %s\n", message.c_str());
+  return kFailure;
+}
+
+int refused(const authd::Error& error, const std::string& username) {
+  if (error.code == authd::Errc::conflict) return failure("user '" + username + "' already exists");
+  if (error.code == authd::Errc::not_found) return failure("no such user '" + username + "'");
+  return failure(error.message);
+}
+
+authd::Actor operator_actor() {
+  const passwd* entry = ::getpwuid(::getuid());
+  return authd::Actor{std::string("authctl:") + (entry ? entry->pw_name : std::to_string(::getuid())), "local", ""};
+}
+
+void print_json(const authd::Json& value) { std::printf("%s\n", value.dump().c_str()); }
+
+}  // namespace authctl
+
+int main(int argc, char** argv) {
+  using namespace authctl;
+  // Global options before the command: --help, --version, --json.
+  bool json = false;
+  int first = 1;
+  for (; first < argc && argv[first][0] == '-' && argv[first][1] != '\0'; ++first) {
+    const std::string_view option = argv[first];
+    if (option == "-h" || option == "--help") return print_usage(stdout), kOk;
+    if (option == "-V" || option == "--version") return std::printf("authctl %s\n", AUTHD_VERSION), kOk;
+    if (option == "--json") {
+      json = true;
+      continue;
+    }
+    if (option == "--") {
+      ++first;
+      break;
+    }
+    return usage_error("unknown option '" + std::string(option) + "'");
+  }
+  if (first >= argc) return usage_error("a command is needed");
+  if (std::strcmp(argv[first], "help") == 0) return print_usage(stdout), kOk;
+
+  int consumed = 0;
+  const Command* command = find_command(argc - first + 1, argv + first - 1, consumed);
+  if (!command) {
+    if (is_group(argv[first])) return usage_error(std::string("'") + argv[first] + "' needs a subcommand");
+    return usage_error(std::string("unknown command '") + argv[first] + "'");
+  }
+  std::vector<OptionSpec> options = kGlobalOptions;
+  options.insert(options.end(), command->options.begin(), command->options.end());
+  auto invocation = parse_command_line(argc, argv, first + consumed, options);
+  if (!invocation) return usage_error(invocation.error());
+  if (invocation->has("help")) {
+    std::printf("usage: authctl %s%s%s\n", command->name, *command->operands ? " " : "", command->operands);
+    print_command(*command, stdout);
+    return kOk;
+  }
+  if (invocation->has("version")) return std::printf("authctl %s\n", AUTHD_VERSION), kOk;
+  const auto operands = invocation->operands.size();
+  if (operands < command->min_operands || operands > command->max_operands) {
+    return usage_error(std::string("usage: authctl ") + command->name + (*command->operands ? " " : "") +
+                       command->operands);
+  }
+
+  const authd::EnvLookup env = [](const char* name) { return std::getenv(name); };
+  auto settings = authd::load_program_settings(env, AUTHD_DEFAULT_CONFIG);
   if (!settings) return failure(settings.error().message);
-  if (command == "restore") return restore(settings->core, args);
-  auto core = Core::open(std::move(settings->core));
-  if (!core) return failure(core.error().message);
-  Accounts& accounts = (*core)->accounts();
-  UserAdmin admin(accounts, (*core)->revocation(), (*core)->refresh(), (*core)->audit());
-
-  if (command == "add") return add(accounts, admin, args);
-  if (command == "role") return set_role(admin, args);
-  if (command == "list") return list(accounts, args);
-  if (command == "delete") return remove(admin, args);
-  if (command == "signout") return sign_out(admin, args);
-  if (command == "backup") return backup((*core)->store(), args);
-  if (command == "export") return export_all((*core)->store(), args);
-  if (command == "import") return import_all(**core, args);
-  if (command == "key") return key(**core, args);
-  if (command == "mfa") return mfa(**core, args);
-  return usage_error();
+  Context context(std::move(*settings), json || invocation->has("json"));
+  return command->run(context, *invocation);
 }

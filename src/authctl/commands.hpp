@@ -1,0 +1,66 @@
+// The commands of authctl, each a function over the Context (settings, the
+// Core opened on first use) and its parsed Invocation. The table that names
+// them, their operands and options is in main.cpp.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "app.hpp"
+#include "authd/core.hpp"
+#include "authd/error.hpp"
+#include "authd/json.hpp"
+#include "authd/user_admin.hpp"
+#include "command_line.hpp"
+
+namespace authctl {
+
+// Exit statuses (authctl(8)): 0 done, 1 the operation failed, 2 usage error.
+inline constexpr int kOk = 0;
+inline constexpr int kFailure = 1;
+inline constexpr int kUsage = 2;
+
+class Context {
+ public:
+  explicit Context(authd::ProgramSettings settings, bool json) : settings_(std::move(settings)), json_(json) {}
+
+  const authd::ProgramSettings& settings() const { return settings_; }
+  bool json() const { return json_; }
+  // The Core on the configured store, opened on the first call. Error: why
+  // the store or the keys could not be opened.
+  authd::Result<authd::Core*> core();
+
+ private:
+  authd::ProgramSettings settings_;
+  bool json_;
+  std::unique_ptr<authd::Core> core_;
+};
+
+// Prints "authctl: MESSAGE" on stderr; returns kFailure.
+int failure(const std::string& message);
+// Errors of the shared account operations, in authctl's words.
+int refused(const authd::Error& error, const std::string& username);
+// Who runs authctl, for the audit log.
+authd::Actor operator_actor();
+// Prints JSON on stdout, one value and a newline.
+void print_json(const authd::Json& value);
+
+// users.cpp
+int add_user(Context& context, const Invocation& invocation);
+int set_role(Context& context, const Invocation& invocation);
+int list_users(Context& context, const Invocation& invocation);
+int show_user(Context& context, const Invocation& invocation);
+int delete_user(Context& context, const Invocation& invocation);
+int sign_out_user(Context& context, const Invocation& invocation);
+int reset_mfa(Context& context, const Invocation& invocation);
+// store_commands.cpp
+int backup(Context& context, const Invocation& invocation);
+int restore(Context& context, const Invocation& invocation);
+int export_all(Context& context, const Invocation& invocation);
+int import_all(Context& context, const Invocation& invocation);
+// keys.cpp
+int rotate_key(Context& context, const Invocation& invocation);
+int retire_keys(Context& context, const Invocation& invocation);
+int list_keys(Context& context, const Invocation& invocation);
+
+}  // namespace authctl
