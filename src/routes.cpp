@@ -22,7 +22,7 @@ using namespace handlers;
 using enum Capability;
 
 constexpr std::array kRoutes{
-    Route{"POST", "/signup", signup, Access::open, std::nullopt, Lane::password},
+    Route{"POST", "/signup", signup, Access::open, std::nullopt, Lane::password, Body::json},
     Route{"POST", "/signin", signin, Access::open, std::nullopt, Lane::password},
     Route{"GET", "/oauth", oauth, Access::open, std::nullopt, Lane::upstream},
     Route{"*", "/auth/check", auth_check, Access::open, std::nullopt},
@@ -34,33 +34,33 @@ constexpr std::array kRoutes{
     Route{"GET", "/metrics", metrics_text, Access::open, std::nullopt},
     Route{"GET", "/admin/users", admin_list_users, Access::admin, std::nullopt},
     Route{"GET", "/admin/users/{id}", admin_get_user, Access::admin, std::nullopt},
-    Route{"PUT", "/admin/users/{id}", admin_set_role, Access::admin, std::nullopt},
+    Route{"PUT", "/admin/users/{id}", admin_set_role, Access::admin, std::nullopt, Lane::direct, Body::json},
     Route{"DELETE", "/admin/users/{id}", admin_delete_user, Access::admin, std::nullopt},
     Route{"POST", "/admin/users/{id}/signout", admin_sign_out_user, Access::admin, std::nullopt},
     Route{"GET", "/.well-known/jwks.json", jwks, Access::open, std::nullopt},
     Route{"GET", "/.well-known/openid-configuration", openid_configuration, Access::open, std::nullopt},
     Route{"GET", "/openapi.json", openapi_document, Access::open, std::nullopt},
-    Route{"POST", "/token/refresh", token_refresh, Access::open, std::nullopt},
+    Route{"POST", "/token/refresh", token_refresh, Access::open, std::nullopt, Lane::direct, Body::json},
     Route{"POST", "/signout", signout, Access::enrol, std::nullopt},
     Route{"POST", "/signout/all", signout_all, Access::enrol, std::nullopt},
     Route{"GET", "/me", me, Access::enrol, std::nullopt},
-    Route{"POST", "/signin/mfa", signin_mfa, Access::open, std::nullopt},
+    Route{"POST", "/signin/mfa", signin_mfa, Access::open, std::nullopt, Lane::direct, Body::json},
     Route{"GET", "/me/mfa", mfa_status, Access::enrol, std::nullopt},
-    Route{"POST", "/me/mfa/totp", mfa_totp_begin, Access::enrol, std::nullopt},
-    Route{"DELETE", "/me/mfa/totp", mfa_totp_remove, Access::enrol, std::nullopt},
-    Route{"POST", "/me/mfa/totp/confirm", mfa_totp_confirm, Access::enrol, std::nullopt},
-    Route{"POST", "/me/mfa/webauthn/register/begin", passkey_register_begin, Access::enrol, std::nullopt},
-    Route{"POST", "/me/mfa/webauthn/register/finish", passkey_register_finish, Access::enrol, std::nullopt},
-    Route{"DELETE", "/me/mfa/webauthn/{id}", passkey_remove, Access::enrol, std::nullopt},
-    Route{"POST", "/signin/mfa/webauthn/begin", signin_mfa_webauthn_begin, Access::open, std::nullopt},
+    Route{"POST", "/me/mfa/totp", mfa_totp_begin, Access::enrol, std::nullopt, Lane::direct, Body::json},
+    Route{"DELETE", "/me/mfa/totp", mfa_totp_remove, Access::enrol, std::nullopt, Lane::direct, Body::json},
+    Route{"POST", "/me/mfa/totp/confirm", mfa_totp_confirm, Access::enrol, std::nullopt, Lane::direct, Body::json},
+    Route{"POST", "/me/mfa/webauthn/register/begin", passkey_register_begin, Access::enrol, std::nullopt, Lane::direct, Body::json},
+    Route{"POST", "/me/mfa/webauthn/register/finish", passkey_register_finish, Access::enrol, std::nullopt, Lane::direct, Body::json},
+    Route{"DELETE", "/me/mfa/webauthn/{id}", passkey_remove, Access::enrol, std::nullopt, Lane::direct, Body::json},
+    Route{"POST", "/signin/mfa/webauthn/begin", signin_mfa_webauthn_begin, Access::open, std::nullopt, Lane::direct, Body::json},
     Route{"GET", "/signin/passkey", passkey_signin_status, Access::open, std::nullopt},
-    Route{"POST", "/signin/passkey/begin", passkey_signin_begin, Access::open, std::nullopt},
-    Route{"POST", "/signin/passkey/finish", passkey_signin_finish, Access::open, std::nullopt},
-    Route{"PUT", "/me/password", change_password, Access::session, std::nullopt, Lane::password},
+    Route{"POST", "/signin/passkey/begin", passkey_signin_begin, Access::open, std::nullopt, Lane::direct, Body::json},
+    Route{"POST", "/signin/passkey/finish", passkey_signin_finish, Access::open, std::nullopt, Lane::direct, Body::json},
+    Route{"PUT", "/me/password", change_password, Access::session, std::nullopt, Lane::password, Body::json},
     Route{"GET", "/records", list_records, Access::bearer, std::nullopt},
-    Route{"POST", "/records", create_record, Access::bearer, create},
+    Route{"POST", "/records", create_record, Access::bearer, create, Lane::direct, Body::json},
     Route{"GET", "/records/{id}", get_record, Access::bearer, read},
-    Route{"PUT", "/records/{id}", update_record, Access::bearer, update},
+    Route{"PUT", "/records/{id}", update_record, Access::bearer, update, Lane::direct, Body::json},
     Route{"DELETE", "/records/{id}", delete_record, Access::bearer, delete_},
 };
 
@@ -118,6 +118,7 @@ handlers::HandlerResult run(App& app, const http::Request& request, const RouteM
   if (match.authorizer) return authorizer(app, request, RouteContext{});
   if (match.error) return std::unexpected(*match.error);
   const Route& route = *match.route;
+  if (auto admitted = admit(route, request); !admitted) return std::unexpected(admitted.error());
   RouteContext context{match.id, nullptr};
   if (route.access == Access::open) return route.handler(app, request, context);
   // RFC 6750 §2.3 tokens in URIs end up in logs and histories: refuse the
@@ -156,6 +157,27 @@ handlers::HandlerResult run(App& app, const http::Request& request, const RouteM
 }  // namespace
 
 std::span<const Route> route_table() { return kRoutes; }
+
+bool changes_state(const Route& route) noexcept { return route.method != "GET" && route.method != "*"; }
+
+// A bearer token in the Authorization header: a browser never attaches one by
+// itself, and a page of another site cannot make it send one without a CORS
+// preflight, which authd never grants. (Basic credentials, by contrast, a
+// browser caches and sends to any request.)
+static bool bearer_header(const http::Request& request) {
+  const auto authorization = request.authorization();
+  return authorization.size() > 7 && text::iequals(authorization.substr(0, 7), "Bearer ");
+}
+
+Result<void> admit(const Route& route, const http::Request& request) {
+  // Whatever else authenticates the request (nothing, the cookie, Basic, a
+  // token in the body): the table, not each handler, keeps other sites out.
+  if (changes_state(route) && !bearer_header(request)) {
+    if (auto same = http::refuse_cross_site(request); !same) return same;
+  }
+  if (route.body == Body::json && !request.body.empty()) return http::require_json_body(request);
+  return {};
+}
 
 RouteMatch resolve(const http::Request& request) {
   RouteMatch match;

@@ -24,6 +24,12 @@ enum class Access {
            // a role needs to enrol a second factor (/me/mfa/*, GET /me, /signout)
 };
 
+// What a route reads from the request body.
+enum class Body {
+  none,  // nothing (a body is ignored)
+  json,  // a JSON document: a non-empty body must come as Content-Type: application/json
+};
+
 struct Route {
   std::string_view method;
   std::string_view pattern;  // literal segments and "{id}" (one non-empty segment)
@@ -31,9 +37,27 @@ struct Route {
   Access access;
   std::optional<Capability> capability;
   Lane lane = Lane::direct;
+  Body body = Body::none;
 };
 
 std::span<const Route> route_table();
+
+// Whether a route's method changes state (anything but GET and "*", which
+// only the access check /auth/check uses: it judges another request).
+bool changes_state(const Route& route) noexcept;
+
+// The checks every request passes before its guard and handler, from the
+// route's row alone (login CSRF, issue 23 class 1):
+//  - a route that changes state (and so every route that sets the `auth`
+//    or `refresh` cookie: /signup, /signin, /signin/mfa, /signin/passkey/*,
+//    /token/refresh, ...) refuses cross-site requests (http/cross_site.hpp),
+//    unless they carry a bearer token in the Authorization header (which no
+//    browser sends by itself, nor for another site's page without a CORS
+//    preflight authd never grants);
+//  - a non-empty body of a Body::json route must be application/json
+//    (unsupported_type, 415), before anything parses it.
+// Errors: cross_site, unsupported_type.
+Result<void> admit(const Route& route, const http::Request& request);
 
 // What the router found for a request: the route (or the error that no
 // route gives: 404, 405 with the allowed methods) and its {id} segment.

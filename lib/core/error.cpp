@@ -15,6 +15,7 @@ std::string_view to_string(Errc code) noexcept {
     case Errc::wrong_method: return "wrong_method";
     case Errc::conflict: return "conflict";
     case Errc::too_large: return "too_large";
+    case Errc::unsupported_type: return "unsupported_type";
     case Errc::too_slow: return "too_slow";
     case Errc::storage_full: return "storage_full";
     case Errc::throttled: return "throttled";

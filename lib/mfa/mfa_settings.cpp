@@ -32,7 +32,7 @@ std::vector<settings::Setting> mfa_settings(MfaSettings& s) {
       settings::text("webauthn_origins", s.origins_text, "origins allowed in WebAuthn ceremonies, space-separated"),
       settings::text("webauthn_rp_name", s.rp_name, "relying-party name shown by the authenticator"),
       settings::boolean("webauthn_user_verification", s.require_user_verification,
-                        "require user verification (PIN, biometrics) in every WebAuthn ceremony"),
+                        "require user verification (PIN, biometrics) in registration and second-factor use (password-less sign-in always requires it)"),
       settings::seconds("webauthn_challenge_ttl", s.challenge_ttl, 10, 3600, "lifetime of a WebAuthn challenge"),
   };
 }

@@ -6,12 +6,24 @@
 namespace authd {
 namespace {
 
-constexpr std::size_t kChallengeBytes = 32;
 constexpr std::int64_t kTimeoutMs = 120000;
+constexpr std::string_view kChallengeTokenType = "authd-webauthn+jwt";
+constexpr std::string_view kAnyone = "anyone";     // the subject of a password-less sign-in's challenge
+constexpr std::size_t kMaxChallengeText = 2048;   // base64url of the challenge token
 
 std::unexpected<Error> refuse(std::string why) { return fail(Errc::mfa_failed, std::move(why)); }
 
 webauthn::Policy policy_of(const MfaSettings& s) { return {s.rp_id, s.origins, s.require_user_verification}; }
+
+// A password-less sign-in is the whole authentication: the authenticator
+// must have verified the user (PIN, biometrics), whatever
+// webauthn_user_verification says for second-factor use (WebAuthn §7.2
+// step 17: the options asked for "required"; issue 23 class 3).
+webauthn::Policy signin_policy_of(const MfaSettings& s) {
+  auto policy = policy_of(s);
+  policy.require_user_verification = true;
+  return policy;
+}
 
 // A base64url member of `object`, decoded. Error: invalid_input naming it.
 Result<std::string> binary_member(const Json& object, std::string_view name) {
@@ -28,47 +40,61 @@ Result<std::string> binary_member(const Json& object, std::string_view name) {
   return std::move(*decoded);
 }
 
-// The challenge named in clientDataJSON (base64url), so it can be looked up.
+// The challenge named in clientDataJSON (base64url), so it can be checked.
 Result<std::string> challenge_of(std::string_view client_data_json) {
   auto client = Json::parse(client_data_json, 8);
   if (!client || !client->is_object()) return refuse("clientDataJSON is not a JSON object");
   const auto challenge = client->get_string("challenge");
-  if (!challenge || challenge->empty() || challenge->size() > 128) return refuse("clientDataJSON has no challenge");
+  if (!challenge || challenge->empty() || challenge->size() > kMaxChallengeText) {
+    return refuse("clientDataJSON has no challenge");
+  }
   return std::string(*challenge);
 }
 
-// Spends the challenge: it must exist, not be expired, be for `purpose` and `user_id`.
-Result<std::string> take_challenge(Store& store, std::string_view challenge, std::string_view purpose,
-                                   std::string_view user_id, std::int64_t now) {
-  std::optional<std::string> stored;
-  auto done = store.write([&](StoreTxn& txn) -> Result<void> {
-    auto entry = txn.get_entry(kChallengeNamespace, challenge);
-    if (!entry) return std::unexpected(entry.error());
-    stored = *entry;
-    if (!stored) return {};
-    return txn.delete_entry(kChallengeNamespace, challenge);
-  });
-  if (!done) return std::unexpected(done.error());
-  if (!stored) return refuse("unknown, used or expired challenge");
-  auto value = Json::parse(*stored);
-  if (!value) return fail(Errc::internal, "corrupt challenge entry");
-  if (value->get_integer("expires").value_or(0) <= now) return refuse("unknown, used or expired challenge");
-  if (value->get_string("purpose").value_or("") != purpose || value->get_string("user").value_or("") != user_id) {
-    return refuse("the challenge was issued for another ceremony");
-  }
-  auto raw = crypto::base64url_decode(challenge);
-  if (!raw) return refuse("malformed challenge");
-  return std::move(*raw);
+// A challenge is a signed token (kChallengeTokenType, the token service's
+// key): nothing is stored when it is handed out, so an anonymous
+// POST /signin/passkey/begin costs no write (issue 23 class 9). It names its
+// ceremony (`purpose`) and user (`sub`), and expires after
+// webauthn_challenge_ttl; its raw bytes are the token's text.
+std::string new_challenge(const TokenService& tokens, std::string_view purpose, std::string_view user_id,
+                          std::int64_t now, std::chrono::seconds ttl) {
+  const std::string token =
+      tokens.issue(kChallengeTokenType, user_id.empty() ? kAnyone : user_id, "", now, {{"purpose", std::string(purpose)}}, ttl);
+  return crypto::base64url_encode(token);
 }
 
-Result<std::string> new_challenge(Store& store, std::string_view purpose, std::string_view user_id,
-                                  std::int64_t now, std::int64_t ttl) {
-  const std::string challenge = crypto::random_token(kChallengeBytes);
-  Json value = Json::object();
-  value.set("purpose", Json::string(purpose)).set("user", Json::string(user_id)).set("expires", Json::integer(now + ttl));
-  auto done = store.write([&](StoreTxn& txn) { return txn.put_entry(kChallengeNamespace, challenge, value.dump(), now + ttl); });
-  if (!done) return std::unexpected(done.error());
-  return challenge;
+struct Challenge {
+  std::string raw;  // the bytes the authenticator signed over (via clientDataJSON)
+  std::string id;   // jti: spent once, see spend()
+  std::int64_t expires_at = 0;
+};
+
+// Checks a presented challenge: ours, unexpired, for `purpose` and `user_id`, not spent.
+Result<Challenge> open_challenge(Store& store, const TokenService& tokens, std::string_view challenge,
+                                 std::string_view purpose, std::string_view user_id, std::int64_t now) {
+  auto raw = crypto::base64url_decode(challenge);
+  if (!raw) return refuse("malformed challenge");
+  auto claims = tokens.verify(*raw, kChallengeTokenType, now);
+  if (!claims) return refuse("unknown or expired challenge");
+  const auto named = claims->extra.find("purpose");
+  if (named == claims->extra.end() || named->second != purpose ||
+      claims->subject != (user_id.empty() ? kAnyone : user_id)) {
+    return refuse("the challenge was issued for another ceremony");
+  }
+  auto spent = read_value(store, [&](StoreTxn& txn) { return txn.get_entry(kChallengeNamespace, claims->token_id); });
+  if (!spent) return std::unexpected(spent.error());
+  if (*spent) return refuse("the challenge was used already");
+  return Challenge{std::move(*raw), claims->token_id, claims->expires_at};
+}
+
+// Marks a challenge used, inside the write that accepts its ceremony: a
+// replayed registration or assertion fails here. Only a verified ceremony
+// writes, so unauthenticated callers cannot make the store grow.
+Result<void> spend(StoreTxn& txn, const Challenge& challenge) {
+  auto spent = txn.get_entry(kChallengeNamespace, challenge.id);
+  if (!spent) return std::unexpected(spent.error());
+  if (*spent) return refuse("the challenge was used already");
+  return txn.put_entry(kChallengeNamespace, challenge.id, "spent", challenge.expires_at + 1);
 }
 
 Json credential_list(const Json& passkeys) {
@@ -94,8 +120,7 @@ Result<Json> Passkeys::begin_registration(const User& user, std::int64_t now) {
   if (auto ok = enabled(); !ok) return std::unexpected(ok.error());
   auto state = read_value(store_, [&](StoreTxn& txn) { return SecondFactors::load(txn, user.id); });
   if (!state) return std::unexpected(state.error());
-  auto challenge = new_challenge(store_, "register", user.id, now, settings_.challenge_ttl.count());
-  if (!challenge) return std::unexpected(challenge.error());
+  const auto challenge = new_challenge(tokens_, "register", user.id, now, settings_.challenge_ttl);
   Json rp = Json::object();
   rp.set("id", Json::string(settings_.rp_id)).set("name", Json::string(settings_.rp_name));
   Json person = Json::object();
@@ -113,7 +138,7 @@ Result<Json> Passkeys::begin_registration(const User& user, std::int64_t now) {
       .set("requireResidentKey", Json::boolean(false))
       .set("userVerification", Json::string(verification(settings_)));
   Json options = Json::object();
-  options.set("challenge", Json::string(*challenge))
+  options.set("challenge", Json::string(challenge))
       .set("rp", std::move(rp))
       .set("user", std::move(person))
       .set("pubKeyCredParams", std::move(params))
@@ -137,9 +162,9 @@ Result<PasskeyRegistered> Passkeys::finish_registration(const User& user, const 
   if (!attestation) return std::unexpected(attestation.error());
   auto challenge_text = challenge_of(*client_data);
   if (!challenge_text) return std::unexpected(challenge_text.error());
-  auto challenge = take_challenge(store_, *challenge_text, "register", user.id, now);
+  auto challenge = open_challenge(store_, tokens_, *challenge_text, "register", user.id, now);
   if (!challenge) return std::unexpected(challenge.error());
-  auto registration = webauthn::verify_registration(policy_of(settings_), *challenge, *client_data, *attestation);
+  auto registration = webauthn::verify_registration(policy_of(settings_), challenge->raw, *client_data, *attestation);
   if (!registration) return std::unexpected(registration.error());
 
   PasskeyRegistered out;
@@ -148,6 +173,7 @@ Result<PasskeyRegistered> Passkeys::finish_registration(const User& user, const 
     auto known = txn.get_entry(kPasskeyNamespace, out.id);
     if (!known) return std::unexpected(known.error());
     if (*known) return fail(Errc::conflict, "this passkey is registered already");
+    if (auto spent = spend(txn, *challenge); !spent) return spent;
     auto state = SecondFactors::load(txn, user.id);
     if (!state) return std::unexpected(state.error());
     Json passkeys = state->get("passkeys");
@@ -200,11 +226,10 @@ Result<Json> Passkeys::begin_authentication(const std::optional<User>& user, std
     allowed = credential_list(state->get("passkeys"));
     if (allowed.size() == 0) return refuse("the user has no passkey");
   }
-  auto challenge = new_challenge(store_, user ? "assert" : "signin", user ? user->id : std::string(), now,
-                                 settings_.challenge_ttl.count());
-  if (!challenge) return std::unexpected(challenge.error());
+  const auto challenge = new_challenge(tokens_, user ? "assert" : "signin", user ? user->id : std::string(), now,
+                                      settings_.challenge_ttl);
   Json options = Json::object();
-  options.set("challenge", Json::string(*challenge))
+  options.set("challenge", Json::string(challenge))
       .set("rpId", Json::string(settings_.rp_id))
       .set("timeout", Json::integer(kTimeoutMs))
       .set("userVerification", Json::string(user ? verification(settings_) : std::string_view("required")))
@@ -229,9 +254,10 @@ Result<PasskeyUsed> Passkeys::finish_authentication(const Json& credential, std:
   if (!signature) return std::unexpected(signature.error());
   auto challenge_text = challenge_of(*client_data);
   if (!challenge_text) return std::unexpected(challenge_text.error());
-  auto challenge = take_challenge(store_, *challenge_text, user_id ? "assert" : "signin",
+  auto challenge = open_challenge(store_, tokens_, *challenge_text, user_id ? "assert" : "signin",
                                   user_id ? *user_id : std::string_view(), now);
   if (!challenge) return std::unexpected(challenge.error());
+  const auto policy = user_id ? policy_of(settings_) : signin_policy_of(settings_);
 
   PasskeyUsed out;
   std::optional<Error> refused;
@@ -253,12 +279,13 @@ Result<PasskeyUsed> Passkeys::finish_authentication(const Json& credential, std:
       if (!key) return fail(Errc::internal, "corrupt passkey entry");
       const webauthn::Credential stored{std::string(*id), *key,
                                         static_cast<std::uint32_t>(entry.get_integer("count").value_or(0))};
-      auto used = webauthn::verify_assertion(policy_of(settings_), *challenge, stored, *client_data,
-                                             *authenticator_data, *signature);
+      auto used = webauthn::verify_assertion(policy, challenge->raw, stored, *client_data, *authenticator_data,
+                                             *signature);
       if (!used) {
         refused = used.error();  // committed as is: nothing was changed
         return {};
       }
+      if (auto spent = spend(txn, *challenge); !spent) return spent;
       out.user_verified = used->user_verified;
       entry.set("count", Json::integer(used->sign_count));
       return SecondFactors::save(txn, out.user_id, *state);

@@ -92,8 +92,23 @@ Result<std::string> passkey_second_factor(App& app, const Json& credential, std:
 // After a first factor (`first`: "pwd", "fed"): the mfa_challenge error
 // (401 MFA Required + mfa_token) when `user` has an active factor, else ok.
 Result<void> ask_second_factor(App& app, const http::Request& request, const User& user, std::string_view first);
+// Changing second factors (factor_change.cpp). Once `context`'s user has an
+// active factor, a change needs a token whose amr shows a second factor or
+// body member "second_factor" (a current TOTP or recovery code, spent).
+// Errors: mfa_required (403), mfa_failed (wrong code), throttled.
+Result<void> allow_factor_change(App& app, const http::Request& request, const RouteContext& context, const Json& body);
+// After a factor was added or removed: ends every token and refresh family of
+// the user and gives this session a new token (cookie `auth`, header
+// `token`, a new refresh cookie when refresh tokens are on) with its amr.
+Result<http::Response> end_other_sessions(App& app, const http::Request& request, const RouteContext& context,
+                                          http::Response response);
+// The JSON body, or an empty object when the request has none.
+Result<Json> optional_json_body(const App& app, const http::Request& request);
 // A string member of a JSON body. Error: invalid_input naming the field.
 Result<std::string> required_field(const Json& body, std::string_view field);
+
+// The Set-Cookie value of an access token (auth, Path=/, HttpOnly, SameSite=Lax).
+std::string auth_cookie(const App& app, const http::Request& request, std::string_view token);
 
 // The Set-Cookie value of a refresh token (HttpOnly, Path=/token/refresh).
 std::string refresh_cookie(const App& app, const http::Request& request, std::string_view refresh_token);

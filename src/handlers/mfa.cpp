@@ -5,6 +5,9 @@
 //   POST   /me/mfa/totp          {"secret","otpauth_uri","qr_svg"}: a new, unconfirmed secret
 //   POST   /me/mfa/totp/confirm  {"code"} -> {"recovery_codes":[10 codes]}, shown once
 //   DELETE /me/mfa/totp          -> 204
+// Once the user has an active factor, these changes need a token showing a
+// second factor or {"second_factor": code}; a confirmed or removed factor
+// ends the user's other sessions (factor_change.cpp).
 // and POST /signin/mfa {"mfa_token","code"|"webauthn"}: the second step of a sign-in.
 #include <algorithm>
 
@@ -68,6 +71,9 @@ HandlerResult mfa_status(App& app, const http::Request&, const RouteContext& con
 
 HandlerResult mfa_totp_begin(App& app, const http::Request& request, const RouteContext& context) {
   const User& user = context.principal->user;
+  auto given = optional_json_body(app, request);
+  if (!given) return std::unexpected(given.error());
+  if (auto allowed = allow_factor_change(app, request, context, *given); !allowed) return std::unexpected(allowed.error());
   auto enrolment = app.core->mfa().begin_totp(user);
   if (!enrolment) return std::unexpected(enrolment.error());
   auto svg = qr_svg(enrolment->otpauth_uri);
@@ -85,6 +91,7 @@ HandlerResult mfa_totp_confirm(App& app, const http::Request& request, const Rou
   if (!body) return std::unexpected(body.error());
   auto code = code_field(*body);
   if (!code) return std::unexpected(code.error());
+  if (auto allowed = allow_factor_change(app, request, context, *body); !allowed) return std::unexpected(allowed.error());
   const User& user = context.principal->user;
   const auto now = unix_now();
   auto& throttle = app.core->throttle();
@@ -105,16 +112,20 @@ HandlerResult mfa_totp_confirm(App& app, const http::Request& request, const Rou
   for (const auto& c : *codes) list.append(Json::string(c));
   Json answer = Json::object();
   answer.set("recovery_codes", std::move(list));
-  return no_store(http::Response::json(200, answer));
+  return end_other_sessions(app, request, context, no_store(http::Response::json(200, answer)));
 }
 
 HandlerResult mfa_totp_remove(App& app, const http::Request& request, const RouteContext& context) {
   const User& user = context.principal->user;
+  auto body = optional_json_body(app, request);
+  if (!body) return std::unexpected(body.error());
+  if (auto allowed = allow_factor_change(app, request, context, *body); !allowed) return std::unexpected(allowed.error());
   if (auto removed = app.core->mfa().remove_totp(user); !removed) return std::unexpected(removed.error());
-  audit(app, request, {.event = "mfa_totp_removed", .username = user.username, .outcome = "ok"});
+  audit(app, request, {.event = "mfa_totp_removed", .username = user.username, .outcome = "ok",
+                       .reason = "every other token ended"});
   http::Response response;
   response.status = 204;
-  return no_store(std::move(response));
+  return end_other_sessions(app, request, context, no_store(std::move(response)));
 }
 
 Result<void> ask_second_factor(App& app, const http::Request& request, const User& user, std::string_view first) {

@@ -8,7 +8,10 @@
 //   POST   /signin/mfa/webauthn/begin        {"mfa_token"} -> {"publicKey"} for POST /signin/mfa {"mfa_token","webauthn"}
 //   GET    /signin/passkey                   -> {"enabled"}: whether the portal offers it
 //   POST   /signin/passkey/begin             -> {"publicKey"}   (passkey_signin = true)
-//   POST   /signin/passkey/finish            credential -> 200 like /signin (amr "hwk", plus "mfa" when user-verified)
+//   POST   /signin/passkey/finish            credential -> 200 like /signin, amr "hwk mfa" (user verification required)
+// Registration and removal: as the TOTP routes (mfa.cpp), a token showing a
+// second factor or {"second_factor": code} once the user has a factor, and
+// the user's other sessions end (factor_change.cpp).
 #include "authd/clock.hpp"
 #include "authd/passkeys.hpp"
 #include "handlers/handlers.hpp"
@@ -16,7 +19,7 @@
 namespace authd::handlers {
 namespace {
 
-Passkeys passkeys_of(App& app) { return Passkeys(app.core->store(), app.core->settings().mfa); }
+Passkeys passkeys_of(App& app) { return Passkeys(app.core->store(), app.core->settings().mfa, app.core->tokens()); }
 
 http::Response options_response(Json options) {
   Json body = Json::object();
@@ -28,7 +31,10 @@ http::Response options_response(Json options) {
 
 }  // namespace
 
-HandlerResult passkey_register_begin(App& app, const http::Request&, const RouteContext& context) {
+HandlerResult passkey_register_begin(App& app, const http::Request& request, const RouteContext& context) {
+  auto body = optional_json_body(app, request);
+  if (!body) return std::unexpected(body.error());
+  if (auto allowed = allow_factor_change(app, request, context, *body); !allowed) return std::unexpected(allowed.error());
   auto options = passkeys_of(app).begin_registration(context.principal->user, unix_now());
   if (!options) return std::unexpected(options.error());
   return options_response(std::move(*options));
@@ -41,29 +47,33 @@ HandlerResult passkey_register_finish(App& app, const http::Request& request, co
   const User& user = context.principal->user;
   const auto name = body->get_string("name").value_or("passkey");
   if (name.size() > 64) return fail_field("name", "name must be at most 64 characters");
+  if (auto allowed = allow_factor_change(app, request, context, *body); !allowed) return std::unexpected(allowed.error());
   auto registered = passkeys_of(app).finish_registration(user, *body, name, unix_now());
   if (!registered) {
     // A refused ceremony is the client's mistake here, not a failed sign-in.
     if (registered.error().code == Errc::mfa_failed) return fail(Errc::invalid_input, registered.error().message);
     return std::unexpected(registered.error());
   }
-  audit(app, request, {.event = "mfa_passkey_registered", .username = user.username, .outcome = "ok"});
+  audit(app, request, {.event = "mfa_passkey_registered", .username = user.username, .outcome = "ok",
+                       .reason = "every other token ended"});
   Json codes = Json::array();
   for (const auto& code : registered->recovery_codes) codes.append(Json::string(code));
   Json answer = Json::object();
   answer.set("id", Json::string(registered->id)).set("recovery_codes", std::move(codes));
-  auto response = http::Response::json(200, answer);
-  response.header("Cache-Control", "no-store");
-  return response;
+  return end_other_sessions(app, request, context, http::Response::json(200, answer));
 }
 
 HandlerResult passkey_remove(App& app, const http::Request& request, const RouteContext& context) {
   const User& user = context.principal->user;
+  auto body = optional_json_body(app, request);
+  if (!body) return std::unexpected(body.error());
+  if (auto allowed = allow_factor_change(app, request, context, *body); !allowed) return std::unexpected(allowed.error());
   if (auto removed = passkeys_of(app).remove(user, context.id); !removed) return std::unexpected(removed.error());
-  audit(app, request, {.event = "mfa_passkey_removed", .username = user.username, .outcome = "ok"});
+  audit(app, request, {.event = "mfa_passkey_removed", .username = user.username, .outcome = "ok",
+                       .reason = "every other token ended"});
   http::Response response;
   response.status = 204;
-  return response;
+  return end_other_sessions(app, request, context, std::move(response));
 }
 
 HandlerResult signin_mfa_webauthn_begin(App& app, const http::Request& request, const RouteContext&) {

@@ -1,15 +1,13 @@
 // POST /signup {username, password, fullname, email} -> 201 {token, user}
 // Only as application/json and not from another site (no login CSRF through
-// a form); sign-ups per address are limited (signup_address_limit).
+// a form: the route table's checks, routes.cpp admit()); sign-ups per
+// address are limited (signup_address_limit).
 #include "authd/clock.hpp"
 #include "handlers/handlers.hpp"
-#include "http/cross_site.hpp"
 
 namespace authd::handlers {
 
 HandlerResult signup(App& app, const http::Request& request, const RouteContext&) {
-  if (auto same_site = http::refuse_cross_site(request); !same_site) return std::unexpected(same_site.error());
-  if (auto json = http::require_json_body(request); !json) return std::unexpected(json.error());
   auto body = parse_json_body(app, request);
   if (!body) return std::unexpected(body.error());
   auto fields = signup_request_from_json(*body);

@@ -1,5 +1,6 @@
 #include "authd/clock.hpp"
 #include "handlers/handlers.hpp"
+#include "http/cross_site.hpp"
 #include "log.hpp"
 
 namespace authd::handlers {
@@ -7,10 +8,7 @@ namespace authd::handlers {
 http::Response token_response(const App& app, const http::Request& request, int status, const User& user,
                               Json user_body, std::string_view amr) {
   const std::string token = app.core->issue_access_token(user, amr);
-
-  std::string cookie = "auth=" + token + "; Path=/; Max-Age=" + std::to_string(app.core->settings().token.ttl.count()) +
-                       "; HttpOnly; SameSite=Lax";
-  if (secure_cookies(app, request)) cookie += "; Secure";
+  std::string cookie = auth_cookie(app, request, token);
 
   Json body = Json::object();
   body.set("token", Json::string(token)).set("user", std::move(user_body));
@@ -28,6 +26,13 @@ http::Response token_response(const App& app, const http::Request& request, int 
     }
   }
   return response;
+}
+
+std::string auth_cookie(const App& app, const http::Request& request, std::string_view token) {
+  std::string cookie = "auth=" + std::string(token) + "; Path=/; Max-Age=" +
+                       std::to_string(app.core->settings().token.ttl.count()) + "; HttpOnly; SameSite=Lax";
+  if (secure_cookies(app, request)) cookie += "; Secure";
+  return cookie;
 }
 
 std::string refresh_cookie(const App& app, const http::Request& request, std::string_view refresh_token) {
@@ -51,6 +56,10 @@ bool secure_cookies(const App& app, const http::Request& request) {
 }
 
 Result<Json> parse_json_body(const App& app, const http::Request& request) {
+  // The route table checks this first (routes.cpp, admit()); here again so
+  // that a handler that parses a body its row forgot to declare cannot take
+  // a cross-site form or text/plain (login CSRF).
+  if (auto json = http::require_json_body(request); !json) return std::unexpected(json.error());
   if (request.body.empty()) return fail(Errc::invalid_input, "request body must be a JSON object");
   return Json::parse(request.body, app.server.max_json_depth);
 }

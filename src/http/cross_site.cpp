@@ -34,7 +34,7 @@ Result<void> require_json_body(const Request& request) {
   auto type = request.param("CONTENT_TYPE");
   type = text::trim_ows(type.substr(0, std::min(type.find(';'), type.size())));
   if (text::iequals(type, "application/json")) return {};
-  return fail(Error::invalid_field("Content-Type", "Content-Type must be application/json"));
+  return fail(Errc::unsupported_type, "Content-Type must be application/json");
 }
 
 }  // namespace authd::http

@@ -8,7 +8,7 @@
 //    the Host header, or X-Forwarded-Host/-Proto from a trusted proxy; "null"
 //    (sandboxed frames, file:) is refused;
 //  - requests without either (curl, servers) are not browsers' and pass.
-// Content types are each route's business (require_json_body).
+// The route table applies both to every route (routes.hpp, admit()).
 #pragma once
 
 #include "authd/error.hpp"
@@ -24,7 +24,7 @@ Result<void> refuse_cross_site(const Request& request);
 // itself whoever made the page.
 Result<void> refuse_cross_site_change(const Request& request);
 
-// Error invalid_input unless Content-Type is application/json (parameters
+// Error unsupported_type (415) unless Content-Type is application/json (parameters
 // allowed): forms (urlencoded, multipart) and text/plain, the content types a
 // cross-site page may send without a CORS preflight, never reach the parser.
 Result<void> require_json_body(const Request& request);

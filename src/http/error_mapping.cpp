@@ -50,6 +50,7 @@ ErrorAnswer to_http(const Error& error) {
     case Errc::wrong_method: return {405, {{"Allow", joined(error.allowed)}}, error_body("Method Not Allowed")};
     case Errc::conflict: return {409, {}, error_body(error.message)};
     case Errc::too_large: return {413, {}, error_body("Payload Too Large")};
+    case Errc::unsupported_type: return {415, {}, error_body("Unsupported Media Type", error.message)};
     case Errc::too_slow: return {408, {{"Connection", "close"}}, error_body("Request Timeout")};
     case Errc::storage_full: return {507, {}, error_body("Insufficient Storage")};
     case Errc::throttled:

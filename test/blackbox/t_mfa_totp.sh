@@ -57,6 +57,7 @@ TOKEN=$ALICE auth_post /me/mfa/totp/confirm "{\"code\":\"$FIRST_CODE\"}"
 expect_status 200 "the code from oathtool confirms the factor"
 expect_eq "ten recovery codes" 10 "$(json '.recovery_codes | length')"
 RECOVERY=$(json -r '.recovery_codes[0]')
+ALICE=$(header token)  # a new factor ends the other tokens; this session gets a new one
 TOKEN=$ALICE auth_get /me/mfa
 expect_eq "GET /me/mfa shows the factor" 'true 10' "$(json -j '.totp, " ", .recovery_codes')"
 

@@ -18,11 +18,11 @@ no_cookie() { if header Set-Cookie >/dev/null; then fail "$1: no cookie set" "$(
 step "a cross-site form cannot sign up (any content type but JSON is refused before parsing)"
 for type in 'application/x-www-form-urlencoded' 'multipart/form-data; boundary=x' 'text/plain' 'text/plain; charset=utf-8'; do
   http POST /signup -H "Content-Type: $type" --data-binary "$SIGNUP_JSON"
-  expect_status 400 "sign-up as $type"
+  expect_status 415 "sign-up as $type"
   no_cookie "sign-up as $type"
 done
 http POST /signup --data-binary "$SIGNUP_JSON" -H 'Content-Type:'
-expect_status 400 "sign-up without a Content-Type"
+expect_status 415 "sign-up without a Content-Type"
 
 step "JSON from another site is refused too (Sec-Fetch-Site, else Origin)"
 for site in cross-site same-site; do

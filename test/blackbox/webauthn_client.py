@@ -9,6 +9,8 @@ CBOR written by the small encoder below. It answers authd's options
   webauthn_client.py assert KEYDIR OPTIONS ORIGIN COUNT [RPID] [CHALLENGE]
       OPTIONS: the JSON authd answered; prints the credential JSON to send.
       KEYDIR keeps the P-256 key (key.pem) and the credential id (id).
+      With WEBAUTHN_NO_UV=1 in the environment an assertion says the user
+      was present but not verified (flag UV clear).
 """
 import base64
 import hashlib
@@ -94,7 +96,8 @@ def register(keydir, options, origin):
 def assertion(keydir, options, origin, count, rp_id=None, challenge=None):
     key, cred_id = load_key(keydir)
     rp = rp_id or options["rpId"]
-    auth_data = hashlib.sha256(rp.encode()).digest() + bytes([FLAGS_UP_UV]) + struct.pack(">I", count)
+    flags = 0x01 if os.environ.get("WEBAUTHN_NO_UV") else FLAGS_UP_UV
+    auth_data = hashlib.sha256(rp.encode()).digest() + bytes([flags]) + struct.pack(">I", count)
     data = client_data("webauthn.get", challenge or options["challenge"], origin)
     signature = key.sign(auth_data + hashlib.sha256(data).digest(), ec.ECDSA(hashes.SHA256()))
     return {"id": cred_id, "type": "public-key",

@@ -33,7 +33,7 @@ TEST(ErrorMapping, EveryKindHasItsStatus) {
       {Errc::throttled, 429},         {Errc::unavailable, 503},      {Errc::provider_refused, 403},
       {Errc::not_configured, 501},    {Errc::upstream_failed, 502},  {Errc::upstream_timeout, 504},
       {Errc::config, 500},            {Errc::io, 500},               {Errc::internal, 500},
-      {Errc::cross_site, 403},
+      {Errc::cross_site, 403},        {Errc::unsupported_type, 415},
   };
   for (const auto& [code, status] : expected) {
     EXPECT_EQ(to_http(Error(code, "x")).status, status) << to_string(code);

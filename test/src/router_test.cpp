@@ -8,6 +8,8 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace authd {
 namespace {
@@ -87,6 +89,87 @@ TEST(Router, EveryRouteHasAHandlerAndGuardedRoutesAreDirect) {
     int same = 0;
     for (const auto& other : route_table()) same += other.method == route.method && other.pattern == route.pattern;
     EXPECT_EQ(same, 1) << route.method << " " << route.pattern;
+  }
+}
+
+// Login CSRF (issue 23 class 1): a page on another site posts a form or a
+// text/plain fetch to a route that sets cookies or changes state. The checks
+// are a property of the route table, so a new route cannot forget them.
+http::Request with_body(http::Request r, std::string body) {
+  r.body = std::move(body);
+  return r;
+}
+
+TEST(RouteTableCsrf, EveryStateChangingRouteRefusesOtherSites) {
+  int checked = 0;
+  for (const auto& route : route_table()) {
+    if (!changes_state(route)) {
+      // Only reads, and the access check that judges another request.
+      EXPECT_TRUE(route.method == "GET" || (route.method == "*" && route.pattern == "/auth/check")) << route.pattern;
+      continue;
+    }
+    ++checked;
+    const std::string method(route.method);
+    const std::string path(route.pattern);
+    const std::string json = R"({"x":1})";
+    const std::map<std::string, std::string> json_type{{"CONTENT_TYPE", "application/json"}};
+    for (const auto& hostile : std::vector<std::map<std::string, std::string>>{
+             {{"CONTENT_TYPE", "application/json"}, {"HTTP_SEC_FETCH_SITE", "cross-site"}},
+             {{"CONTENT_TYPE", "application/json"}, {"HTTP_SEC_FETCH_SITE", "same-site"}},
+             {{"CONTENT_TYPE", "application/json"}, {"HTTP_ORIGIN", "http://evil.example"}, {"HTTP_HOST", "site"}},
+             {{"CONTENT_TYPE", "application/json"}, {"HTTP_ORIGIN", "null"}, {"HTTP_HOST", "site"}},
+             {{"CONTENT_TYPE", "text/plain"}, {"HTTP_SEC_FETCH_SITE", "cross-site"}, {"HTTP_COOKIE", "auth=x"}},
+         }) {
+      auto refused = admit(route, with_body(request(method, path, hostile), json));
+      ASSERT_FALSE(refused.has_value()) << method << " " << path;
+      EXPECT_EQ(refused.error().code, Errc::cross_site) << method << " " << path;
+    }
+    auto same_origin = request(method, path,
+                               {{"CONTENT_TYPE", "application/json"}, {"HTTP_SEC_FETCH_SITE", "same-origin"},
+                                {"HTTP_ORIGIN", "http://site"}, {"HTTP_HOST", "site"}});
+    EXPECT_TRUE(admit(route, with_body(same_origin, json)).has_value()) << method << " " << path;
+    EXPECT_TRUE(admit(route, with_body(request(method, path, json_type), json)).has_value()) << "no browser: " << path;
+    // A bearer header is no ambient credential (no CSRF); cached Basic credentials are.
+    EXPECT_TRUE(admit(route, with_body(request(method, path,
+                                               {{"CONTENT_TYPE", "application/json"},
+                                                {"HTTP_SEC_FETCH_SITE", "cross-site"},
+                                                {"HTTP_AUTHORIZATION", "Bearer abc"}}),
+                                       json)).has_value())
+        << path;
+    EXPECT_FALSE(admit(route, with_body(request(method, path,
+                                                {{"CONTENT_TYPE", "application/json"},
+                                                 {"HTTP_SEC_FETCH_SITE", "cross-site"},
+                                                 {"HTTP_AUTHORIZATION", "Basic YTpi"}}),
+                                        json)).has_value())
+        << path;
+  }
+  EXPECT_GE(checked, 20);
+}
+
+TEST(RouteTableCsrf, JsonRoutesTakeOnlyApplicationJsonBeforeParsing) {
+  // The state-changing routes that read no body at all; every other one declares Body::json.
+  const std::set<std::pair<std::string, std::string>> bodiless{
+      {"POST", "/signin"},        {"POST", "/signout"},           {"POST", "/signout/all"},
+      {"DELETE", "/admin/users/{id}"}, {"POST", "/admin/users/{id}/signout"}, {"DELETE", "/records/{id}"},
+  };
+  for (const auto& route : route_table()) {
+    const std::string method(route.method);
+    const std::string path(route.pattern);
+    if (changes_state(route) && !bodiless.contains({method, path})) {
+      EXPECT_EQ(route.body, Body::json) << method << " " << path << " reads a body: declare Body::json";
+    }
+    if (route.body != Body::json) continue;
+    for (const char* type : {"text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded",
+                             "multipart/form-data; boundary=x", "application/jsonp", ""}) {
+      auto refused = admit(route, with_body(request(method, path, {{"CONTENT_TYPE", type}}), R"({"x":1})"));
+      ASSERT_FALSE(refused.has_value()) << method << " " << path << " as " << type;
+      EXPECT_EQ(refused.error().code, Errc::unsupported_type) << method << " " << path << " as " << type;
+    }
+    EXPECT_TRUE(admit(route, with_body(request(method, path, {{"CONTENT_TYPE", "Application/JSON; charset=utf-8"}}),
+                                       "{}")).has_value())
+        << path;
+    // No body (a page's bodiless POST: fetch sends "" as text/plain) is for the handler to judge.
+    EXPECT_TRUE(admit(route, request(method, path, {{"CONTENT_TYPE", "text/plain;charset=UTF-8"}})).has_value()) << path;
   }
 }
 

@@ -23,11 +23,12 @@ enum class Errc {
   invalid_token,          // a bearer token was presented and is not acceptable
   malformed_credentials,  // malformed Authorization header, or two credentials at once
   not_permitted,          // authenticated, but the role lacks the capability
-  cross_site,             // a cookie-authenticated state change from another site (CSRF defence)
+  cross_site,             // a state change (or a cookie-authenticated request) from another site (CSRF defence)
   not_found,              // the addressed record, user or route does not exist
   wrong_method,           // the path exists, the method does not; `allowed` lists the methods
   conflict,               // a unique key is taken, or the stored state changed under us
   too_large,              // input over a configured size limit
+  unsupported_type,       // a request body in a content type the route does not take (JSON routes: application/json only)
   too_slow,               // the client did not deliver the request within the deadline
   storage_full,           // the store refuses writes (LMDB map full); reads still work
   throttled,              // too many failed attempts; `retry_after` says when to try again

@@ -1,6 +1,8 @@
 // Passkey ceremonies (WebAuthn) on the store: the options a browser passes
-// to navigator.credentials.create()/get(), single-use challenges (entries
-// "webauthn_challenge", expiring after webauthn_challenge_ttl), the user's
+// to navigator.credentials.create()/get(), single-use challenges (signed
+// tokens of the token service, expiring after webauthn_challenge_ttl and
+// naming their ceremony and user; a used one is noted in entries
+// "webauthn_challenge" until it expires, by the write that accepts it), the user's
 // credentials inside its factor state (see mfa.hpp) and the credential-id
 // index for password-less sign-in. Verification itself: webauthn.hpp.
 //
@@ -19,6 +21,7 @@
 #include "authd/json.hpp"
 #include "authd/mfa.hpp"
 #include "authd/store.hpp"
+#include "authd/token.hpp"
 #include "authd/user.hpp"
 
 namespace authd {
@@ -38,7 +41,8 @@ struct PasskeyUsed {
 
 class Passkeys {
  public:
-  Passkeys(Store& store, const MfaSettings& settings) : store_(store), settings_(settings) {}
+  Passkeys(Store& store, const MfaSettings& settings, const TokenService& tokens)
+      : store_(store), settings_(settings), tokens_(tokens) {}
 
   // Error not_configured unless webauthn_rp_id is set.
   Result<void> enabled() const;
@@ -54,9 +58,11 @@ class Passkeys {
 
   // PublicKeyCredentialRequestOptions: for `user` (second factor: its
   // credentials allowed, the challenge bound to it) or for anyone
-  // (password-less sign-in with a discoverable credential).
+  // (password-less sign-in with a discoverable credential). Writes nothing.
   Result<Json> begin_authentication(const std::optional<User>& user, std::int64_t now);
-  // Verifies an assertion; with `user_id` it must be that user's credential.
+  // Verifies an assertion; with `user_id` it must be that user's credential
+  // (user verification as webauthn_user_verification says), without it
+  // (password-less sign-in) the user must have been verified, always.
   // The sign count is stored. Error: mfa_failed.
   Result<PasskeyUsed> finish_authentication(const Json& credential, std::optional<std::string_view> user_id,
                                             std::int64_t now);
@@ -64,6 +70,7 @@ class Passkeys {
  private:
   Store& store_;
   const MfaSettings& settings_;
+  const TokenService& tokens_;
 };
 
 }  // namespace authd
