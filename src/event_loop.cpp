@@ -352,15 +352,15 @@ struct EventLoop::Impl final : ConnectionOwner {
     const Phase phase = c.parser.phase();
     if (phase == Phase::head || phase == Phase::body) {
       log::info("request not received within " + std::to_string(options.read_timeout.count()) + " ms: answered 408");
-      // Over: what still comes of it is skipped, or on a kept connection
-      // dropped (for one more read timeout) before its FCGI_END_REQUEST.
-      const bool end_now = c.parser.abandon_request();
-      fcgi::append_stream(c.out, fcgi::RecordType::stdout_, c.parser.request_id(),
-                          http::serialize(http::unrouted_error_response(Error(Errc::too_slow, "request read timed out"))));
-      if (end_now) fcgi::append_end_request(c.out, c.parser.request_id(), fcgi::ProtocolStatus::request_complete);
-      else c.request_started = now;
+      c.parser.abandon_request();  // over: what still comes of it is skipped
+      fcgi::append_response(c.out, c.parser.request_id(),
+                            http::serialize(http::unrouted_error_response(Error(Errc::too_slow, "request read timed out"))));
       c.served = true;
       if (!c.parser.keep_conn()) linger(c);
+      // Kept: the read timeout that bounds dropping the rest of a request
+      // answered early (class 5) is already over, so the connection ends
+      // with this answer instead (the stalled web server is not writing).
+      else c.close_after_write = true;
       if (!c.flush()) return close(c);
       return settle(c);
     }

@@ -42,7 +42,7 @@ std::vector<settings::Setting> server_settings(ServerSettings& s) {
       settings::integer("max_request_params", s.max_request_params, 16, 100000,
                         "FastCGI parameters (headers and all) per request; beyond: 413 and the connection closed"),
       settings::integer("early_answer_discard_bytes", s.early_answer_discard_bytes, 0, 1 << 30,
-                        "rest of a request read and dropped after an early answer (413, 408...) on a kept connection; beyond: closed"),
+                        "rest of a request read and dropped after an early answer (413, 400) on a kept connection; beyond: closed"),
       settings::integer("max_json_depth", s.max_json_depth, 2, 256, "deepest JSON nesting accepted"),
       settings::choice("cookie_secure", s.cookie_secure,
                        {{"auto", CookieSecure::automatic}, {"always", CookieSecure::always},

@@ -199,14 +199,17 @@ Step RequestParser::stdin_record(std::string_view content) {
 // skipped (its id no longer has an open request), or on a kept connection
 // read and dropped before its FCGI_END_REQUEST goes (phase drain).
 Step RequestParser::reject(Error error) {
-  if (abandon_request()) end_pending_ = true;
+  if (end_request(true)) end_pending_ = true;
   return Step{Step::Kind::reject, std::move(error), keep_conn_};
 }
 
-bool RequestParser::abandon_request() {
+void RequestParser::abandon_request() { end_request(false); }
+
+bool RequestParser::end_request(bool may_drain) {
   // An authorizer's request has no input after its parameters; a request
   // the web server does not keep ends with the connection (see linger).
-  const bool hold_end = keep_conn_ && role_ == Role::responder && (phase_ == Phase::head || phase_ == Phase::body);
+  const bool hold_end =
+      may_drain && keep_conn_ && role_ == Role::responder && (phase_ == Phase::head || phase_ == Phase::body);
   phase_ = hold_end ? Phase::drain : Phase::idle;
   drained_ = 0;
   std::string().swap(params_bytes_);

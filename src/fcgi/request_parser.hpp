@@ -87,10 +87,9 @@ class RequestParser {
   Request take_request();
 
   // Gives up the open request (it is being answered, e.g. 408): it is over,
-  // as after a reject. The caller appends the answer's FCGI_STDOUT; true when
-  // it must append FCGI_END_REQUEST itself now, false when the parser holds
-  // it back (phase drain) and appends it with a later `ended` step.
-  bool abandon_request();
+  // as after a reject; what still comes of it is skipped. The caller answers
+  // it whole (FCGI_STDOUT and FCGI_END_REQUEST).
+  void abandon_request();
 
   Phase phase() const noexcept { return phase_; }
   // Bytes received that are not yet part of a whole decoded record.
@@ -107,6 +106,9 @@ class RequestParser {
   Step end_of_params();
   Step stdin_record(std::string_view content);
   Step reject(Error error);
+  // Ends the open request; true when its FCGI_END_REQUEST may go now, false
+  // when it waits for the rest of the input (phase drain).
+  bool end_request(bool may_drain);
   Step drained_input(std::string_view content, bool last);
   void compact();
 
