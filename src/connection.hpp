@@ -32,7 +32,7 @@ class ConnectionOwner {
 // flush), `write_progress` and `failed`.
 struct Connection {
   Connection(ConnectionOwner& owner, int socket, const fcgi::Limits& limits, Clock::time_point now)
-      : loop(owner), fd(socket), parser(limits), request_started(now), last_activity(now), write_progress(now) {}
+      : loop(owner), fd(socket), parser(limits), request_started(now), last_activity(now), idle_since(now), write_progress(now) {}
 
   ConnectionOwner& loop;
   int fd;
@@ -50,10 +50,12 @@ struct Connection {
   fcgi::Request request;  // the request being lent
   Clock::time_point request_started;
   Clock::time_point last_activity;
+  Clock::time_point idle_since;  // the last request's end (or the accept): what the idle timeout counts from
   Clock::time_point write_progress;
   std::list<Connection>::iterator self;
 
   bool output_pending() const noexcept { return out_pos < out.size(); }
+  std::size_t pending_bytes() const noexcept { return out.size() - out_pos; }
   // Waiting for a request with nothing of it received.
   bool between_requests() const noexcept {
     return served && !linger_until && parser.phase() == fcgi::RequestParser::Phase::idle && !parser.has_buffered_bytes();

@@ -68,6 +68,8 @@ struct EventLoop::Impl final : ConnectionOwner {
   Clock::time_point accept_paused_until{};
   bool accept_paused = false;
   std::list<Connection> connections;
+  std::size_t open_count = 0;  // connections not closed (the buried ones aside)
+  bool at_capacity = false;    // open_count reached limits.max_conns: not accepting
   std::vector<std::list<Connection>::iterator> closed;
   std::size_t lent_count = 0;
   std::vector<char> scratch = std::vector<char>(kReadChunk);
@@ -117,7 +119,9 @@ struct EventLoop::Impl final : ConnectionOwner {
   // again, so a lent connection can never produce events.
   void arm(Connection& c) {
     std::uint32_t events = EPOLLONESHOT | EPOLLRDHUP;
-    if (!c.close_after_write) events |= EPOLLIN;
+    // Output the web server does not take past the pause mark: read no
+    // more of what would make more output (management records answer too).
+    if (!c.close_after_write && c.pending_bytes() <= options.output_pause_bytes) events |= EPOLLIN;
     if (c.output_pending()) events |= EPOLLOUT;
     epoll_event event{};
     event.events = events;
@@ -136,6 +140,11 @@ struct EventLoop::Impl final : ConnectionOwner {
     ::close(c.fd);  // also takes it out of the epoll set
     c.fd = -1;
     closed.push_back(c.self);
+    --open_count;
+    if (at_capacity && open_count < options.limits.max_conns) {
+      at_capacity = false;
+      if (listening && !accept_paused) set_listen_interest(true);
+    }
   }
 
   void bury_closed() {
@@ -164,6 +173,15 @@ struct EventLoop::Impl final : ConnectionOwner {
   void accept_connections(bool drain) {
     const int batch = drain ? kDrainBatch : kAcceptBatch;
     for (int i = 0; i < batch; ++i) {
+      // The limit told to the web server (FCGI_MAX_CONNS) is kept: at it,
+      // new connections wait in the kernel's backlog until one closes.
+      // (A stop drains past it: those already queued are answered.)
+      if (!drain && open_count >= options.limits.max_conns) {
+        if (!at_capacity) log::warn("at max_connections (" + std::to_string(options.limits.max_conns) + "): new connections wait");
+        at_capacity = true;
+        set_listen_interest(false);
+        return;
+      }
       const int fd = ::accept4(options.listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0) {
         if (errno == EINTR || errno == ECONNABORTED) continue;
@@ -186,6 +204,7 @@ struct EventLoop::Impl final : ConnectionOwner {
       }
       auto& c = connections.emplace_back(*this, fd, options.limits, Clock::now());
       c.self = std::prev(connections.end());
+      ++open_count;
       arm(c);
     }
   }
@@ -216,6 +235,7 @@ struct EventLoop::Impl final : ConnectionOwner {
       }
     }
     process(c);
+    if (c.fd >= 0 && !c.lent && over_output_limit(c)) return;
     if (c.fd < 0 || c.lent) {
       if (c.lent && peer_closed) c.close_after_write = true;
       return;
@@ -228,6 +248,10 @@ struct EventLoop::Impl final : ConnectionOwner {
   void process(Connection& c) {
     for (;;) {
       if (c.close_after_write || c.linger_until) {  // nothing more is decoded from a connection we are closing
+        if (!c.flush()) close(c);
+        return;
+      }
+      if (c.pending_bytes() > options.output_pause_bytes) {  // decoded on once the web server reads
         if (!c.flush()) close(c);
         return;
       }
@@ -244,15 +268,21 @@ struct EventLoop::Impl final : ConnectionOwner {
           dispatch(Lease(&c));  // from here on the worker owns c (pending output included)
           return;
         case fcgi::Step::Kind::reject:
-          fcgi::append_response(c.out, c.parser.request_id(), http::serialize(http::unrouted_error_response(*step.error)));
+          // Its FCGI_END_REQUEST comes with the `ended` step, maybe only once
+          // the rest of the request was dropped: that gets a read timeout of its own.
+          fcgi::append_stream(c.out, fcgi::RecordType::stdout_, c.parser.request_id(),
+                              http::serialize(http::unrouted_error_response(*step.error)));
+          c.request_started = Clock::now();
           break;
         case fcgi::Step::Kind::ended:
           c.served = true;
+          c.idle_since = Clock::now();
           if (!step.keep_conn) linger(c);
           else if (stopping) c.close_after_write = true;
           break;
         case fcgi::Step::Kind::broken:
           log::debug("closing a FastCGI connection: " + step.error->message);
+          c.flush();  // an answer already given may still get through
           return close(c);
       }
     }
@@ -265,6 +295,15 @@ struct EventLoop::Impl final : ConnectionOwner {
   // socket is gone), so the connection stays open, its input dropped, until
   // the web server closes it or one more read timeout has passed.
   void linger(Connection& c) { c.linger_until = Clock::now() + options.read_timeout; }
+
+  // Unsent output past the hard limit: the web server does not read what it
+  // asks for (or a worker's answer landed on a full buffer). True if closed.
+  bool over_output_limit(Connection& c) {
+    if (c.pending_bytes() <= options.output_limit_bytes) return false;
+    log::warn("closing a FastCGI connection with " + std::to_string(c.pending_bytes()) + " bytes of output unsent");
+    close(c);
+    return true;
+  }
 
   // After the loop has done its part: close, or wait for the next event.
   void settle(Connection& c) {
@@ -279,7 +318,9 @@ struct EventLoop::Impl final : ConnectionOwner {
     --lent_count;
     c.served = true;
     c.last_activity = Clock::now();
+    c.idle_since = c.last_activity;
     if (c.failed || abandoning) return close(c);
+    if (over_output_limit(c)) return;
     if (!c.output_pending() && !c.close_after_write && c.parser.has_buffered_bytes()) {
       c.request_started = c.last_activity;  // the web server sent the next request already
       process(c);
@@ -304,7 +345,7 @@ struct EventLoop::Impl final : ConnectionOwner {
     if (c.output_pending()) return close(c);  // the web server stopped taking the response
     if (c.linger_until) return;
     if (c.between_requests()) {
-      if (now - c.last_activity >= options.idle_timeout) close(c);
+      if (now - c.idle_since >= options.idle_timeout) close(c);
       return;
     }
     if (now - c.request_started < options.read_timeout) return;
@@ -316,10 +357,15 @@ struct EventLoop::Impl final : ConnectionOwner {
                             http::serialize(http::unrouted_error_response(Error(Errc::too_slow, "request read timed out"))));
       c.served = true;
       if (!c.parser.keep_conn()) linger(c);
+      // Kept: the read timeout that bounds dropping the rest of a request
+      // answered early (class 5) is already over, so the connection ends
+      // with this answer instead (the stalled web server is not writing).
+      else c.close_after_write = true;
       if (!c.flush()) return close(c);
       return settle(c);
     }
-    log::info("request not received within " + std::to_string(options.read_timeout.count()) + " ms: connection dropped");
+    if (phase == Phase::drain) log::info("rest of a request answered early not received within " + std::to_string(options.read_timeout.count()) + " ms: connection dropped");
+    else log::info("request not received within " + std::to_string(options.read_timeout.count()) + " ms: connection dropped");
     close(c);
   }
 
@@ -401,7 +447,7 @@ struct EventLoop::Impl final : ConnectionOwner {
       const auto now = Clock::now();
       if (accept_paused && listening && now >= accept_paused_until) {
         accept_paused = false;
-        set_listen_interest(true);
+        if (!at_capacity) set_listen_interest(true);
       }
       if (now >= next_sweep) {
         sweep(now);

@@ -7,7 +7,7 @@
 // (of the accept, for a new connection): a late one is answered 408 once its
 // FCGI_BEGIN_REQUEST has come (there is a request id to answer), else the
 // connection is dropped. A response the web server stops taking for that
-// long is dropped too.
+// long is dropped too. Bounds per connection: see LoopOptions.
 #pragma once
 
 #include <chrono>
@@ -53,7 +53,15 @@ struct LoopOptions {
   std::chrono::milliseconds read_timeout{10000};
   // A kept connection with no request for this long is closed (longer than
   // nginx's and Apache's own idle limits, so they normally close first).
+  // Management records (FCGI_GET_VALUES...) do not count as use.
   std::chrono::milliseconds idle_timeout{std::chrono::minutes(5)};
+  // Unsent output of one connection: above the first, the loop stops reading
+  // and decoding it until the web server takes some; above the second (a
+  // worker's answer on top of it), the connection is closed.
+  std::size_t output_pause_bytes = 256 * 1024;
+  std::size_t output_limit_bytes = 16 << 20;
+  // limits.max_conns is also the most connections open at once: at it, the
+  // loop stops accepting until one closes (new ones wait in the backlog).
   fcgi::Limits limits;
   // FCGI_WEB_SERVER_ADDRS as libfcgi reads it: on a TCP socket, accept only
   // these peer addresses (empty: any).

@@ -135,6 +135,12 @@ int main(int argc, char** argv) {
       .queue_limit = shared.server.queue_limit,
       .max_body_bytes = shared.server.max_body_bytes,
       .request_read_timeout = shared.server.request_read_timeout,
+      .max_connections = shared.server.max_connections,
+      .idle_connection_timeout = shared.server.idle_connection_timeout,
+      .output_pause_bytes = shared.server.output_pause_bytes,
+      .output_limit_bytes = shared.server.output_limit_bytes,
+      .max_request_params = shared.server.max_request_params,
+      .early_answer_discard_bytes = shared.server.early_answer_discard_bytes,
       .web_server_addrs = web_server_addrs(env),
   };
   Server server(*listen_fd, server_options, [&shared](http::Request request) { return prepare_mounted(shared, std::move(request)); });

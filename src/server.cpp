@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -161,7 +162,12 @@ Result<void> Server::start() {
   loop_options.listen_fd = s.listen_fd;
   loop_options.read_timeout = s.options.request_read_timeout;
   loop_options.limits.max_body_bytes = s.options.max_body_bytes;
-  loop_options.limits.max_conns = connection_limit();
+  loop_options.limits.max_conns = s.options.max_connections ? s.options.max_connections : connection_limit();
+  loop_options.limits.max_params_pairs = s.options.max_request_params;
+  loop_options.limits.max_discard_bytes = s.options.early_answer_discard_bytes;
+  loop_options.idle_timeout = s.options.idle_connection_timeout;
+  loop_options.output_pause_bytes = s.options.output_pause_bytes;
+  loop_options.output_limit_bytes = std::max(s.options.output_limit_bytes, s.options.output_pause_bytes);
   loop_options.web_server_addrs = s.options.web_server_addrs;
   auto loop = EventLoop::create(std::move(loop_options), [&s](Lease lease) { s.direct.push(lease); });
   if (!loop) return fail(loop.error());

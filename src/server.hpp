@@ -28,6 +28,14 @@ struct ServerOptions {
   // closed), any other connection is dropped. A response the web server
   // stops taking for this long is dropped too.
   std::chrono::milliseconds request_read_timeout{10000};
+  // FastCGI connection bounds (see ServerSettings); max_connections 0 =
+  // the open-file limit less 64.
+  unsigned max_connections = 0;
+  std::chrono::milliseconds idle_connection_timeout{std::chrono::minutes(5)};
+  std::size_t output_pause_bytes = 256 * 1024;
+  std::size_t output_limit_bytes = 16 << 20;
+  std::size_t max_request_params = 1000;
+  std::size_t early_answer_discard_bytes = 16 << 20;
   // FCGI_WEB_SERVER_ADDRS (libfcgi's variable): on a TCP socket, the only
   // peer addresses accepted; empty: any.
   std::vector<std::string> web_server_addrs;

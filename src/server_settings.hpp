@@ -25,6 +25,17 @@ struct ServerSettings {
   // A request must arrive whole within this time of its first byte (408 or
   // the connection dropped after it): slow or stalled clients hold no thread.
   std::chrono::milliseconds request_read_timeout{10000};
+  // What one FastCGI connection may hold (event_loop.hpp): open connections
+  // (0 = the open-file limit less 64, told to the web server as
+  // FCGI_MAX_CONNS), idle time of a kept one (management records do not
+  // count as use), unsent output before reading stops / the connection is
+  // closed, parameters per request, and input dropped after an early answer.
+  unsigned max_connections = 0;
+  std::chrono::milliseconds idle_connection_timeout{std::chrono::minutes(5)};
+  std::size_t output_pause_bytes = 256 * 1024;
+  std::size_t output_limit_bytes = 16 << 20;
+  std::size_t max_request_params = 1000;
+  std::size_t early_answer_discard_bytes = 16 << 20;
   CookieSecure cookie_secure = CookieSecure::automatic;
   std::string log_level = "info";
   std::string base_path;            // URL prefix authd is mounted under ("" = the site root); see base_path.hpp

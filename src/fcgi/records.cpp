@@ -1,6 +1,7 @@
 #include "fcgi/records.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace authd::fcgi {
 namespace {
@@ -49,6 +50,7 @@ Header decode_header(std::string_view bytes) noexcept {
 }
 
 void append_record(std::string& out, RecordType type, std::uint16_t request_id, std::string_view content) {
+  if (content.size() > kMaxContentLength) throw std::length_error("FastCGI record content over 65535 bytes");
   const std::size_t padding = (8 - content.size() % 8) % 8;
   const char header[kHeaderLength] = {
       static_cast<char>(kVersion),
@@ -90,10 +92,10 @@ void append_unknown_type(std::string& out, std::uint8_t type) {
   append_record(out, RecordType::unknown_type, 0, std::string_view(body, sizeof body));
 }
 
-std::optional<Params> decode_pairs(std::string_view bytes) {
+std::optional<Params> decode_pairs(std::string_view bytes, std::size_t max_pairs) {
   Params pairs;
   std::size_t at = 0;
-  while (at < bytes.size()) {
+  while (at < bytes.size() && pairs.size() <= max_pairs) {
     std::size_t name_length = 0;
     std::size_t value_length = 0;
     if (!read_length(bytes, at, name_length) || !read_length(bytes, at, value_length)) return std::nullopt;

@@ -3,6 +3,7 @@
 // no sockets, no state (the per-connection state is RequestParser's).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,7 +20,8 @@ using Params = std::vector<std::pair<std::string, std::string>>;
 Header decode_header(std::string_view bytes) noexcept;
 
 // Appends one record (header, content, zero padding to a multiple of 8).
-// content.size() <= kMaxContentLength.
+// A content over kMaxContentLength would break the framing (the length
+// field has 16 bits): it throws std::length_error and appends nothing.
 void append_record(std::string& out, RecordType type, std::uint16_t request_id, std::string_view content);
 
 // Appends a whole stream: the content cut into records of at most 65528
@@ -36,8 +38,10 @@ void append_response(std::string& out, std::uint16_t request_id, std::string_vie
 void append_unknown_type(std::string& out, std::uint8_t type);
 
 // Decodes name-value pairs (1-byte lengths below 128, else 4 bytes with the
-// top bit set). nullopt when a length runs past the end.
-std::optional<Params> decode_pairs(std::string_view bytes);
+// top bit set). nullopt when a length runs past the end. Stops after
+// max_pairs + 1 pairs (the caller sees that there were too many without
+// them all being built).
+std::optional<Params> decode_pairs(std::string_view bytes, std::size_t max_pairs = SIZE_MAX);
 
 // Appends one name-value pair in the same encoding.
 void append_pair(std::string& out, std::string_view name, std::string_view value);

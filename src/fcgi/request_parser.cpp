@@ -1,6 +1,7 @@
 #include "fcgi/request_parser.hpp"
 
 #include <charconv>
+#include <utility>
 
 namespace authd::fcgi {
 namespace {
@@ -14,13 +15,17 @@ std::optional<std::string_view> find(const Params& params, std::string_view name
   return std::nullopt;
 }
 
-// FCGI_GET_VALUES: the variables we know, each with our value.
+// FCGI_GET_VALUES: the variables we know, each with our value, each once
+// whatever the number of times it was asked for: the reply is at most three
+// short pairs, far below the 65535 bytes a record can carry.
 void answer_get_values(std::string_view content, const Limits& limits, std::string& replies) {
   std::string body;
+  bool conns = false, reqs = false, mpxs = false;
   if (auto names = decode_pairs(content)) {
     for (const auto& [name, unused] : *names) {
-      if (name == "FCGI_MAX_CONNS" || name == "FCGI_MAX_REQS") append_pair(body, name, std::to_string(limits.max_conns));
-      else if (name == "FCGI_MPXS_CONNS") append_pair(body, name, "0");
+      if (name == "FCGI_MAX_CONNS" && !std::exchange(conns, true)) append_pair(body, name, std::to_string(limits.max_conns));
+      else if (name == "FCGI_MAX_REQS" && !std::exchange(reqs, true)) append_pair(body, name, std::to_string(limits.max_conns));
+      else if (name == "FCGI_MPXS_CONNS" && !std::exchange(mpxs, true)) append_pair(body, name, "0");
     }
   }
   append_record(replies, RecordType::get_values_result, 0, body);
@@ -42,11 +47,12 @@ void RequestParser::compact() {
 }
 
 Step RequestParser::next(std::string& replies) {
-  if (end_pending_) {
-    end_pending_ = false;
-    return Step{Step::Kind::ended, std::nullopt, keep_conn_};
-  }
   for (;;) {
+    if (end_pending_) {
+      end_pending_ = false;
+      append_end_request(replies, id_, ProtocolStatus::request_complete);
+      return Step{Step::Kind::ended, std::nullopt, keep_conn_};
+    }
     const std::string_view available = std::string_view(in_).substr(pos_);
     if (available.size() < kHeaderLength) return Step{};
     const Header header = decode_header(available);
@@ -66,14 +72,17 @@ Step RequestParser::handle(const Header& header, std::string_view content, std::
     case RecordType::begin_request: return begin(id, content, replies);
     case RecordType::abort_request:
       if (id != id_ || phase_ == Phase::idle) return Step{};
+      if (phase_ == Phase::drain) return drained_input({}, true);
       append_end_request(replies, id, ProtocolStatus::request_complete);
       phase_ = Phase::idle;
       return Step{Step::Kind::ended, std::nullopt, keep_conn_};
     case RecordType::params:
+      if (id == id_ && phase_ == Phase::drain) return drained_input(content, false);
       if (id != id_ || phase_ != Phase::head) return Step{};
       return params(content);
     case RecordType::stdin_:
       if (id != id_ || phase_ == Phase::idle) return Step{};
+      if (phase_ == Phase::drain) return drained_input(content, content.empty());
       if (phase_ == Phase::head) return broken("FCGI_STDIN before the end of FCGI_PARAMS");
       return stdin_record(content);
     case RecordType::get_values:
@@ -90,6 +99,10 @@ Step RequestParser::handle(const Header& header, std::string_view content, std::
 
 Step RequestParser::begin(std::uint16_t id, std::string_view content, std::string& replies) {
   if (id == 0 || content.size() != 8) return broken("malformed FCGI_BEGIN_REQUEST");
+  // A new request while one answered early is being drained: the web server
+  // gave up the old one's input (and its FCGI_END_REQUEST, which would now be
+  // taken for the new request's when the id is the same): it starts afresh.
+  if (phase_ == Phase::drain) phase_ = Phase::idle;
   if (phase_ != Phase::idle) {
     append_end_request(replies, id, ProtocolStatus::cant_mpx_conn);
     return Step{};
@@ -126,11 +139,17 @@ Step RequestParser::params(std::string_view content) {
 }
 
 Step RequestParser::end_of_params() {
-  auto pairs = decode_pairs(params_bytes_);
+  auto pairs = decode_pairs(params_bytes_, limits_.max_params_pairs);
   std::string().swap(params_bytes_);
   if (!pairs) {
     keep_conn_ = false;
     return reject(Error(Errc::invalid_input, "malformed FastCGI parameters"));
+  }
+  if (pairs->size() > limits_.max_params_pairs) {
+    // Each pair costs two strings however short: thousands of empty ones
+    // in 256 KiB would be megabytes. Abuse, as parameters over the size cap.
+    keep_conn_ = false;
+    return reject(Error(Errc::too_large, "more than " + std::to_string(limits_.max_params_pairs) + " request parameters"));
   }
   params_.reserve(pairs->size() + 1);
   params_.emplace_back("FCGI_ROLE", role_ == Role::authorizer ? "AUTHORIZER" : "RESPONDER");
@@ -177,19 +196,42 @@ Step RequestParser::stdin_record(std::string_view content) {
 }
 
 // The open request is answered now, and over: what still comes of it is
-// skipped (its id no longer has an open request).
+// skipped (its id no longer has an open request), or on a kept connection
+// read and dropped before its FCGI_END_REQUEST goes (phase drain).
 Step RequestParser::reject(Error error) {
-  abandon_request();
-  end_pending_ = true;
+  if (end_request(true)) end_pending_ = true;
   return Step{Step::Kind::reject, std::move(error), keep_conn_};
 }
 
-void RequestParser::abandon_request() {
-  phase_ = Phase::idle;
+void RequestParser::abandon_request() { end_request(false); }
+
+bool RequestParser::end_request(bool may_drain) {
+  // An authorizer's request has no input after its parameters; a request
+  // the web server does not keep ends with the connection (see linger).
+  const bool hold_end =
+      may_drain && keep_conn_ && role_ == Role::responder && (phase_ == Phase::head || phase_ == Phase::body);
+  phase_ = hold_end ? Phase::drain : Phase::idle;
+  drained_ = 0;
   std::string().swap(params_bytes_);
   std::string().swap(body_);
   params_.clear();
   request_ready_ = false;
+  return !hold_end;
+}
+
+// Input of a request answered early on a kept connection: dropped, counted;
+// its end (or an abort) lets the held FCGI_END_REQUEST go.
+Step RequestParser::drained_input(std::string_view content, bool last) {
+  if (last) {
+    phase_ = Phase::idle;
+    end_pending_ = true;
+    return Step{};  // next() turns end_pending_ into the `ended` step
+  }
+  drained_ += content.size();
+  if (drained_ > limits_.max_discard_bytes) {
+    return broken("request input after an early answer over " + std::to_string(limits_.max_discard_bytes) + " bytes");
+  }
+  return Step{};
 }
 
 Request RequestParser::take_request() {

@@ -12,6 +12,13 @@
 // (FastCGI 1.0 §5.5: the web server may stop sending its input then): the
 // records of it that still come are skipped, and the next
 // FCGI_BEGIN_REQUEST, whatever its id, starts a new request.
+//
+// On a kept connection an early answer holds back its FCGI_END_REQUEST until
+// the web server has sent the rest of the request (the empty FCGI_STDIN
+// record, or FCGI_ABORT_REQUEST), read and dropped: a web server that is
+// still writing the body when the request ends may reuse or free the
+// connection mid-write (H2O 2.2 aborts). At most `max_discard_bytes` are
+// dropped so; past them the connection is broken (closed).
 #pragma once
 
 #include <cstddef>
@@ -29,6 +36,8 @@ namespace authd::fcgi {
 struct Limits {
   std::size_t max_params_bytes = 256 * 1024;  // the encoded FCGI_PARAMS stream (HTTP headers and all)
   std::size_t max_body_bytes = 65536;         // FCGI_STDIN
+  std::size_t max_params_pairs = 1000;        // name-value pairs in FCGI_PARAMS
+  std::size_t max_discard_bytes = 16 << 20;   // request input dropped after an early answer (kept connection)
   unsigned max_conns = 1024;                  // told to the web server in FCGI_GET_VALUES_RESULT
 };
 
@@ -46,7 +55,9 @@ struct Step {
   enum class Kind {
     need_more,  // nothing more to do until more bytes arrive
     request,    // a complete request: take_request()
-    reject,     // answer the open request with `error` now (an `ended` step follows)
+    reject,     // answer the open request with `error` now: its FCGI_STDOUT only, the
+                // parser appends FCGI_END_REQUEST to `replies` with the `ended` step that
+                // follows (at once, or once the rest of the request was dropped)
     ended,      // a request ended without a worker (rejected, aborted, or of a refused role)
     broken,     // not FastCGI as we speak it: close the connection (`error` says why)
   };
@@ -61,6 +72,7 @@ class RequestParser {
     idle,  // between requests (a partial record may be buffered)
     head,  // FCGI_BEGIN_REQUEST read, FCGI_PARAMS still arriving
     body,  // FCGI_STDIN arriving
+    drain, // answered early on a kept connection: dropping the rest of its input
   };
 
   explicit RequestParser(Limits limits) : limits_(limits) {}
@@ -74,8 +86,9 @@ class RequestParser {
   // The request of the last `request` step.
   Request take_request();
 
-  // Gives up the open request (it has been answered, e.g. 408): it is over,
-  // as after a reject.
+  // Gives up the open request (it is being answered, e.g. 408): it is over,
+  // as after a reject; what still comes of it is skipped. The caller answers
+  // it whole (FCGI_STDOUT and FCGI_END_REQUEST).
   void abandon_request();
 
   Phase phase() const noexcept { return phase_; }
@@ -93,6 +106,10 @@ class RequestParser {
   Step end_of_params();
   Step stdin_record(std::string_view content);
   Step reject(Error error);
+  // Ends the open request; true when its FCGI_END_REQUEST may go now, false
+  // when it waits for the rest of the input (phase drain).
+  bool end_request(bool may_drain);
+  Step drained_input(std::string_view content, bool last);
   void compact();
 
   Limits limits_;
@@ -103,6 +120,7 @@ class RequestParser {
   Role role_ = Role::responder;
   bool keep_conn_ = false;
   bool end_pending_ = false;  // after a reject: `ended` comes next
+  std::size_t drained_ = 0;   // bytes dropped in phase drain
   std::string params_bytes_;
   Params params_;
   std::optional<std::size_t> content_length_;

@@ -22,6 +22,23 @@ one kept connection, protocol corner cases, and stalled requests.
       null), "ended" (END_REQUEST came), "closed" (authd closed the
       connection), "after_s" (seconds from the last byte sent to the first
       answer byte or the close; null if neither)}.
+  fcgi_client.py bounds SOCKET TOKEN MAX_CONNS IDLE_S
+      What one connection may hold (issue 23, class 4); prints one JSON line:
+      "flood_sent": bytes of FCGI_UNKNOWN_TYPE-provoking records authd took
+      within 3 s from a connection that reads none of the answers;
+      "limit": FCGI_MAX_CONNS; with MAX_CONNS connections open, whether one
+      more is served ("extra_served_at_limit") and is once one closed
+      ("extra_served_after_close"); "idle_closed_after_s": when a kept
+      connection that only sends FCGI_GET_VALUES (every 0.3 s) after one
+      request was closed (null: not within 3 x IDLE_S); "many_params_status"
+      / "many_params_closed": a request of 5000 empty parameters;
+      "big_get_values": the reply to 3855 names (record type, length) and
+      whether the connection still frames records after it.
+  fcgi_client.py early SOCKET TOKEN BODY_BYTES
+      A kept connection, a POST /signup declaring BODY_BYTES (over
+      max_body_bytes): when the 413 came, whether FCGI_END_REQUEST came before
+      the body was all sent, whether it came after, and the status of a
+      guarded read on the same connection afterwards; one JSON line.
 Exit status 0 unless the socket could not be used at all.
 """
 import json
@@ -275,12 +292,153 @@ def stall(path, count, mode, seconds):
         c["sock"].close()
 
 
+def try_next(reader, timeout):
+    try:
+        return reader.next(timeout)
+    except TimeoutError:
+        return "timeout"
+
+
+def get_values_ok(sock, reader, timeout=1.0):
+    sock.sendall(record(GET_VALUES, 0, pairs([("FCGI_MAX_CONNS", "")])))
+    rec = try_next(reader, timeout)
+    return rec not in (None, "timeout") and rec[0] == GET_VALUES_RESULT
+
+
+def bounds(path, token, max_conns, idle_s):
+    result = {}
+    # 1. A flood of unknown management records (each answered with a record
+    # twice its size) on a connection that reads nothing.
+    sock = connect(path)
+    sock.setblocking(False)
+    chunk = record(99, 0) * 8192  # 64 KiB
+    sent, deadline = 0, time.monotonic() + 3.0
+    while time.monotonic() < deadline and sent < 64 << 20:
+        if not select.select([], [sock], [], max(0.0, deadline - time.monotonic()))[1]:
+            break
+        try:
+            sent += sock.send(chunk)
+        except (BlockingIOError, InterruptedError):
+            continue
+        except (BrokenPipeError, ConnectionResetError):
+            break
+    result["flood_sent"] = sent
+    sock.close()
+    # 2. The connection limit.
+    conns = []
+    for i in range(max_conns):
+        c = connect(path)
+        r = Reader(c)
+        if not get_values_ok(c, r, 3.0):
+            result["setup_failed"] = "connection %d not served" % i
+        conns.append((c, r))
+    c, r = conns[0]
+    c.sendall(record(GET_VALUES, 0, pairs([("FCGI_MAX_CONNS", "")])))
+    result["limit"] = decode_pairs(r.next()[2]).get("FCGI_MAX_CONNS")
+    extra = connect(path)
+    extra_reader = Reader(extra)
+    result["extra_served_at_limit"] = get_values_ok(extra, extra_reader, 1.0)
+    conns[1][0].close()
+    if result["extra_served_at_limit"]:
+        result["extra_served_after_close"] = True
+    else:
+        rec = try_next(extra_reader, 3.0)
+        result["extra_served_after_close"] = rec not in (None, "timeout") and rec[0] == GET_VALUES_RESULT
+    for c, _ in conns:
+        c.close()
+    extra.close()
+    time.sleep(0.3)
+    # 3. Management records do not keep a connection alive.
+    sock = connect(path)
+    reader = Reader(sock)
+    sock.sendall(request_bytes(1, get_records_params(token)))
+    reader.response(1)
+    start = time.monotonic()
+    result["idle_closed_after_s"] = None
+    while time.monotonic() - start < 3 * idle_s:
+        try:
+            sock.sendall(record(GET_VALUES, 0, pairs([("FCGI_MPXS_CONNS", "")])))
+        except (BrokenPipeError, ConnectionResetError):
+            result["idle_closed_after_s"] = round(time.monotonic() - start, 2)
+            break
+        rec = try_next(reader, 0.3)
+        if rec is None:
+            result["idle_closed_after_s"] = round(time.monotonic() - start, 2)
+            break
+        time.sleep(0.3)
+    sock.close()
+    # 4. Thousands of empty parameters.
+    sock = connect(path)
+    reader = Reader(sock)
+    sock.sendall(request_bytes(1, get_records_params(token) + [("", "")] * 5000))
+    out, proto = reader.response(1)
+    result["many_params_status"] = http_status(out)
+    # Not kept: the connection only lingers (input dropped) until closed.
+    sock.sendall(request_bytes(1, get_records_params(token)))
+    rec = try_next(reader, 1.0)
+    result["many_params_next_served"] = rec not in (None, "timeout")
+    sock.close()
+    # 5. FCGI_GET_VALUES naming one variable 3855 times (a full record).
+    sock = connect(path)
+    reader = Reader(sock)
+    names = pairs([("FCGI_MPXS_CONNS", "")] * 3855)
+    sock.sendall(record(GET_VALUES, 0, names))
+    rec = try_next(reader, 3.0)
+    result["big_get_values"] = None if rec in (None, "timeout") else {"type": rec[0], "length": len(rec[2])}
+    result["framing_after"] = get_values_ok(sock, reader, 2.0)
+    sock.close()
+    print(json.dumps(result))
+
+
+def early(path, token, body_bytes):
+    result = {}
+    sock = connect(path)
+    reader = Reader(sock)
+    params = [("REQUEST_METHOD", "POST"), ("SCRIPT_NAME", "/signup"), ("PATH_INFO", ""),
+              ("CONTENT_TYPE", "application/json"), ("CONTENT_LENGTH", str(body_bytes)),
+              ("REMOTE_ADDR", "127.0.0.1"), ("REQUEST_URI", "/signup"), ("SERVER_PROTOCOL", "HTTP/1.1")]
+    sock.sendall(begin(1) + stream(PARAMS, 1, pairs(params)))
+    body = b"x" * body_bytes
+    half = body_bytes // 2
+    # Half of the body, then look at what came.
+    for at in range(0, half, 65528):
+        sock.sendall(record(STDIN, 1, body[at:min(at + 65528, half)]))
+    time.sleep(0.5)
+    out, ended = b"", False
+    while True:
+        rec = try_next(reader, 0.2)
+        if rec in (None, "timeout"):
+            break
+        if rec[0] == STDOUT:
+            out += rec[2]
+        elif rec[0] == END:
+            ended = True
+    result["status"] = http_status(out)
+    result["ended_before_body_sent"] = ended
+    for at in range(half, body_bytes, 65528):
+        sock.sendall(record(STDIN, 1, body[at:min(at + 65528, body_bytes)]))
+    sock.sendall(record(STDIN, 1))
+    if not ended:
+        rest, proto = reader.response(1, 5.0)
+        out += rest
+        result["ended_after_body_sent"] = proto == 0
+    sock.sendall(request_bytes(1, get_records_params(token)))
+    out, proto = reader.response(1, 5.0)
+    result["next_status"] = http_status(out) if proto == 0 else None
+    sock.close()
+    print(json.dumps(result))
+
+
 def main(argv):
     command = argv[1] if len(argv) > 1 else ""
     if command == "keepalive" and len(argv) == 5:
         keepalive(argv[2], argv[3], int(argv[4]))
     elif command == "protocol" and len(argv) == 4:
         protocol(argv[2], argv[3])
+    elif command == "bounds" and len(argv) == 6:
+        bounds(argv[2], argv[3], int(argv[4]), float(argv[5]))
+    elif command == "early" and len(argv) == 5:
+        early(argv[2], argv[3], int(argv[4]))
     elif command == "stall" and len(argv) == 6:
         stall(argv[2], int(argv[3]), argv[4], float(argv[5]))
     else:

@@ -2,7 +2,8 @@
 // which reads whatever a peer on authd's socket sends. Bytes arrive in pieces
 // whose sizes the input's first byte chooses. Checked: no crash or leak,
 // every step is one of the documented kinds, a reject or broken step carries
-// an error, a request comes with its role parameter first and within the caps.
+// an error, a request comes with its role parameter first and within the caps
+// (body bytes, parameter count).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -21,6 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Limits limits;
   limits.max_params_bytes = 4096;
   limits.max_body_bytes = 1024;
+  limits.max_params_pairs = 64;
+  limits.max_discard_bytes = 4096;
   RequestParser parser(limits);
   std::string replies;
   while (!bytes.empty()) {
@@ -39,6 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const auto request = parser.take_request();
         if (request.params.empty() || request.params[0].first != "FCGI_ROLE") __builtin_trap();
         if (request.body.size() > limits.max_body_bytes) __builtin_trap();
+        if (request.params.size() > limits.max_params_pairs + 1) __builtin_trap();  // + FCGI_ROLE
       }
     }
     if (replies.size() > (1u << 20)) replies.clear();  // a web server would read them

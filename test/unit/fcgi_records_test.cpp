@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 
 namespace authd::fcgi {
@@ -115,6 +116,21 @@ TEST(FcgiRecords, TruncatedPairsAreRefused) {
   // A 4-byte length that claims more than there is.
   EXPECT_FALSE(decode_pairs(std::string("\x80\x00\x10\x00\x01", 5) + "ab"));
   EXPECT_TRUE(decode_pairs(""));
+}
+
+TEST(FcgiRecords, ARecordOverTheLengthFieldIsRefusedNotWrapped) {
+  std::string out = "kept";
+  EXPECT_THROW(append_record(out, RecordType::get_values_result, 0, std::string(kMaxContentLength + 1, 'x')), std::length_error);
+  EXPECT_EQ(out, "kept");
+  append_record(out, RecordType::stdout_, 1, std::string(kMaxContentLength, 'x'));
+  EXPECT_EQ(decode_header(std::string_view(out).substr(4)).content_length, kMaxContentLength);
+}
+
+TEST(FcgiRecords, PairDecodingStopsPastTheCount) {
+  std::string bytes;
+  for (int i = 0; i < 50; ++i) append_pair(bytes, "", "");
+  EXPECT_EQ(decode_pairs(bytes, 10)->size(), 11u);
+  EXPECT_EQ(decode_pairs(bytes)->size(), 50u);
 }
 
 }  // namespace

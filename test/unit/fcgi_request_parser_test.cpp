@@ -196,35 +196,102 @@ TEST(FcgiRequestParser, DeclaredBodyOverTheCapIsRefusedBeforeItArrives) {
   Step step = parser.next(replies);
   ASSERT_EQ(step.kind, Kind::reject);
   EXPECT_EQ(step.error->code, Errc::too_large);
-  // Answered early, the request is over at once.
-  step = parser.next(replies);
-  EXPECT_EQ(step.kind, Kind::ended);
-  EXPECT_TRUE(step.keep_conn);
-  EXPECT_EQ(parser.phase(), RequestParser::Phase::idle);
-  // What the web server still sends of it is skipped; the connection serves
-  // the next request, with the same id as web servers do.
-  const auto fed = feed(parser, stdin_stream(1, std::string(1000, 'x')) + request(1, "ok", true));
+  EXPECT_TRUE(replies.empty()) << "FCGI_END_REQUEST is held back";
+  // Answered early on a kept connection: the rest of the request is read
+  // and dropped before FCGI_END_REQUEST goes (class 5 of issue 23: H2O 2.2
+  // aborts on an END_REQUEST while it still writes the body).
+  EXPECT_EQ(parser.next(replies).kind, Kind::need_more);
+  EXPECT_EQ(parser.phase(), RequestParser::Phase::drain);
+  auto fed = feed(parser, record_of(RecordType::stdin_, 1, std::string(1000, 'x')));
+  EXPECT_TRUE(fed.steps.empty());
+  EXPECT_TRUE(fed.replies.empty());
+  fed = feed(parser, record_of(RecordType::stdin_, 1, ""));
   ASSERT_EQ(fed.steps.size(), 1u);
+  EXPECT_EQ(fed.steps[0].kind, Kind::ended);
+  EXPECT_TRUE(fed.steps[0].keep_conn);
+  const auto ends = headers_of(fed.replies);
+  ASSERT_EQ(ends.size(), 1u);
+  EXPECT_EQ(ends[0].type, RecordType::end_request);
+  EXPECT_EQ(ends[0].request_id, 1);
+  EXPECT_EQ(parser.phase(), RequestParser::Phase::idle);
+  // The connection serves the next request, with the same id as web servers do.
+  fed = feed(parser, request(1, "ok", true));
   ASSERT_EQ(fed.requests.size(), 1u);
   EXPECT_EQ(fed.requests[0].body, "ok");
-  EXPECT_TRUE(fed.replies.empty());
+}
+
+TEST(FcgiRequestParser, WithoutKeepConnTheEarlyAnswerEndsAtOnce) {
+  Limits limits;
+  limits.max_body_bytes = 10;
+  RequestParser parser(limits);
+  const auto fed = feed(parser, begin(1) + params(1, {{"CONTENT_LENGTH", "1000"}}));
+  ASSERT_EQ(fed.steps.size(), 2u);
+  EXPECT_EQ(fed.steps[0].kind, Kind::reject);
+  EXPECT_EQ(fed.steps[1].kind, Kind::ended);
+  EXPECT_FALSE(fed.steps[1].keep_conn);
+  EXPECT_EQ(headers_of(fed.replies).size(), 1u);
+  EXPECT_EQ(parser.phase(), RequestParser::Phase::idle);
+}
+
+TEST(FcgiRequestParser, DroppedInputIsBounded) {
+  Limits limits;
+  limits.max_body_bytes = 10;
+  limits.max_discard_bytes = 5000;
+  RequestParser parser(limits);
+  const auto fed = feed(parser, begin(1, Role::responder, true) + params(1, {{"CONTENT_LENGTH", "100000"}}) +
+                                    stdin_stream(1, std::string(100000, 'x')));
+  ASSERT_EQ(fed.steps.size(), 2u);
+  EXPECT_EQ(fed.steps[0].kind, Kind::reject);
+  EXPECT_EQ(fed.steps[1].kind, Kind::broken);
+  EXPECT_TRUE(fed.replies.empty()) << "no FCGI_END_REQUEST: the connection is closed instead";
+}
+
+TEST(FcgiRequestParser, AnAbortEndsADrainedRequest) {
+  Limits limits;
+  limits.max_body_bytes = 10;
+  RequestParser parser(limits);
+  const auto fed = feed(parser, begin(1, Role::responder, true) + params(1, {{"CONTENT_LENGTH", "1000"}}) +
+                                    record_of(RecordType::stdin_, 1, "abc") + record_of(RecordType::abort_request, 1, ""));
+  ASSERT_EQ(fed.steps.size(), 2u);
+  EXPECT_EQ(fed.steps[1].kind, Kind::ended);
+  EXPECT_EQ(headers_of(fed.replies).size(), 1u);
 }
 
 TEST(FcgiRequestParser, AfterAnEarlyAnswerTheNextBeginStartsANewRequest) {
-  // Apache stops sending a body once it has the answer (END_REQUEST) and
-  // reuses the connection: no empty FCGI_STDIN ever ends the old request.
+  // A web server that gives up the rest of a body answered early and reuses
+  // the connection: no empty FCGI_STDIN ever ends the old request, and the
+  // held FCGI_END_REQUEST is dropped (with the same id it would end the new one).
   Limits limits;
   limits.max_body_bytes = 10;
   RequestParser parser(limits);
   const std::string bytes = begin(1, Role::responder, true) + params(1, {{"CONTENT_LENGTH", "1000"}}) +
                             record_of(RecordType::stdin_, 1, "part of it") + request(1, "next", true);
   const auto fed = feed(parser, bytes);
-  ASSERT_EQ(fed.steps.size(), 3u);
+  ASSERT_EQ(fed.steps.size(), 2u);
   EXPECT_EQ(fed.steps[0].kind, Kind::reject);
-  EXPECT_EQ(fed.steps[1].kind, Kind::ended);
+  EXPECT_EQ(fed.steps[1].kind, Kind::request);
   ASSERT_EQ(fed.requests.size(), 1u);
   EXPECT_EQ(fed.requests[0].body, "next");
-  EXPECT_TRUE(fed.replies.empty()) << "no multiplexing refusal";
+  EXPECT_TRUE(fed.replies.empty()) << "no multiplexing refusal, no END_REQUEST";
+}
+
+TEST(FcgiRequestParser, TooManyParametersAreRefusedAndTheConnectionClosed) {
+  // Thousands of empty pairs fit in the parameter byte cap but would cost
+  // two strings each.
+  Limits limits;
+  limits.max_params_pairs = 100;
+  RequestParser parser(limits);
+  Params many;
+  for (int i = 0; i < 101; ++i) many.emplace_back("", "");
+  auto fed = feed(parser, begin(1, Role::responder, true) + params(1, many));
+  ASSERT_EQ(fed.steps.size(), 2u);
+  EXPECT_EQ(fed.steps[0].kind, Kind::reject);
+  EXPECT_EQ(fed.steps[0].error->code, Errc::too_large);
+  EXPECT_FALSE(fed.steps[1].keep_conn);
+  RequestParser ok(limits);
+  many.pop_back();
+  fed = feed(ok, begin(1) + params(1, many) + stdin_stream(1, ""));
+  EXPECT_EQ(fed.requests.size(), 1u);
 }
 
 TEST(FcgiRequestParser, AnAbandonedRequestIsOver) {
@@ -366,6 +433,23 @@ TEST(FcgiRequestParser, GetValuesIsAnswered) {
   const auto values = decode_pairs(std::string_view(fed.replies).substr(kHeaderLength, replies[0].content_length));
   ASSERT_TRUE(values);
   EXPECT_EQ(*values, (Params{{"FCGI_MAX_CONNS", "500"}, {"FCGI_MPXS_CONNS", "0"}}));
+}
+
+TEST(FcgiRequestParser, GetValuesAskedManyTimesIsAnsweredOnceInOneRecord) {
+  // 3855 names of 17 bytes fill a record; answered one by one they made a
+  // reply over 65535 bytes, whose length field wrapped and broke the framing.
+  RequestParser parser(Limits{});
+  std::string names;
+  while (names.size() + 17 <= kMaxContentLength) append_pair(names, "FCGI_MPXS_CONNS", "");
+  std::string query;
+  append_record(query, RecordType::get_values, 0, names);
+  const auto fed = feed(parser, query + query);
+  const auto replies = headers_of(fed.replies);
+  ASSERT_EQ(replies.size(), 2u);
+  for (const auto& header : replies) EXPECT_EQ(header.type, RecordType::get_values_result);
+  const auto values = decode_pairs(std::string_view(fed.replies).substr(kHeaderLength, replies[0].content_length));
+  ASSERT_TRUE(values);
+  EXPECT_EQ(*values, (Params{{"FCGI_MPXS_CONNS", "0"}}));
 }
 
 TEST(FcgiRequestParser, UnknownManagementRecordGetsUnknownType) {
