@@ -49,7 +49,8 @@ export AUTHD_AUTHORIZE_RULES="/ * method; /app/static/public/ GET public; /app/s
 AUTHZ_PORT=$(pick_port) || _harness_die "found no free port"
 export HTTPD_DEFINES=AUTHD_AUTHORIZER HTTPD_APP_DIR=$APP_DIR HTTPD_AUTHZ_ADDR=127.0.0.1:$AUTHZ_PORT
 # The proof Apache sends on the TCP connection (front_secret, SECURITY.md class 11).
-export HTTPD_AUTHD_FRONT_SECRET=$(openssl rand -hex 32)
+HTTPD_AUTHD_FRONT_SECRET=$(openssl rand -hex 32)
+export HTTPD_AUTHD_FRONT_SECRET
 
 stack_start
 

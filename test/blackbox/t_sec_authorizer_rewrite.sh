@@ -50,7 +50,8 @@ CONF
     AUTHZ_PORT=$(pick_port) || _harness_die "found no free port"
     export APACHE_CONF=$APP_TMP/authd.conf HTTPD_AUTHD_CONF=$SOURCE_DIR/conf/apache/authd.conf
     export HTTPD_DEFINES=AUTHD_AUTHORIZER HTTPD_APP_DIR=$APP_DIR HTTPD_AUTHZ_ADDR=127.0.0.1:$AUTHZ_PORT
-    export HTTPD_AUTHD_FRONT_SECRET=$(openssl rand -hex 32)
+    HTTPD_AUTHD_FRONT_SECRET=$(openssl rand -hex 32)
+    export HTTPD_AUTHD_FRONT_SECRET
     ;;
   *) _harness_die "t_sec_authorizer_rewrite.sh runs on lighttpd and Apache only" ;;
 esac
