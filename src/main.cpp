@@ -20,6 +20,7 @@
 #include "app.hpp"
 #include "base_path.hpp"
 #include "cgi_mode.hpp"
+#include "front_secret.hpp"
 #include "listen_socket.hpp"
 #include "log.hpp"
 #include "server.hpp"
@@ -127,6 +128,16 @@ int main(int argc, char** argv) {
   }
 
   App& shared = **app;
+  Prepare prepare = [&shared](http::Request request) { return prepare_mounted(shared, std::move(request)); };
+  if (is_tcp_socket(*listen_fd)) {
+    if (shared.server.front_secret.empty()) {
+      std::fputs("authd: listening on TCP needs the setting front_secret, sent by the web server as the FastCGI "
+                 "parameter AUTHD_FRONT_SECRET (any local user can connect to a TCP port); or use a unix socket\n",
+                 stderr);
+      return 1;
+    }
+    prepare = require_front_secret(shared.server.front_secret, std::move(prepare));
+  }
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   ServerOptions server_options{
       .workers = shared.server.workers ? shared.server.workers : 2 * cores,
@@ -143,7 +154,7 @@ int main(int argc, char** argv) {
       .early_answer_discard_bytes = shared.server.early_answer_discard_bytes,
       .web_server_addrs = web_server_addrs(env),
   };
-  Server server(*listen_fd, server_options, [&shared](http::Request request) { return prepare_mounted(shared, std::move(request)); });
+  Server server(*listen_fd, server_options, std::move(prepare));
   if (auto started = server.start(); !started) {
     std::fprintf(stderr, "authd: %s\n", started.error().message.c_str());
     return 1;

@@ -23,6 +23,14 @@ std::vector<settings::Setting> server_settings(ServerSettings& s) {
     s.base_path = std::move(*path);
     return {};
   };
+  auto front_secret = settings::secret(
+      "front_secret", s.front_secret,
+      "on a TCP listener, the FastCGI parameter AUTHD_FRONT_SECRET the web server must send (16+ characters)");
+  front_secret.assign = [&s](std::string_view v) -> Result<void> {
+    if (v.size() < 16) return fail(Errc::config, "expected at least 16 characters (e.g. openssl rand -hex 32)");
+    s.front_secret = std::string(v);
+    return {};
+  };
   return {
       settings::integer("workers", s.workers, 0, 256, "request threads per process; 0 = two per CPU core"),
       settings::integer("hash_workers", s.hash_workers, 0, 64, "concurrent password hashes; 0 = one per core"),
@@ -53,6 +61,7 @@ std::vector<settings::Setting> server_settings(ServerSettings& s) {
       http::address_list_setting("metrics_allow", s.metrics_allow,
                                  "addresses and CIDR ranges that may GET /metrics (the client address)"),
       http::trusted_proxies_setting(s.trusted_proxies),
+      std::move(front_secret),
   };
 }
 

@@ -42,6 +42,7 @@ struct ServerSettings {
   PortalSettings portal;            // portal_return_origins, portal_default_return
   http::AddressList metrics_allow = *http::AddressList::parse("127.0.0.1/8 ::1");    // who may GET /metrics
   http::AddressList trusted_proxies = *http::AddressList::parse("127.0.0.0/8 ::1");  // see http/forwarded.hpp
+  std::string front_secret;         // required on a TCP listener; see front_secret.hpp
 };
 
 std::vector<settings::Setting> server_settings(ServerSettings& settings);

@@ -23,15 +23,26 @@ Result<std::optional<Principal>> decide(App& app, const http::Request& request, 
                                  http::cookie_value(request.param("HTTP_COOKIE"), kAuthCookie), at);
 }
 
-// The path the web server will serve, canonical. The raw REQUEST_URI must be
-// unambiguous (request_path.hpp); the decision is then made on the server's
-// own decoded path after its rewrites and aliases (SCRIPT_NAME + PATH_INFO, as
-// lighttpd and mod_authnz_fcgi pass it), which is not decoded again.
+// The path the web server will serve, canonical, after its rewrites: an
+// operator's rewrite of a public prefix into a protected tree must be judged
+// by the protected path. The raw REQUEST_URI (always the client's) must be
+// unambiguous (request_path.hpp); then the first of:
+//  - AUTHD_SERVED_PATH: Apache's own decoded path after mod_rewrite [PT] and
+//    aliases, which conf/apache/authorizer.conf copies from %{REQUEST_URI}
+//    (mod_authnz_fcgi drops SCRIPT_NAME and PATH_INFO); not decoded again;
+//  - SCRIPT_NAME + PATH_INFO, a server's decoded path, not decoded again;
+//  - REDIRECT_URI: lighttpd's authorizer passes no SCRIPT_NAME, and its
+//    rewritten target (raw, as mod_rewrite left it) only when it differs.
+// A client can set none of them (its headers arrive as HTTP_*).
 Result<std::string> served_path(const http::Request& request) {
   auto raw = canonical_uri_path(request.param("REQUEST_URI"));
   if (!raw) return raw;
+  if (const auto served = request.param("AUTHD_SERVED_PATH"); !served.empty()) return canonical_path(served, false);
   const auto script_name = request.param("SCRIPT_NAME");
-  if (script_name.empty()) return raw;
+  if (script_name.empty()) {
+    const auto rewritten = request.param("REDIRECT_URI");
+    return rewritten.empty() ? raw : canonical_uri_path(rewritten);
+  }
   std::string server_path(script_name);
   server_path += request.param("PATH_INFO");
   return canonical_path(server_path, false);

@@ -48,6 +48,9 @@ cp -p "$APP_DIR/cgi-bin/whoami" "$APP_DIR/cgi-bin/open"
 export AUTHD_AUTHORIZE_RULES="/ * method; /app/static/public/ GET public; /app/static/public/ HEAD public; /app/cgi-bin/open * public"
 AUTHZ_PORT=$(pick_port) || _harness_die "found no free port"
 export HTTPD_DEFINES=AUTHD_AUTHORIZER HTTPD_APP_DIR=$APP_DIR HTTPD_AUTHZ_ADDR=127.0.0.1:$AUTHZ_PORT
+# The proof Apache sends on the TCP connection (front_secret, SECURITY.md class 11).
+HTTPD_AUTHD_FRONT_SECRET=$(openssl rand -hex 32)
+export HTTPD_AUTHD_FRONT_SECRET
 
 stack_start
 
@@ -55,7 +58,7 @@ AUTHZ_PID=
 stop_at_exit AUTHZ_PID "authd (authorizer)"
 # Same state directory and settings as the first authd; logs into authd.log
 # too (dumped on failure, scanned for sanitizer reports).
-setsid spawn-fcgi -n -a 127.0.0.1 -p "$AUTHZ_PORT" -- "$AUTHD_BIN" \
+AUTHD_FRONT_SECRET=$HTTPD_AUTHD_FRONT_SECRET setsid spawn-fcgi -n -a 127.0.0.1 -p "$AUTHZ_PORT" -- "$AUTHD_BIN" \
   </dev/null >>"$STATE_DIR/authd.log" 2>&1 &
 AUTHZ_PID=$!
 wait_for_port "$AUTHZ_PORT" "$AUTHZ_PID" 5 ||

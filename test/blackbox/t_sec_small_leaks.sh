@@ -41,7 +41,7 @@ expect_eq "no forged record (a line starting with the injected text)" no \
 step "--listen :PORT binds the loopback interface only"
 LISTEN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/authd-listen.XXXXXX"); at_exit rm -rf "$LISTEN_DIR"
 LPORT=$(pick_port) || _harness_die "found no free port"
-AUTHD_STATE_DIR=$LISTEN_DIR/state setsid "$AUTHD_BIN" --listen ":$LPORT" >"$LISTEN_DIR/log" 2>&1 &
+AUTHD_STATE_DIR=$LISTEN_DIR/state AUTHD_FRONT_SECRET=$(openssl rand -hex 16) setsid "$AUTHD_BIN" --listen ":$LPORT" >"$LISTEN_DIR/log" 2>&1 &
 LPID=$!
 at_exit kill "$LPID"
 for _ in $(seq 150); do ss -ltnH "sport = :$LPORT" | grep -q . && break; sleep 0.1; done
