@@ -9,21 +9,32 @@
 # micro-benchmarks of lib/, then, with wrk on 127.0.0.1 (authd first runs once
 # to create the tokens and a record):
 #
+#   The ceiling of each front server is the fastest of three trivial
+#   responders (no auth work; same socket, same request, same response bytes
+#   as authd's guarded read), each measured behind it in the same run:
+#     build-bench/bench/authd_ceiling, a libfcgi responder with authd's
+#       threads and accept loop (rows ceiling, nginx_ceiling, apache_ceiling);
+#     the same as a pool of single-threaded processes, as many as the front
+#       opens connections (*_ceiling_pool);
+#     build-bench/bench/authd_fast_ceiling, one epoll loop per core answering
+#       inline, no libfcgi (*_ceiling_fast).
+#
 #   lighttpd (conf/lighttpd.conf, one FastCGI connection per request)
-#     ceiling            build-bench/bench/authd_ceiling, a libfcgi responder
-#                        with authd's threads and accept loop doing no auth
-#                        work: same socket, same request, same response body
+#     ceiling, ceiling_pool (BENCH_CONNECTIONS processes), ceiling_fast
 #     guarded read, capability read (GET /records/{id}), capability denied
 #     (DELETE, 403), invalid token (401), sign-in, sign-up: authd
 #   nginx (FastCGI keep-alive: upstream `keepalive K` + fastcgi_keep_conn on)
-#     nginx_ceiling      the ceiling with K threads (plain libfcgi keeps one
-#                        thread per kept connection)
+#     nginx_ceiling      the libfcgi ceiling with K threads (plain libfcgi
+#                        keeps one thread per kept connection); then
+#                        nginx_ceiling_pool (K processes), nginx_ceiling_fast
 #     nginx_authd        authd with BENCH_NGINX_AUTHD_WORKERS threads (K)
 #     nginx_many         authd with BENCH_MANY_WORKERS threads while nginx keeps
 #                        BENCH_MANY_KEEPALIVE connections (4 x more), wrk -c
 #                        BENCH_MANY_CONNECTIONS: errors and stalls counted
 #   Apache (conf/apache/authd.conf, mod_proxy_fcgi with enablereuse=on)
-#     apache_ceiling     the ceiling with BENCH_APACHE_THREADS threads
+#     apache_ceiling     the libfcgi ceiling with BENCH_APACHE_THREADS threads;
+#                        apache_ceiling_pool (BENCH_APACHE_POOL processes),
+#                        apache_ceiling_fast
 #     apache_authd       authd with BENCH_APACHE_AUTHD_WORKERS threads
 #   Node peers (bench/peers: Express 5 + jsonwebtoken, Fastify 5 + fast-jwt,
 #   a cluster of one worker per core, in-memory users)
@@ -35,8 +46,10 @@
 #     sign-in, sign-up; import time and data.mdb size; authd's memory
 #     (RssAnon = apart from the mapped database) at the largest count
 #
-# For each: requests/s, p50/p99, ratio to the ceiling of its front server,
-# CPU time per request of the backend, the front and wrk, statuses from the
+# For each: requests/s, p50/p99, ratio to the ceiling of its front server and
+# to the Fastify cluster behind nginx, CPU time per request of the backend
+# (utime + stime of its process group from /proc/PID/stat, before and after
+# the measured run, / requests), the front and wrk, statuses from the
 # front's access log, wrk's errors; the RSS of the processes. Prints a Markdown
 # report and writes it to $BENCH_RESULTS/latest.md, with everything as JSON in
 # $BENCH_RESULTS/latest.json.
@@ -48,6 +61,13 @@
 set -euo pipefail
 
 # ---- parameters (each overridable from the environment) --------------------
+# BENCH_QUICK=1: a smoke run (every part, a few seconds per row, small stores,
+# no micro-benchmarks): checks that the benchmark works end to end; its
+# figures mean little.
+if [[ ${BENCH_QUICK:-0} == 1 ]]; then
+  : "${BENCH_DURATION:=2}" "${BENCH_WARMUP:=1}" "${BENCH_HASH_DURATION:=2}" "${BENCH_MICRO:=0}"
+  : "${BENCH_USER_COUNTS:=1000 10000}" "${BENCH_APACHE_THREADS:=64}"
+fi
 BENCH_CONNECTIONS=${BENCH_CONNECTIONS:-32}        # wrk -c for the fast scenarios
 BENCH_THREADS=${BENCH_THREADS:-2}                 # wrk -t
 BENCH_DURATION=${BENCH_DURATION:-10}              # seconds measured per scenario
@@ -69,6 +89,8 @@ BENCH_NGINX_AUTHD_WORKERS=${BENCH_NGINX_AUTHD_WORKERS:-$BENCH_WORKERS}  # authd'
 BENCH_APACHE_THREADS=${BENCH_APACHE_THREADS:-128} # threads of the ceiling behind Apache: at least as many
                                                   # connections as Apache's processes may keep together
 BENCH_APACHE_AUTHD_WORKERS=${BENCH_APACHE_AUTHD_WORKERS:-$BENCH_WORKERS}  # authd's threads behind Apache
+BENCH_APACHE_POOL=${BENCH_APACHE_POOL:-$BENCH_APACHE_THREADS}  # processes of the libfcgi pool behind Apache
+BENCH_FAST_LOOPS=${BENCH_FAST_LOOPS:-0}           # epoll loops of authd_fast_ceiling; 0 = one per core
 BENCH_APACHE_MODULES=${BENCH_APACHE_MODULES:-/usr/lib/apache2/modules}
 BENCH_PEER_WORKERS=${BENCH_PEER_WORKERS:-0}       # Node cluster workers; 0 = one per core
 BENCH_PEER_USERS=${BENCH_PEER_USERS:-1000}        # users the peers hold in memory
@@ -111,7 +133,7 @@ source "$ROOT/bench/lib/users.sh"
 for v in BENCH_CONNECTIONS BENCH_THREADS BENCH_DURATION BENCH_WARMUP BENCH_HASH_CONNECTIONS \
          BENCH_HASH_DURATION BENCH_TIMEOUT BENCH_WORKERS BENCH_NGINX_WORKERS BENCH_NGINX_KEEPALIVE \
          BENCH_MANY_WORKERS BENCH_MANY_KEEPALIVE BENCH_MANY_CONNECTIONS BENCH_APACHE_THREADS \
-         BENCH_NGINX_AUTHD_WORKERS BENCH_APACHE_AUTHD_WORKERS \
+         BENCH_NGINX_AUTHD_WORKERS BENCH_APACHE_AUTHD_WORKERS BENCH_APACHE_POOL BENCH_FAST_LOOPS \
          BENCH_PEER_WORKERS BENCH_PEER_USERS BENCH_USERS_DURATION BENCH_USERS_HASH_DURATION JOBS; do
   [[ ${!v} =~ ^[0-9]+$ ]] || die "$v must be a whole number, not '${!v}'"
 done
@@ -125,6 +147,8 @@ WORKERS=$BENCH_WORKERS
 # authd's threads behind nginx and Apache: the same as behind lighttpd unless set.
 ((BENCH_NGINX_AUTHD_WORKERS > 0)) || BENCH_NGINX_AUTHD_WORKERS=$WORKERS
 ((BENCH_APACHE_AUTHD_WORKERS > 0)) || BENCH_APACHE_AUTHD_WORKERS=$WORKERS
+FAST_LOOPS=$BENCH_FAST_LOOPS
+((FAST_LOOPS > 0)) || FAST_LOOPS=$CORES
 PEER_WORKERS=$BENCH_PEER_WORKERS
 ((PEER_WORKERS > 0)) || PEER_WORKERS=$CORES
 
@@ -167,12 +191,13 @@ part postgresql && WITH_PG=ON
 cmake -S "$ROOT" -B "$BENCH_BUILD_DIR" -DCMAKE_BUILD_TYPE="$BENCH_BUILD_TYPE" -DAUTHD_WITH_POSTGRESQL=$WITH_PG \
   -DAUTHD_BUILD_BENCH=ON -DAUTHD_BUILD_TESTS=OFF -DAUTHD_SANITIZE=OFF >"$BENCH_BUILD_DIR/bench-configure.log" 2>&1 ||
   { cat "$BENCH_BUILD_DIR/bench-configure.log" >&2; die "cmake configure failed"; }
-targets=(authd authctl authd_ceiling)
+targets=(authd authctl authd_ceiling authd_fast_ceiling)
 ((BENCH_MICRO)) && targets+=(authd_micro)
 cmake --build "$BENCH_BUILD_DIR" -j"$JOBS" --target "${targets[@]}" >&2
 AUTHD_BIN=$BENCH_BUILD_DIR/authd
 AUTHCTL_BIN=$BENCH_BUILD_DIR/authctl
 CEILING_BIN=$BENCH_BUILD_DIR/bench/authd_ceiling
+FAST_CEILING_BIN=$BENCH_BUILD_DIR/bench/authd_fast_ceiling
 MICRO_BIN=$BENCH_BUILD_DIR/bench/authd_micro
 
 # ---- state, processes, cleanup -------------------------------------------------
@@ -227,7 +252,7 @@ guarded() {
   local front_pgid=$FRONT_PID
   [[ $3 == direct ]] && front_pgid=
   BACKEND_PGID=${BACKEND_OVERRIDE:-$FCGI_PID} FRONT_PGID=$front_pgid ROW_FRONT=$3 ROW_BACKEND=$4 \
-  ROW_CEILING=$5 ROW_THREADS=$6 ROW_KEEP=$7 ROW_USERS='' \
+  ROW_CEILING=$5 ROW_THREADS=$6 ROW_KEEP=$7 ROW_USERS='' ROW_CANDIDATE=${ROW_CANDIDATE:-} \
     run_scenario "$1" "$2" 200 "${8:-$BENCH_CONNECTIONS}" "$BENCH_DURATION" GET /records \
     -H "Authorization: Bearer $TOKEN"
 }
@@ -300,8 +325,24 @@ if part lighttpd; then
   AUTHD_CEILING_BODY=$GUARDED_BODY start_fcgi "$CEILING_BIN" "$STATE/ceiling.log" "$WORKERS"
   wait_for_status /records 200
   say "ceiling (pid $FCGI_PID) on $SOCKET"
-  guarded ceiling "ceiling (trivial FastCGI responder)" lighttpd ceiling ceiling "$WORKERS" ""
+  guarded ceiling "ceiling (trivial libfcgi responder, threads)" lighttpd "ceiling (libfcgi threads)" ceiling "$WORKERS" ""
   MEMORY+=("$(memory_json "$FCGI_PID" "authd_ceiling ($WORKERS threads)")")
+  stop_fcgi
+  # The other two candidates for the lighttpd ceiling: a pool of one process
+  # per connection lighttpd opens (one per request: wrk's connections), and
+  # the epoll responder.
+  AUTHD_CEILING_PROCESSES=$BENCH_CONNECTIONS AUTHD_CEILING_BODY=$GUARDED_BODY \
+    start_fcgi "$CEILING_BIN" "$STATE/ceiling-pool.log" 1
+  wait_for_status /records 200
+  ROW_CANDIDATE=ceiling guarded ceiling_pool "ceiling (libfcgi process pool)" lighttpd "ceiling (libfcgi pool)" ceiling \
+    "$BENCH_CONNECTIONS" ""
+  MEMORY+=("$(group_memory_json "$FCGI_PID" "authd_ceiling pool ($BENCH_CONNECTIONS processes)")")
+  stop_fcgi
+  AUTHD_CEILING_BODY=$GUARDED_BODY start_fcgi "$FAST_CEILING_BIN" "$STATE/ceiling-fast.log" "$FAST_LOOPS"
+  wait_for_status /records 200
+  ROW_CANDIDATE=ceiling guarded ceiling_fast "ceiling (epoll responder)" lighttpd "ceiling (epoll)" ceiling \
+    "$FAST_LOOPS" ""
+  MEMORY+=("$(memory_json "$FCGI_PID" "authd_fast_ceiling")")
   stop_fcgi
 
   start_fcgi "$AUTHD_BIN" "$STATE/authd.log" "$WORKERS"
@@ -339,15 +380,25 @@ stop_front
 fcgi_row() {
   local id=$1 title=$2 front=$3 ceiling_id=$4 program=$5 threads=$6 keep=$7 conns=$8 backend got attempt
   shift 8
-  if [[ $program == "$CEILING_BIN" ]]; then
-    backend=ceiling
+  if [[ $program == pool:* ]]; then
+    # pool:N: N single-threaded processes of the libfcgi ceiling.
+    backend="ceiling (libfcgi pool)"
+    threads=${program#pool:}
+    AUTHD_CEILING_PROCESSES=$threads AUTHD_CEILING_BODY=$GUARDED_BODY start_fcgi "$CEILING_BIN" "$STATE/$id.log" 1
+  elif [[ $program == "$FAST_CEILING_BIN" ]]; then
+    backend="ceiling (epoll)"
+    AUTHD_CEILING_BODY=$GUARDED_BODY start_fcgi "$program" "$STATE/$id.log" "$threads"
+  elif [[ $program == "$CEILING_BIN" ]]; then
+    backend="ceiling (libfcgi threads)"
     AUTHD_CEILING_BODY=$GUARDED_BODY start_fcgi "$program" "$STATE/$id.log" "$threads"
   else
     backend=authd
     start_fcgi "$program" "$STATE/$id.log" "$threads"
   fi
   start_front "$front" "$@"
-  say "$front (pid $FRONT_PID) on $BASE, $backend (pid $FCGI_PID) with $threads threads${keep:+, $keep kept connections}"
+  local unit=threads
+  [[ $program == pool:* ]] && unit="single-threaded processes"
+  say "$front (pid $FRONT_PID) on $BASE, $backend (pid $FCGI_PID) with $threads $unit${keep:+, $keep kept connections}"
   for attempt in first second; do
     got=$(status_of GET /records -H "Authorization: Bearer $TOKEN")
     [[ $got == 200 ]] && continue
@@ -356,7 +407,9 @@ fcgi_row() {
     say "${NOTES[-1]}"
     break
   done
-  guarded "$id" "$title" "$front" "$backend" "$ceiling_id" "$threads" "$keep" "$conns"
+  local candidate=
+  [[ $backend == ceiling\ * ]] && candidate=$ceiling_id
+  ROW_CANDIDATE=$candidate guarded "$id" "$title" "$front" "$backend" "$ceiling_id" "$threads" "$keep" "$conns"
   [[ $backend == authd ]] && MEMORY+=("$(memory_json "$FCGI_PID" "$title")")
   [[ $backend == authd ]] && MEMORY+=("$(group_memory_json "$FRONT_PID" "$front ($title)")")
   stop_front
@@ -433,8 +486,12 @@ fi
 # connections.
 K=$BENCH_NGINX_KEEPALIVE
 if part nginx; then
-  fcgi_row nginx_ceiling "ceiling behind nginx, keep-alive" nginx nginx_ceiling "$CEILING_BIN" "$K" "$K" \
+  fcgi_row nginx_ceiling "ceiling behind nginx, keep-alive (libfcgi, threads)" nginx nginx_ceiling "$CEILING_BIN" "$K" "$K" \
     "$BENCH_CONNECTIONS" fastcgi "$K"
+  fcgi_row nginx_ceiling_pool "ceiling behind nginx, keep-alive (libfcgi process pool)" nginx nginx_ceiling "pool:$K" "$K" "$K" \
+    "$BENCH_CONNECTIONS" fastcgi "$K"
+  fcgi_row nginx_ceiling_fast "ceiling behind nginx, keep-alive (epoll responder)" nginx nginx_ceiling "$FAST_CEILING_BIN" \
+    "$FAST_LOOPS" "$K" "$BENCH_CONNECTIONS" fastcgi "$K"
   fcgi_row nginx_authd "authd behind nginx, keep-alive" nginx nginx_ceiling "$AUTHD_BIN" "$BENCH_NGINX_AUTHD_WORKERS" "$K" \
     "$BENCH_CONNECTIONS" fastcgi "$K"
   fcgi_row nginx_many "authd behind nginx, $BENCH_MANY_KEEPALIVE kept connections, $BENCH_MANY_WORKERS threads" \
@@ -445,8 +502,12 @@ fi
 # ---- Apache, mod_proxy_fcgi with enablereuse=on -------------------------------------
 APACHE_REUSE=
 if part apache; then
-  fcgi_row apache_ceiling "ceiling behind Apache, enablereuse" apache apache_ceiling "$CEILING_BIN" \
+  fcgi_row apache_ceiling "ceiling behind Apache, enablereuse (libfcgi, threads)" apache apache_ceiling "$CEILING_BIN" \
     "$BENCH_APACHE_THREADS" "" "$BENCH_CONNECTIONS"
+  fcgi_row apache_ceiling_pool "ceiling behind Apache, enablereuse (libfcgi process pool)" apache apache_ceiling \
+    "pool:$BENCH_APACHE_POOL" "$BENCH_APACHE_POOL" "" "$BENCH_CONNECTIONS"
+  fcgi_row apache_ceiling_fast "ceiling behind Apache, enablereuse (epoll responder)" apache apache_ceiling \
+    "$FAST_CEILING_BIN" "$FAST_LOOPS" "" "$BENCH_CONNECTIONS"
   fcgi_row apache_authd "authd behind Apache, enablereuse" apache apache_ceiling "$AUTHD_BIN" \
     "$BENCH_APACHE_AUTHD_WORKERS" "" "$BENCH_CONNECTIONS"
 fi
@@ -504,6 +565,7 @@ jq -n \
   --argjson warmup "$BENCH_WARMUP" --argjson nginx_keepalive "$K" --argjson nginx_workers "$BENCH_NGINX_WORKERS" \
   --argjson many_workers "$BENCH_MANY_WORKERS" --argjson many_keepalive "$BENCH_MANY_KEEPALIVE" \
   --argjson many_connections "$BENCH_MANY_CONNECTIONS" --argjson apache_threads "$BENCH_APACHE_THREADS" \
+  --argjson apache_pool "$BENCH_APACHE_POOL" --argjson fast_loops "$FAST_LOOPS" \
   --argjson peer_workers "$PEER_WORKERS" --argjson peer_users "$BENCH_PEER_USERS" \
   --arg authd_phc "$SIGNUP_PHC" \
   --slurpfile scenarios <(cat "${SCENARIOS[@]}") \

@@ -14,11 +14,17 @@
 // so each kept connection holds one thread; run as many threads as the web
 // server keeps connections (bench/run.sh does).
 //
+// AUTHD_CEILING_PROCESSES=N (default 1): N processes (forked at start, one
+// process group, all accepting on the same socket) of AUTHD_WORKERS threads
+// each: with AUTHD_WORKERS=1, the classic pool of single-threaded libfcgi
+// responders, one per connection the front server opens.
+//
 //   AUTHD_CEILING_BODY='[]' spawn-fcgi -n -s /tmp/x.sock -- build-bench/bench/authd_ceiling
 #include <fcgiapp.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -35,6 +41,10 @@
 namespace {
 
 std::atomic<bool> stopping{false};
+// In a pool of processes (AUTHD_CEILING_PROCESSES > 1) each waits in libfcgi's
+// own blocking accept(), as a plain libfcgi responder does: the kernel wakes
+// one waiter per connection.
+bool plain_accept = false;
 constexpr int kPollMillis = 200;  // as authd: shutdown is noticed within this
 
 // The answer, built once: the headers authd sends with a JSON 200 (Status,
@@ -49,6 +59,16 @@ std::string response_text() {
   out += "\r\n\r\n";
   out += text;
   return out;
+}
+
+unsigned process_count() {
+  const char* text = std::getenv("AUTHD_CEILING_PROCESSES");
+  if (!text || !*text) return 1;
+  char* end = nullptr;
+  const unsigned long n = std::strtoul(text, &end, 10);
+  if (end && *end == '\0' && n > 0 && n <= 1024) return static_cast<unsigned>(n);
+  std::fprintf(stderr, "authd_ceiling: AUTHD_CEILING_PROCESSES must be 1 to 1024, not '%s'\n", text);
+  std::exit(1);
 }
 
 unsigned worker_count() {
@@ -70,7 +90,7 @@ unsigned worker_count() {
 // closes it). Polling the listening socket instead would leave that request
 // waiting until some other connection arrives.
 bool accept_next(int listen_fd, std::mutex& accept_mutex, FCGX_Request& request) {
-  if (request.ipcFd >= 0) return !stopping.load() && FCGX_Accept_r(&request) == 0;
+  if (request.ipcFd >= 0 || plain_accept) return !stopping.load() && FCGX_Accept_r(&request) == 0;
   std::lock_guard lock(accept_mutex);
   while (!stopping.load()) {
     pollfd ready{listen_fd, POLLIN, 0};
@@ -122,12 +142,25 @@ int main() {
     return 1;
   }
   const unsigned workers = worker_count();
+  const unsigned processes = process_count();
+  plain_accept = processes > 1;
   const std::string response = response_text();
+  // The pool: fork before any thread exists. The children stay in this
+  // process group (bench/run.sh stops and measures the group) and end when
+  // it is sent SIGTERM, like this process.
+  for (unsigned i = 1; i < processes; ++i) {
+    const pid_t child = ::fork();
+    if (child < 0) {
+      std::perror("authd_ceiling: fork");
+      return 1;
+    }
+    if (child == 0) break;
+  }
   std::mutex accept_mutex;
   std::vector<std::thread> pool;
   pool.reserve(workers);
   for (unsigned i = 0; i < workers; ++i) pool.emplace_back([&] { serve(0, accept_mutex, response); });
-  std::fprintf(stderr, "authd_ceiling: serving with %u threads\n", workers);
+  std::fprintf(stderr, "authd_ceiling: pid %d serving with %u threads\n", static_cast<int>(::getpid()), workers);
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);

@@ -8,7 +8,9 @@
 #       the status breakdown from $ACCESS_LOG (empty: none), and $ROW_FRONT,
 #       $ROW_BACKEND, $ROW_CEILING (the id of the ceiling row of the same
 #       front, empty: none), $ROW_THREADS and $ROW_KEEP (the front's kept
-#       connections to the backend, empty: none) as labels. Appends the
+#       connections to the backend, empty: none) as labels; $ROW_CANDIDATE:
+#       the id of the ceiling row this row is another candidate for (the
+#       ceiling of a front is the fastest of its candidates). Appends the
 #       scenario's JSON file to SCENARIOS. The environment for the Lua script
 #       (BENCH_BODY, BENCH_SIGNUP) passes through.
 #   memory_json PID NAME        /proc/PID/status figures as a JSON object
@@ -187,12 +189,13 @@ run_scenario() {
      --argjson backend_ticks "$backend_cpu" --argjson front_ticks "$front_cpu" --argjson hz "$CLK_TCK" \
      --argjson wrk_us "$wrk_cpu" --arg front "${ROW_FRONT:-}" --arg backend "${ROW_BACKEND:-}" \
      --arg ceiling "${ROW_CEILING:-}" --arg threads "${ROW_THREADS:-}" --arg keep "${ROW_KEEP:-}" \
-     --arg users "${ROW_USERS:-}" --argjson anon_peak "${anon_peak:-null}" \
+     --arg users "${ROW_USERS:-}" --argjson anon_peak "${anon_peak:-null}" --arg candidate "${ROW_CANDIDATE:-}" \
      '{id: $id, title: $title, method: $method, path: $path, expected_status: $expected,
        connections: $connections, statuses: $statuses,
        front: (if $front == "" then null else $front end),
        backend: (if $backend == "" then null else $backend end),
        ceiling_id: (if $ceiling == "" then null else $ceiling end),
+       candidate_of: (if $candidate == "" then null else $candidate end),
        backend_threads: (if $threads == "" then null else ($threads | tonumber) end),
        kept_connections: (if $keep == "" then null else ($keep | tonumber) end),
        users: (if $users == "" then null else ($users | tonumber) end),

@@ -47,7 +47,7 @@ Result<Json> Records::create(std::string_view owner, const Json& fields) {
 }
 
 Result<std::string> Records::find_text(std::string_view id) const {
-  return read_value(store_, [&](StoreTxn& txn) { return txn.find_record(id); });
+  return store_.find_record(id);
 }
 
 Result<std::string> Records::list_text() const {

@@ -4,6 +4,8 @@
 #   - an account made on A signs in on B, and a token from A works on B;
 #   - a role change or a deletion made elsewhere (authctl) is enforced on A
 #     within one second, although A had the user in its cache;
+#   - a record updated, then deleted, on B is seen so on A (GET /records/{id})
+#     within one second, although A had it in its records cache;
 #   - 50 concurrent sign-ups of one name spread over both nodes make exactly
 #     one account (the others 409);
 #   - sign-ups acknowledged (201) while PostgreSQL restarts are all there
@@ -70,6 +72,29 @@ within_1s() {
     sleep 0.05
   done
 }
+
+step "a record updated, then deleted, on B is seen so on A within 1 s"
+printf 'admin-password-1' | authctl add adam admin >/dev/null 2>&1
+expect_eq "authctl add adam admin" 0 "$?"
+http POST "$B/signin" -H "$(basic adam:admin-password-1)"
+ADAM=$(json .token)
+for i in 1 2 3; do status_of -H "Authorization: Bearer $ADAM" "$A/records/$ID" >/dev/null; done  # A caches it
+http PUT "$B/records/$ID" -H "Authorization: Bearer $ADAM" -H 'Content-Type: application/json' --data-binary '{"t":"changed on B"}'
+expect_status 200 "record updated on B"
+took=""
+start=$EPOCHREALTIME
+while :; do
+  body=$(curl --silent --noproxy '*' --max-time 10 -H "Authorization: Bearer $ADAM" "$A/records/$ID")
+  ms=$(( (${EPOCHREALTIME/./} - ${start/./}) / 1000 ))
+  [[ $(jq -r '.t // empty' <<<"$body" 2>/dev/null) == "changed on B" ]] && { took=$ms; break; }
+  ((ms > 1000)) && { took="timeout (last $body)"; break; }
+  sleep 0.05
+done
+expect_match "the update made on B is read on A within 1 s (took $took ms)" '^[0-9]+$' "$took"
+http DELETE "$B/records/$ID" -H "Authorization: Bearer $ADAM"
+expect_status 200 "record deleted on B"
+took=$(within_1s 404 -H "Authorization: Bearer $ADAM" "$A/records/$ID")
+expect_match "the deletion made on B is seen on A within 1 s (took $took ms)" '^[0-9]+$' "$took"
 
 step "role changes made with authctl are enforced on A within 1 s"
 for i in 1 2 3; do status_of -H "Authorization: Bearer $TOKEN_A" "$A/records" >/dev/null; done  # A caches alice

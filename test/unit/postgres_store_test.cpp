@@ -279,5 +279,28 @@ TEST(PostgresStore, RecordsListFollowsEveryChange) {
   cluster.drop_database(db);
 }
 
+// The capability read (Store::find_record) is served from the same cache: a
+// record changed by SQL by hand shows within a second, and while the LISTEN
+// connection is lost nothing is served from it.
+TEST(PostgresStore, FindRecordFollowsChangesMadeElsewhere) {
+  PgCluster& cluster = PgCluster::shared();
+  const std::string db = cluster.create_database("record_cache");
+  auto store = open(options_for(cluster.url(db)));
+  ASSERT_TRUE(store);
+  auto found = [&] { return store->find_record("c3").value_or("missing"); };
+  ASSERT_TRUE(within(2000ms, [&] {  // the listener is up
+    return cluster.psql(db, "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'LISTEN authd_users%' AND datname = current_database()") == "1";
+  }));
+  ASSERT_TRUE(store->write([](StoreTxn& txn) { return txn.insert_record("c3", R"({"v":1})"); }));
+  EXPECT_EQ(R"({"v":1})", found());
+  EXPECT_EQ(R"({"v":1})", found());  // cached now
+  cluster.psql(db, R"(UPDATE records SET body = '{"v":2}' WHERE id = 'c3')");
+  EXPECT_TRUE(within(1000ms, [&] { return found() == R"({"v":2})"; })) << "an update made elsewhere shows within a second";
+  cluster.psql(db, "DELETE FROM records WHERE id = 'c3'");
+  EXPECT_TRUE(within(1000ms, [&] { return found() == "missing"; })) << "and a deletion";
+  store.reset();
+  cluster.drop_database(db);
+}
+
 }  // namespace
 }  // namespace authd

@@ -682,6 +682,52 @@ TEST_P(StoreContract, FindUserSeesAnotherNodesChangeWithinOneSecond) {
   EXPECT_TRUE(seen_within([&] { return !store().find_user("noah").has_value(); }));
 }
 
+// --- Store::find_record (the capability read, possibly cached) ----------------
+
+TEST_P(StoreContract, FindRecordFollowsEveryWriteOfThisStore) {
+  EXPECT_EQ("not_found", outcome(store().find_record("r1")));
+  ASSERT_EQ("ok", outcome(write([&](StoreTxn& txn) { return txn.insert_record("r1", R"({"v":1})"); })));
+  for (int i = 0; i < 3; ++i) {  // fill any cache
+    auto found = store().find_record("r1");
+    ASSERT_EQ("ok", outcome(found));
+    EXPECT_EQ(R"({"v":1})", *found);
+  }
+  ASSERT_EQ("ok", outcome(write([&](StoreTxn& txn) { return txn.replace_record("r1", R"({"v":2})"); })));
+  auto found = store().find_record("r1");
+  ASSERT_EQ("ok", outcome(found));
+  EXPECT_EQ(R"({"v":2})", *found);
+  auto rolled_back = write([&](StoreTxn& txn) -> Result<void> {
+    if (auto ok = txn.replace_record("r1", R"({"v":3})"); !ok) return ok;
+    return fail(Errc::conflict, "abandon");
+  });
+  ASSERT_EQ("conflict", outcome(rolled_back));
+  EXPECT_EQ(R"({"v":2})", store().find_record("r1").value_or("error"));
+  ASSERT_EQ("ok", outcome(write([&](StoreTxn& txn) { return txn.delete_record("r1"); })));
+  EXPECT_EQ("not_found", outcome(store().find_record("r1")));
+}
+
+// A record updated or deleted through another node is seen by this one's
+// find_record within one second, cache or not.
+TEST_P(StoreContract, FindRecordSeesAnotherNodesChangeWithinOneSecond) {
+  if (!sut_.open_again) GTEST_SKIP() << GetParam().name << " cannot open its data twice in one process";
+  auto other = sut_.open_again();
+  ASSERT_EQ("ok", outcome(write([&](StoreTxn& txn) { return txn.insert_record("r2", R"({"v":1})"); })));
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(R"({"v":1})", store().find_record("r2").value_or("error"));
+
+  auto seen_within = [&](auto&& done) {
+    const auto deadline = std::chrono::steady_clock::now() + 1s;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (done()) return true;
+      std::this_thread::sleep_for(5ms);
+    }
+    return done();
+  };
+  ASSERT_EQ("ok", outcome(other->write([&](StoreTxn& txn) { return txn.replace_record("r2", R"({"v":2})"); })));
+  EXPECT_TRUE(seen_within([&] { return store().find_record("r2").value_or("error") == R"({"v":2})"; }));
+  ASSERT_EQ("ok", outcome(other->write([&](StoreTxn& txn) { return txn.delete_record("r2"); })));
+  EXPECT_TRUE(seen_within([&] { return outcome(store().find_record("r2")) == "not_found"; }));
+}
+
 // --- Store ---------------------------------------------------------------------
 
 TEST_P(StoreContract, StatsCountUsers) {

@@ -106,6 +106,11 @@ class Store {
   // may answer from a cache it keeps coherent across processes.
   virtual Result<User> find_user(std::string_view username) = 0;
 
+  // The record by id in one read (not_found): the capability read
+  // GET /records/{id}. A backend may answer from a cache it keeps coherent
+  // across processes (PostgreSQL); by default, one read transaction.
+  virtual Result<std::string> find_record(std::string_view id);
+
   virtual Result<StoreStats> stats() = 0;
 
   // The backend's name ("lmdb", ...), for logs and metrics.
@@ -133,6 +138,10 @@ auto read_value(Store& store, Query&& query) -> decltype(query(std::declval<Stor
   });
   if (!done) return std::unexpected(done.error());
   return std::move(*answer);
+}
+
+inline Result<std::string> Store::find_record(std::string_view id) {
+  return read_value(*this, [&](StoreTxn& txn) { return txn.find_record(id); });
 }
 
 // A new 24-hex-character identifier: 4 bytes of seconds, 5 random bytes per

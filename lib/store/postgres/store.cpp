@@ -75,6 +75,16 @@ class PostgresStore final : public Store {
     return std::move(*found);
   }
 
+  // The capability read: from the records cache (records_cache.hpp) while
+  // it is live, else one read transaction whose answer it keeps.
+  Result<std::string> find_record(std::string_view id) override {
+    if (auto hit = records_cache_.find(id)) return std::move(*hit);
+    const auto ticket = records_cache_.ticket();
+    auto found = read_value(*this, [&](StoreTxn& txn) { return txn.find_record(id); });
+    if (found) records_cache_.put(ticket, id, *found);
+    return found;
+  }
+
   Result<StoreStats> stats() override {
     StoreStats out;
     auto got = run_statement([&](pg::Connection& conn) -> pg::DbResult<void> {
