@@ -6,12 +6,14 @@
 #   make test       + test deps; configure, build and run every test (CTest script)
 #   make test-asan  unit + lighttpd black-box tests in build-asan/ with ASan+UBSan, Debug
 #   make soak       + the long fault tests (CTest label soak; `make test` skips them)
+#   make deb        the Debian package (scripts/build-deb.sh, debian/):
+#                   $(DEB_DIR)/authd_<version>_<arch>.deb, checked by lintian
 #   make dist       the relocatable release for shared hosting (scripts/dist.sh):
 #                   $(DIST_DIR)/authd-<version>-linux-<arch>.tar.gz
 #   make clean      remove the build trees
 #
 # Variables: BUILD_DIR (build), BUILD_TYPE (RelWithDebInfo), JOBS (2), PORT (8080),
-# DIST_DIR (build-dist).
+# DIST_DIR (build-dist), DEB_DIR (build-deb).
 
 BUILD_DIR  ?= build
 BUILD_TYPE ?= RelWithDebInfo
@@ -54,6 +56,14 @@ test-asan:
 
 clean:
 	rm -rf $(BUILD_DIR) build-asan $(DIST_DIR)
+
+# make deb: scripts/build-deb.sh copies the sources to $(DEB_DIR)/authd-<version>/,
+# builds there with dpkg-buildpackage (debhelper, debian/) and runs lintian
+# (errors and warnings fail). docs/debian-package.md.
+DEB_DIR ?= build-deb
+.PHONY: deb
+deb:
+	JOBS=$(JOBS) scripts/build-deb.sh $(DEB_DIR)
 
 # make dist: scripts/dist.sh builds the programs in $(DIST_DIR) with the
 # libraries a shared host lacks linked in (cmake/Relocatable.cmake), checks

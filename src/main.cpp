@@ -1,6 +1,8 @@
-// authd: the FastCGI responder. Accepts on the socket the web server or
-// spawn-fcgi hands over as fd 0 (or --listen PATH|:PORT), serves requests on
-// a pool of threads, and on SIGTERM/SIGINT lets in-flight requests finish.
+// authd: the FastCGI responder. Accepts on the socket systemd (LISTEN_FDS),
+// the web server or spawn-fcgi (fd 0) hands over, or --listen PATH|:PORT,
+// serves requests on a pool of threads, on SIGHUP re-reads its configuration
+// and key ring (app_reload.hpp), and on SIGTERM/SIGINT lets in-flight
+// requests finish.
 // Started as a CGI program instead (shared hosting), it answers one request
 // (cgi_mode.hpp).
 #include <signal.h>
@@ -18,12 +20,14 @@
 #include <thread>
 
 #include "app.hpp"
+#include "app_reload.hpp"
 #include "base_path.hpp"
 #include "cgi_mode.hpp"
 #include "front_secret.hpp"
 #include "listen_socket.hpp"
 #include "log.hpp"
 #include "server.hpp"
+#include "systemd_daemon.hpp"
 
 namespace {
 
@@ -57,12 +61,14 @@ struct Options {
 void usage() {
   std::fputs(
       "usage: authd [--listen PATH|:PORT|HOST:PORT] [--check] [--print-config]\n"
-      "  Runs as a FastCGI responder on fd 0 (spawn-fcgi -s SOCKET -- authd),\n"
+      "  Runs as a FastCGI responder on the socket systemd passes (LISTEN_FDS), else\n"
+      "  on fd 0 (spawn-fcgi -s SOCKET -- authd),\n"
       "  or on its own socket with --listen (:PORT is 127.0.0.1 only); started as a CGI program (GATEWAY_INTERFACE\n"
       "  set, no socket) it answers the one request. --check validates the configuration,\n"
       "  the state directory and the signing key, then exits. --print-config prints\n"
       "  the effective settings (secrets redacted) and exits.\n"
-      "  Settings: conf/authd.conf or $AUTHD_CONFIG, overridden by AUTHD_<NAME>.\n",
+      "  Settings: " AUTHD_DEFAULT_CONFIG " or $AUTHD_CONFIG, overridden by AUTHD_<NAME>;\n"
+      "  SIGHUP re-reads them (and the signing keys), keeping the running ones if invalid.\n",
       stderr);
 }
 
@@ -75,6 +81,66 @@ bool parse_options(int argc, char** argv, Options& options) {
     else return false;
   }
   return true;
+}
+
+ServerOptions server_options_for(const App& app, const EnvLookup& env) {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  return ServerOptions{
+      .workers = app.server.workers ? app.server.workers : 2 * cores,
+      .hash_workers = app.server.hash_workers ? app.server.hash_workers : cores,
+      .upstream_workers = app.server.upstream_workers,
+      .queue_limit = app.server.queue_limit,
+      .max_body_bytes = app.server.max_body_bytes,
+      .request_read_timeout = app.server.request_read_timeout,
+      .max_connections = app.server.max_connections,
+      .idle_connection_timeout = app.server.idle_connection_timeout,
+      .output_pause_bytes = app.server.output_pause_bytes,
+      .output_limit_bytes = app.server.output_limit_bytes,
+      .max_request_params = app.server.max_request_params,
+      .early_answer_discard_bytes = app.server.early_answer_discard_bytes,
+      .web_server_addrs = web_server_addrs(env),
+  };
+}
+
+bool same_threads_and_limits(const ServerOptions& a, const ServerOptions& b) {
+  return a.workers == b.workers && a.hash_workers == b.hash_workers && a.upstream_workers == b.upstream_workers &&
+         a.queue_limit == b.queue_limit && a.max_body_bytes == b.max_body_bytes &&
+         a.request_read_timeout == b.request_read_timeout;
+}
+
+void prepare_logging(ProgramSettings& settings) {
+  log::set_level(settings.server.log_level);
+  // store = postgresql reports database outages and recoveries here.
+  settings.core.store.postgres.log_warning = [](std::string_view message) { log::warn(message); };
+  settings.core.store.postgres.log_info = [](std::string_view message) { log::info(message); };
+}
+
+// SIGHUP: a configuration that does not load keeps the running one (and
+// says why); one that loads replaces it between requests (ReloadableApp).
+void reload(ReloadableApp& apps, ProgramSettings& running, const ServerOptions& serving, const EnvLookup& env) {
+  systemd::notify("RELOADING=1");
+  auto next = load_program_settings(env, AUTHD_DEFAULT_CONFIG);
+  if (!next) {
+    log::error("reload refused, the running configuration stays: " + next.error().message);
+    systemd::notify("READY=1\nSTATUS=reload refused: invalid configuration (see the log)");
+    return;
+  }
+  prepare_logging(*next);
+  ProgramSettings candidate = *next;
+  const auto replaced = apps.replace([&] { return App::create(std::move(*next)); },
+                                     [&] { return App::create(running); });
+  if (!replaced) {
+    log::error("reload refused, the running configuration stays: " + replaced.error().message);
+    log::set_level(running.server.log_level);
+  } else {
+    running = std::move(candidate);
+    log::info("reloaded the configuration and the signing keys");
+    if (App* app = apps.current(); app && !same_threads_and_limits(server_options_for(*app, env), serving)) {
+      log::warn("workers, hash_workers, upstream_workers, queue_limit, max_body_bytes and "
+                "request_read_timeout_ms take effect at the next restart");
+    }
+  }
+  systemd::notify(apps.current() ? "READY=1\nSTATUS=serving" : "READY=1\nSTATUS=no usable configuration: answering 503");
 }
 
 }  // namespace
@@ -95,10 +161,8 @@ int main(int argc, char** argv) {
     std::fputs(settings->effective.c_str(), stdout);
     return 0;
   }
-  log::set_level(settings->server.log_level);
-  // store = postgresql reports database outages and recoveries here.
-  settings->core.store.postgres.log_warning = [](std::string_view message) { log::warn(message); };
-  settings->core.store.postgres.log_info = [](std::string_view message) { log::info(message); };
+  prepare_logging(*settings);
+  ProgramSettings running = *settings;  // what a failed reload falls back to
   const std::string state_dir = settings->core.store.lmdb.directory.string();
   auto app = App::create(std::move(*settings));
   if (!app) {
@@ -109,51 +173,41 @@ int main(int argc, char** argv) {
     std::fputs("authd: configuration, state directory and signing key are usable\n", stderr);
     return 0;
   }
+  // systemd's socket (authd.socket) comes before fd 0 and CGI.
+  const auto systemd_fd = options.listen.empty() ? systemd::listen_fd() : std::nullopt;
   // Shared hosting without mod_fcgid: one request from the environment, then exit.
-  if (options.listen.empty() && started_as_cgi()) return serve_cgi_request(**app);
+  if (options.listen.empty() && !systemd_fd && started_as_cgi()) return serve_cgi_request(**app);
 
   // Signals: the main thread waits for TERM/INT/HUP; workers never see them.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGHUP);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   ::signal(SIGPIPE, SIG_IGN);  // a client that went away must not kill us
 
-  const auto listen_fd = open_listen_socket(options.listen);
+  const auto listen_fd = systemd_fd ? Result<int>(*systemd_fd) : open_listen_socket(options.listen);
   if (!listen_fd) {
     std::fprintf(stderr, "authd: %s\n", listen_fd.error().message.c_str());
     return 1;
   }
 
-  App& shared = **app;
-  Prepare prepare = [&shared](http::Request request) { return prepare_mounted(shared, std::move(request)); };
-  if (is_tcp_socket(*listen_fd)) {
-    if (shared.server.front_secret.empty()) {
-      std::fputs("authd: listening on TCP needs the setting front_secret, sent by the web server as the FastCGI "
-                 "parameter AUTHD_FRONT_SECRET (any local user can connect to a TCP port); or use a unix socket\n",
-                 stderr);
-      return 1;
-    }
-    prepare = require_front_secret(shared.server.front_secret, std::move(prepare));
+  const ServerOptions server_options = server_options_for(**app, env);
+  const std::string store_name(app->get()->core->store().name());
+  // Listening on TCP: any local user can connect, so the web server proves
+  // itself with front_secret (read at start; a reload does not change it).
+  const std::string front_secret = app->get()->server.front_secret;
+  if (is_tcp_socket(*listen_fd) && front_secret.empty()) {
+    std::fputs("authd: listening on TCP needs the setting front_secret, sent by the web server as the FastCGI "
+               "parameter AUTHD_FRONT_SECRET (any local user can connect to a TCP port); or use a unix socket
+",
+               stderr);
+    return 1;
   }
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  ServerOptions server_options{
-      .workers = shared.server.workers ? shared.server.workers : 2 * cores,
-      .hash_workers = shared.server.hash_workers ? shared.server.hash_workers : cores,
-      .upstream_workers = shared.server.upstream_workers,
-      .queue_limit = shared.server.queue_limit,
-      .max_body_bytes = shared.server.max_body_bytes,
-      .request_read_timeout = shared.server.request_read_timeout,
-      .max_connections = shared.server.max_connections,
-      .idle_connection_timeout = shared.server.idle_connection_timeout,
-      .output_pause_bytes = shared.server.output_pause_bytes,
-      .output_limit_bytes = shared.server.output_limit_bytes,
-      .max_request_params = shared.server.max_request_params,
-      .early_answer_discard_bytes = shared.server.early_answer_discard_bytes,
-      .web_server_addrs = web_server_addrs(env),
-  };
+  ReloadableApp apps(std::move(*app));
+  Prepare prepare = [&apps](http::Request request) { return apps.prepare(std::move(request)); };
+  if (is_tcp_socket(*listen_fd)) prepare = require_front_secret(front_secret, std::move(prepare));
   Server server(*listen_fd, server_options, std::move(prepare));
   if (auto started = server.start(); !started) {
     std::fprintf(stderr, "authd: %s\n", started.error().message.c_str());
@@ -162,10 +216,30 @@ int main(int argc, char** argv) {
   log::info("serving with " + std::to_string(server_options.workers) + " threads (+" +
             std::to_string(server_options.hash_workers) + " hashing, +" +
             std::to_string(server_options.upstream_workers) + " for identity providers), state in " +
-            state_dir + " (" + std::string(shared.core->store().name()) + ")");
+            state_dir + " (" + store_name + ")");
+  systemd::notify("READY=1\nSTATUS=serving");
 
+  // The watchdog (WatchdogSec=) hears from the main thread: a wedged one is restarted.
+  const auto watchdog = systemd::watchdog_interval();
   int signal_number = 0;
-  sigwait(&stop_signals, &signal_number);
+  for (;;) {
+    if (watchdog) {
+      const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(*watchdog);
+      const timespec timeout{.tv_sec = seconds.count(),
+                             .tv_nsec = static_cast<long>(std::chrono::nanoseconds(*watchdog - seconds).count())};
+      signal_number = sigtimedwait(&signals, nullptr, &timeout);
+      if (signal_number < 0) {
+        systemd::notify("WATCHDOG=1");
+        continue;
+      }
+    } else if (sigwait(&signals, &signal_number) != 0) {
+      continue;
+    }
+    if (signal_number != SIGHUP) break;
+    log::info("received SIGHUP, reloading the configuration");
+    reload(apps, running, server_options, env);
+  }
+  systemd::notify("STOPPING=1");
   log::info(std::string("received ") + strsignal(signal_number) + ", finishing in-flight requests");
   if (!server.stop(kShutdownGrace)) {
     log::warn("the grace period ran out: requests not yet started were answered 503");
