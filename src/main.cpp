@@ -22,6 +22,7 @@
 #include "cgi_mode.hpp"
 #include "listen_socket.hpp"
 #include "log.hpp"
+#include "mail_sender.hpp"
 #include "server.hpp"
 
 namespace {
@@ -142,6 +143,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "authd: %s\n", started.error().message.c_str());
     return 1;
   }
+  mail_sender::start(shared);
   log::info("serving with " + std::to_string(server_options.workers) + " threads (+" +
             std::to_string(server_options.hash_workers) + " hashing, +" +
             std::to_string(server_options.upstream_workers) + " for identity providers), state in " +
@@ -153,6 +155,7 @@ int main(int argc, char** argv) {
   if (!server.stop(kShutdownGrace)) {
     log::warn("the grace period ran out: requests not yet started were answered 503");
   }
+  mail_sender::stop();
   log::info("stopped");
   return 0;
 }
