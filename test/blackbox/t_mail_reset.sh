@@ -11,7 +11,8 @@ source "$(dirname "$0")/harness.sh"
 source "$_HARNESS_DIR/mail_lib.sh"
 export AUTHD_ARGON2_MEMORY_KIB=4096 AUTHD_ARGON2_ITERATIONS=1
 export AUTHD_PASSWORD_RESET_ACCOUNT_LIMIT=6 AUTHD_PASSWORD_RESET_ADDRESS_LIMIT=40
-export AUTHD_PASSWORD_FORGOT_TIME=150 AUTHD_MAIL_RETRY_MAX=1
+# The answer time dominates the work behind it even on a loaded machine.
+export AUTHD_PASSWORD_FORGOT_TIME=400 AUTHD_MAIL_RETRY_MAX=1
 smtp_pick || exit 1
 smtp_start || { echo "cannot start aiosmtpd"; exit 1; }
 export AUTHD_AUDIT_LOG=$MAILDIR/audit.log
@@ -103,7 +104,7 @@ MK=$(median "${known[@]}") MU=$(median "${unknown[@]}")
 echo "   existing: median $MK ms (${known[*]}); unknown: median $MU ms (${unknown[*]})"
 lo=$((MK < MU ? MK : MU)) hi=$((MK < MU ? MU : MK))
 if ((hi * 10 <= lo * 11)); then pass "medians within 10 % ($MK vs $MU ms)"; else fail "medians differ: $MK vs $MU ms"; fi
-(( lo >= 150 )) && pass "every answer waits password_forgot_time" || fail "answered in $lo ms < 150"
+(( lo >= 400 )) && pass "every answer waits password_forgot_time" || fail "answered in $lo ms < 400"
 
 step "per-account limit: at most 6 mails per hour"
 sleep 2
