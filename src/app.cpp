@@ -50,9 +50,15 @@ Result<std::unique_ptr<App>> App::create(ProgramSettings settings) {
   if (auto purged = (*core)->throttle().purge(unix_now()); !purged) {
     log::warn("cannot purge expired entries: " + purged.error().message);
   }
+  auto templates = mail::Templates::load((*core)->settings().mail.templates);
+  if (!templates) return std::unexpected(templates.error());
   auto app = std::make_unique<App>();
   app->core = std::move(*core);
   app->server = std::move(settings.server);
+  app->mail_templates = std::make_unique<mail::Templates>(std::move(*templates));
+  Core& c = *app->core;
+  app->password_reset = std::make_unique<PasswordReset>(c.store(), c.accounts(), c.hasher(), c.settings().mail,
+                                                        *app->mail_templates);
   return app;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "authd/core.hpp"
+#include "authd/password_reset.hpp"
 #include "authd/settings.hpp"
 #include "server_settings.hpp"
 
@@ -34,6 +35,9 @@ std::vector<std::pair<std::string, std::string>> program_setting_defaults();
 struct App {
   std::unique_ptr<Core> core;
   ServerSettings server;
+  // Mail (authd/mail.hpp): the templates, loaded once; the reset links.
+  std::unique_ptr<mail::Templates> mail_templates;
+  std::unique_ptr<PasswordReset> password_reset;
 
   // Opens the store and loads the signing key. Errors: io, config — the
   // caller prints the one-line reason and refuses to start.

@@ -26,6 +26,7 @@
 #include "front_secret.hpp"
 #include "listen_socket.hpp"
 #include "log.hpp"
+#include "mail_sender.hpp"
 #include "server.hpp"
 #include "systemd_daemon.hpp"
 
@@ -213,6 +214,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "authd: %s\n", started.error().message.c_str());
     return 1;
   }
+  mail_sender::start(shared);
   log::info("serving with " + std::to_string(server_options.workers) + " threads (+" +
             std::to_string(server_options.hash_workers) + " hashing, +" +
             std::to_string(server_options.upstream_workers) + " for identity providers), state in " +
@@ -244,6 +246,7 @@ int main(int argc, char** argv) {
   if (!server.stop(kShutdownGrace)) {
     log::warn("the grace period ran out: requests not yet started were answered 503");
   }
+  mail_sender::stop();
   log::info("stopped");
   return 0;
 }

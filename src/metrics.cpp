@@ -27,6 +27,8 @@ struct Registry {
   std::map<std::string, Histogram, std::less<>> latency;                        // by route
   std::map<std::string, std::uint64_t, std::less<>> signins;                    // by outcome
   std::atomic<std::uint64_t> throttled{0};
+  std::atomic<std::uint64_t> mail_sent{0};
+  std::atomic<std::uint64_t> mail_failed{0};
   std::atomic<long> password_queue{0};
   std::atomic<long> upstream_queue{0};
 };
@@ -76,6 +78,9 @@ void signin(std::string_view outcome) {
 
 void throttled() { registry().throttled.fetch_add(1, std::memory_order_relaxed); }
 
+void mail_sent() { registry().mail_sent.fetch_add(1, std::memory_order_relaxed); }
+void mail_failed() { registry().mail_failed.fetch_add(1, std::memory_order_relaxed); }
+
 void lane_depth(Lane lane, int delta) {
   Registry& r = registry();
   if (lane == Lane::password) r.password_queue.fetch_add(delta, std::memory_order_relaxed);
@@ -118,6 +123,16 @@ std::string render(App& app) {
   header(out, "authd_lane_queue_depth", "gauge", "Requests waiting for a worker, by lane.");
   out += "authd_lane_queue_depth{lane=\"password\"} " + std::to_string(r.password_queue.load()) + "\n";
   out += "authd_lane_queue_depth{lane=\"upstream\"} " + std::to_string(r.upstream_queue.load()) + "\n";
+  header(out, "authd_mail_sent_total", "counter", "Messages this process handed to the SMTP server (accepted).");
+  out += "authd_mail_sent_total " + std::to_string(r.mail_sent.load()) + "\n";
+  header(out, "authd_mail_failed_total", "counter", "Delivery attempts of this process that failed (retried later).");
+  out += "authd_mail_failed_total " + std::to_string(r.mail_failed.load()) + "\n";
+  if (app.core->settings().mail.enabled()) {
+    if (auto depth = mail::Outbox(app.core->store(), app.core->settings().mail).depth()) {
+      header(out, "authd_mail_outbox_depth", "gauge", "Messages waiting in the outbox (every node's).");
+      out += "authd_mail_outbox_depth " + std::to_string(*depth) + "\n";
+    }
+  }
   const auto cache = app.core->tokens().cache_counts();
   header(out, "authd_token_cache_lookups_total", "counter", "Verified-token cache lookups, by result.");
   out += "authd_token_cache_lookups_total{result=\"hit\"} " + std::to_string(cache.hits) + "\n";

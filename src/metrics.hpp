@@ -22,6 +22,9 @@ void request_done(std::string_view route, int status, double seconds);
 void signin(std::string_view outcome);
 // Requests refused by the sign-in throttle (429).
 void throttled();
+// Mail handed to the SMTP server (accepted), or attempts that failed (retried later).
+void mail_sent();
+void mail_failed();
 // Jobs waiting in a lane's queue (+1 queued, -1 taken).
 void lane_depth(Lane lane, int delta);
 

@@ -24,6 +24,9 @@ using enum Capability;
 constexpr std::array kRoutes{
     Route{"POST", "/signup", signup, Access::open, std::nullopt, Lane::password, Body::json},
     Route{"POST", "/signin", signin, Access::open, std::nullopt, Lane::password},
+    // forgot waits out a fixed answer time: off the direct lane.
+    Route{"POST", "/password/forgot", password_forgot, Access::open, std::nullopt, Lane::upstream},
+    Route{"POST", "/password/reset", password_reset, Access::open, std::nullopt, Lane::password},
     Route{"GET", "/oauth", oauth, Access::open, std::nullopt, Lane::upstream},
     Route{"*", "/auth/check", auth_check, Access::open, std::nullopt},
     Route{"GET", "/auth/providers", auth_providers, Access::open, std::nullopt},

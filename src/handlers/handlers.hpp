@@ -37,6 +37,9 @@ HandlerResult signout(App& app, const http::Request& request, const RouteContext
 HandlerResult signout_all(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult me(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult change_password(App& app, const http::Request& request, const RouteContext& context);
+// Password reset by mail (password_reset.cpp): POST /password/forgot, POST /password/reset.
+HandlerResult password_forgot(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult password_reset(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult jwks(App& app, const http::Request& request, const RouteContext& context);
 // GET /openapi.json (openapi.cpp).
 HandlerResult openapi_document(App& app, const http::Request& request, const RouteContext& context);

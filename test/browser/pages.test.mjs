@@ -3,6 +3,7 @@
 // the OAuth test provider of test/oauth for third-party sign-in.
 // Controls are found by label and role, as a screen reader user finds them.
 import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { BASE, authCookie, authctl, launch, newContext, problems, role, signInWithPage,
          signUpApi, snap } from "./lib.mjs";
@@ -282,6 +283,51 @@ test("admin page: role change seen by the changed user; delete with confirmation
   assert.equal(role("dave"), null);
   await bobContext.close();
   await adminContext.close();
+});
+
+// The reset link of the newest message to `to` in $MAILDIR (aiosmtpd, started
+// by t_pages.sh): the base64 parts decoded, the link found in them.
+async function resetLinkFor(to) {
+  const box = `${process.env.MAILDIR}/box/new`;
+  for (let i = 0; i < 200; i++) {
+    for (const name of readdirSync(box, { withFileTypes: false }).reverse()) {
+      const raw = readFileSync(`${box}/${name}`, "latin1");
+      if (!raw.includes(`To: ${to}`)) continue;
+      for (const [, b64] of raw.matchAll(/base64\r?\n\r?\n([A-Za-z0-9+/=\r\n]+)/g)) {
+        const link = Buffer.from(b64.replace(/\s/g, ""), "base64").toString("utf8").match(/https?:\S+#token=[\w-]+/);
+        if (link) return link[0];
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no reset mail to ${to}`);
+}
+
+test("forgot password: the link on /login, the mail, a new password, signed in", async () => {
+  await signUpApi("rita", PASSWORD);
+  const context = await newContext(browser, "reset");
+  const page = await context.newPage();
+  await page.goto(`${BASE}/login`);
+  await page.getByRole("link", { name: "Forgot password?" }).click();
+  const forgot = page.getByRole("form", { name: "Forgot your password?" });
+  await forgot.getByLabel("Username or email").fill("rita@example.test");
+  await snap(page, "forgot");
+  await forgot.getByRole("button", { name: "Send the link" }).click();
+  await page.getByRole("status").filter({ hasText: "a link is on its way" }).waitFor();
+  const link = await resetLinkFor("rita@example.test");
+  // The mail links to public_url; the page under test is at BASE.
+  await page.goto(`${BASE}/reset${link.slice(link.indexOf("#"))}`);
+  assert.ok(!page.url().includes("token="), "the token leaves the address bar at once");
+  const reset = page.getByRole("form", { name: "Choose a new password" });
+  await reset.getByLabel("New password").fill("a brand new password");
+  await snap(page, "reset");
+  await reset.getByRole("button", { name: "Set the password" }).click();
+  await page.waitForURL(`${BASE}/account`);
+  assert.ok(await authCookie(context), "signed in by the reset");
+  await context.close();
+  const again = await fetch(`${BASE}/signin`, { method: "POST", headers: {
+    Authorization: `Basic ${Buffer.from("rita:a brand new password").toString("base64")}` } });
+  assert.equal(again.status, 200, "the new password signs in");
 });
 
 test("the policy is enforced, and no page logged an error or a CSP violation", async () => {

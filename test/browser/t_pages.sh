@@ -53,6 +53,12 @@ for ((i = 0; i < 100; i++)); do [[ -s $APPS_DIR/ports ]] && break; sleep 0.05; d
 source "$APPS_DIR/ports"
 export APP_PORT FOREIGN_PORT
 export AUTHD_PORTAL_RETURN_ORIGINS="http://127.0.0.1:$APP_PORT"
+# A real SMTP server (aiosmtpd) for the password reset by mail; the test
+# reads the messages from $MAILDIR/box/new.
+# shellcheck source=../blackbox/mail_lib.sh
+source "$_BROWSER_DIR/../blackbox/mail_lib.sh"
+smtp_pick && smtp_start || _harness_die "cannot start aiosmtpd"
+export MAILDIR AUTHD_PASSWORD_FORGOT_TIME=50
 stack_start
 
 step "pages in Chromium ($("$CHROMIUM" --version 2>/dev/null | head -n1))"

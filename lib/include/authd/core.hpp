@@ -29,6 +29,7 @@
 #include "authd/audit.hpp"
 #include "authd/error.hpp"
 #include "authd/guard.hpp"
+#include "authd/mail.hpp"
 #include "authd/mfa.hpp"
 #include "authd/oauth.hpp"
 #include "authd/oauth_config.hpp"
@@ -58,6 +59,7 @@ struct CoreSettings {
   AccessRules access_rules;
   AuditSettings audit;
   MfaSettings mfa;
+  MailSettings mail;
 };
 
 // The signing key file: signing_key_file, else <state_dir>/signing.key.

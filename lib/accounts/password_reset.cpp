@@ -1,0 +1,178 @@
+#include "authd/password_reset.hpp"
+
+#include "accounts/username_index.hpp"
+#include "authd/crypto.hpp"
+#include "authd/json.hpp"
+#include "authd/text.hpp"
+#include "authd/throttle.hpp"
+
+namespace authd {
+namespace {
+
+constexpr std::string_view kLimits = "mail_limits";
+constexpr std::int64_t kHour = 3600;
+constexpr std::size_t kTokenBytes = 32;
+constexpr std::size_t kMaxAccountsPerEmail = 10;
+
+std::string token_key(std::string_view token) {
+  const auto digest = crypto::sha256(token);
+  return crypto::to_hex(digest);
+}
+
+}  // namespace
+
+std::string describe_duration(std::int64_t seconds) {
+  auto plural = [](std::int64_t n, std::string_view unit) {
+    return std::to_string(n) + " " + std::string(unit) + (n == 1 ? "" : "s");
+  };
+  if (seconds % 86400 == 0) return plural(seconds / 86400, "day");
+  if (seconds % 3600 == 0) return plural(seconds / 3600, "hour");
+  if (seconds % 60 == 0) return plural(seconds / 60, "minute");
+  return plural(seconds, "second");
+}
+
+Result<bool> count_hourly(StoreTxn& txn, std::string_view ns, std::string_view key, unsigned limit, std::int64_t now) {
+  auto stored = txn.get_entry(ns, key);
+  if (!stored) return std::unexpected(stored.error());
+  std::int64_t first = now, count = 0;
+  if (*stored) {
+    const auto space = (*stored)->find(' ');
+    if (space != std::string::npos) {
+      first = std::strtoll((*stored)->c_str(), nullptr, 10);
+      count = std::strtoll((*stored)->c_str() + space + 1, nullptr, 10);
+    }
+    if (now - first >= kHour) first = now, count = 0;
+  }
+  if (count >= static_cast<std::int64_t>(limit)) return false;
+  count += 1;
+  if (auto ok = txn.put_entry(ns, key, std::to_string(first) + " " + std::to_string(count), first + kHour); !ok) {
+    return std::unexpected(ok.error());
+  }
+  return true;
+}
+
+Result<void> PasswordReset::admit_address(std::string_view address, std::int64_t now) {
+  if (settings_.password_reset_address_limit == 0) return {};
+  bool admitted = true;
+  auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
+    auto counted = count_hourly(txn, kLimits, "forgot:a:" + address_group(address),
+                                settings_.password_reset_address_limit, now);
+    if (!counted) return std::unexpected(counted.error());
+    admitted = *counted;
+    return {};
+  });
+  if (!done) return fail(Errc::unavailable, "cannot count password reset requests: " + done.error().message);
+  if (!admitted) return fail(Error::retry_later(Errc::throttled, kHour, "too many password reset requests"));
+  return {};
+}
+
+Result<std::string> PasswordReset::request(std::string_view username, std::string_view email, std::int64_t now,
+                                           std::string& found_username) {
+  if (!settings_.enabled()) return std::string("mail off");
+  // The accounts meant: by name (canonical form), or every one with this email.
+  std::vector<User> accounts;
+  auto looked = store_.read([&](StoreTxn& txn) -> Result<void> {
+    if (!username.empty()) {
+      auto user = username_index::find_user(txn, username);
+      if (user) accounts.push_back(std::move(*user));
+      else if (user.error().code != Errc::not_found) return std::unexpected(user.error());
+      return {};
+    }
+    auto page = txn.list_users(UserQuery{});
+    if (!page) return std::unexpected(page.error());
+    for (auto& user : page->users) {
+      if (accounts.size() < kMaxAccountsPerEmail && text::iequals(user.email, email)) accounts.push_back(std::move(user));
+    }
+    return {};
+  });
+  if (!looked) return std::unexpected(looked.error());
+  if (accounts.empty()) return std::string("unknown");
+  std::string outcome = "no email";
+  for (const User& user : accounts) {
+    found_username = user.username;
+    if (!mail::valid_address(user.email)) continue;
+    const std::string token = crypto::random_token(kTokenBytes);
+    const std::int64_t expires = now + settings_.password_reset_ttl.count();
+    auto message = templates_.render("password_reset", user.email,
+                                     {{"site", settings_.public_url},
+                                      {"username", user.username},
+                                      {"link", settings_.public_url + "/reset#token=" + token},
+                                      {"expires", describe_duration(settings_.password_reset_ttl.count())}});
+    if (!message) return std::unexpected(message.error());
+    auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
+      auto counted = count_hourly(txn, kLimits, "forgot:u:" + user.id, settings_.password_reset_account_limit, now);
+      if (!counted) return std::unexpected(counted.error());
+      if (!*counted) {
+        outcome = "limited";
+        return {};
+      }
+      Json value = Json::object();
+      value.set("user", Json::string(user.id))
+          .set("username", Json::string(user.username))
+          .set("exp", Json::integer(expires));
+      if (auto ok = txn.put_entry(kNamespace, token_key(token), value.dump(), expires); !ok) return ok;
+      auto queued = mail::Outbox::enqueue(txn, *message, "password_reset", user.username, now, expires);
+      if (!queued) return std::unexpected(queued.error());
+      outcome = "queued";
+      return {};
+    });
+    if (!done) return std::unexpected(done.error());
+  }
+  return outcome;
+}
+
+Result<User> PasswordReset::reset(std::string_view token, std::string_view new_password, std::int64_t now) {
+  auto invalid = [] { return fail_field("token", "the reset link is unknown, used or expired: ask for a new one"); };
+  if (token.empty() || token.size() > 128) return invalid();
+  if (auto ok = validate_password(new_password, accounts_.policy()); !ok) {
+    return fail_field("new_password", ok.error().message);
+  }
+  const std::string key = token_key(token);
+  // Cheap check first, so an unknown token costs no hashing.
+  auto known = read_value(store_, [&](StoreTxn& txn) { return txn.get_entry(kNamespace, key); });
+  if (!known) return std::unexpected(known.error());
+  if (!*known) return invalid();
+  auto hash = hasher_.hash(new_password);
+  if (!hash) return std::unexpected(hash.error());
+  User changed;
+  bool valid = false;
+  auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
+    valid = false;
+    auto entry = txn.get_entry(kNamespace, key);
+    if (!entry) return std::unexpected(entry.error());
+    if (!*entry) return {};  // used meanwhile
+    auto value = Json::parse(**entry);
+    if (!value || !value->is_object()) return txn.delete_entry(kNamespace, key);
+    const std::string user_id(value->get_string("user").value_or(""));
+    const std::string username(value->get_string("username").value_or(""));
+    // Expired but not yet purged: refuse (and drop it).
+    if (value->get_integer("exp").value_or(0) <= now) return txn.delete_entry(kNamespace, key);
+    auto all = txn.list_entries(kNamespace);
+    if (!all) return std::unexpected(all.error());
+    auto user = txn.find_user(username);
+    if (!user) {
+      if (user.error().code == Errc::not_found) return txn.delete_entry(kNamespace, key);
+      return std::unexpected(user.error());
+    }
+    if (user->id != user_id) return txn.delete_entry(kNamespace, key);  // the name now belongs to another account
+    // Every reset token of this account ends here, this one included.
+    for (const auto& [other, text] : *all) {
+      auto other_value = Json::parse(text);
+      if (other == key || (other_value && other_value->get_string("user").value_or("") == user_id)) {
+        if (auto ok = txn.delete_entry(kNamespace, other); !ok) return ok;
+      }
+    }
+    user->password_hash = *hash;
+    user->version += 1;
+    user->updated_at = now;
+    user->token_generation += 1;
+    changed = *user;
+    valid = true;
+    return txn.replace_user(*user);
+  });
+  if (!done) return std::unexpected(done.error());
+  if (!valid) return invalid();
+  return changed;
+}
+
+}  // namespace authd

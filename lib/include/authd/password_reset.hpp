@@ -1,0 +1,61 @@
+// Password reset by mail: a single-use link to the account's address.
+//
+//  - request(): finds the account by username or email; when it has an
+//    email and is under `password_reset_account_limit` mails this hour, a
+//    random token (stored only as its SHA-256, in the "password_reset"
+//    namespace, expiring after password_reset_ttl) and the mail carrying it
+//    are written in ONE write transaction (the outbox, authd/mail.hpp).
+//    Whatever happened, the caller answers the same (no enumeration).
+//  - reset(): the token's account gets the new password (the policy
+//    applies), its token generation + 1 (every token ends), and every reset
+//    token of the account is deleted, all in one write transaction.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "authd/accounts.hpp"
+#include "authd/mail.hpp"
+#include "authd/store.hpp"
+
+namespace authd {
+
+class PasswordReset {
+ public:
+  static constexpr std::string_view kNamespace = "password_reset";
+
+  PasswordReset(Store& store, Accounts& accounts, const PasswordHasher& hasher, const MailSettings& settings,
+                const mail::Templates& templates)
+      : store_(store), accounts_(accounts), hasher_(hasher), settings_(settings), templates_(templates) {}
+
+  // One more request from the client address group; throttled past
+  // password_reset_address_limit per hour. Errors: throttled, unavailable.
+  Result<void> admit_address(std::string_view address, std::int64_t now);
+
+  // What happened, for the audit log only (never for the client): "queued",
+  // "unknown", "no email", "limited", "mail off". `username` receives the
+  // account's name when one was found. Errors: storage only.
+  Result<std::string> request(std::string_view username, std::string_view email, std::int64_t now,
+                              std::string& found_username);
+
+  // Errors: invalid_input (field "token": unknown, used or expired; field
+  // "new_password": the policy), storage errors.
+  Result<User> reset(std::string_view token, std::string_view new_password, std::int64_t now);
+
+ private:
+  Store& store_;
+  Accounts& accounts_;
+  const PasswordHasher& hasher_;
+  const MailSettings& settings_;
+  const mail::Templates& templates_;
+};
+
+// "30 minutes", "1 hour", "7 days": a lifetime as mail text.
+std::string describe_duration(std::int64_t seconds);
+
+// A window counter in the store: true when under `limit` for the hour
+// starting at the first count. Inside the caller's write transaction.
+Result<bool> count_hourly(StoreTxn& txn, std::string_view ns, std::string_view key, unsigned limit, std::int64_t now);
+
+}  // namespace authd

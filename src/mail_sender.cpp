@@ -1,0 +1,114 @@
+#include "mail_sender.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "app.hpp"
+#include "authd/clock.hpp"
+#include "log.hpp"
+#include "metrics.hpp"
+
+namespace authd::mail_sender {
+namespace {
+
+using namespace std::chrono_literals;
+
+// How often an idle sender looks for messages other processes queued, and
+// how long a claim holds a message (longer than one SMTP attempt, 35 s).
+constexpr auto kPoll = 1s;
+constexpr std::chrono::seconds kLease{120};
+
+struct State {
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool stopping = false;
+  bool woken = false;
+  std::thread thread;
+};
+
+State& state() {
+  static State instance;
+  return instance;
+}
+
+void wait_for(std::chrono::milliseconds pause) {
+  State& s = state();
+  std::unique_lock lock(s.mutex);
+  s.changed.wait_for(lock, pause, [&] { return s.stopping || s.woken; });
+  s.woken = false;
+}
+
+bool stopping() {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  return s.stopping;
+}
+
+void audit(App& app, const mail::Queued& message, std::string_view outcome, std::string reason) {
+  app.core->audit().record({.event = "mail_" + message.kind, .username = message.username, .client = "local",
+                            .outcome = std::string(outcome), .reason = std::move(reason)});
+}
+
+void run(App& app) {
+  const MailSettings& settings = app.core->settings().mail;
+  mail::Outbox outbox(app.core->store(), settings);
+  const mail::SmtpClient smtp(settings);
+  const auto from = mail::parse_mailbox(settings.smtp_from);
+  while (!stopping()) {
+    auto claimed = outbox.claim(unix_now(), kLease);
+    if (!claimed) {
+      log::warn("mail: cannot read the outbox: " + claimed.error().message);
+      wait_for(5s);
+      continue;
+    }
+    if (!*claimed) {
+      wait_for(kPoll);
+      continue;
+    }
+    const mail::Queued& message = **claimed;
+    const auto data = mail::build(message.message, *from, unix_now());
+    if (auto sent = smtp.send(*from, message.message.to, data); sent) {
+      metrics::mail_sent();
+      audit(app, message, "ok", "accepted by the mail server");
+      if (auto gone = outbox.sent(message); !gone) log::warn("mail: cannot delete a sent message: " + gone.error().message);
+    } else {
+      metrics::mail_failed();
+      audit(app, message, "failed", "attempt " + std::to_string(message.attempts + 1) + ", will retry");
+      log::warn("mail: " + sent.error().message);
+      if (auto later = outbox.failed(message, unix_now()); !later) {
+        log::warn("mail: cannot reschedule a message: " + later.error().message);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void start(App& app) {
+  if (!app.core->settings().mail.enabled()) return;
+  State& s = state();
+  s.thread = std::thread([&app] { run(app); });
+}
+
+void stop() {
+  State& s = state();
+  {
+    std::lock_guard lock(s.mutex);
+    s.stopping = true;
+  }
+  s.changed.notify_all();
+  if (s.thread.joinable()) s.thread.join();
+}
+
+void wake() {
+  State& s = state();
+  {
+    std::lock_guard lock(s.mutex);
+    s.woken = true;
+  }
+  s.changed.notify_all();
+}
+
+}  // namespace authd::mail_sender
