@@ -16,6 +16,7 @@ CoreSettingsTables::CoreSettingsTables(CoreSettings& s, settings::Loader& loader
   loader.add(access_rule_settings(s.access_rules));
   loader.add(audit_settings(s.audit));
   loader.add(mfa_settings(s.mfa));
+  loader.add(oidc_settings(s.oidc));
   loader.add_check([&s]() -> Result<void> {
     if (s.store.lmdb.directory.empty()) return fail(Errc::config, "state_dir must not be empty");
     if (s.argon2.memory_kib < 8 * s.argon2.parallelism) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "app.hpp"
+#include "authctl/client_commands.hpp"
 #include "authd/accounts.hpp"
 #include "authd/core.hpp"
 #include "authd/crypto.hpp"
@@ -48,10 +49,13 @@ constexpr const char* kUsage =
     "  key list               kid of every key, the current one marked with *\n"
     "  mfa reset USER         remove every second factor of USER (TOTP, recovery codes,\n"
     "                         passkeys), e.g. after a lost phone; audited\n"
+    "%s"
     "Reads the same settings as authd: conf/authd.conf or $AUTHD_CONFIG, then AUTHD_<NAME>.\n";
 
+void print_usage(std::FILE* to) { std::fprintf(to, kUsage, authctl::kClientUsage); }
+
 int usage_error() {
-  std::fputs(kUsage, stderr);
+  print_usage(stderr);
   return 2;
 }
 
@@ -283,7 +287,7 @@ int main(int argc, char** argv) {
   if (argc < 2) return usage_error();
   const std::string command = argv[1];
   if (command == "-h" || command == "--help" || command == "help") {
-    std::fputs(kUsage, stdout);
+    print_usage(stdout);
     return 0;
   }
   const std::vector<std::string> args(argv + 2, argv + argc);
@@ -307,5 +311,6 @@ int main(int argc, char** argv) {
   if (command == "import") return import_all(**core, args);
   if (command == "key") return key(**core, args);
   if (command == "mfa") return mfa(**core, args);
+  if (command == "client") return authctl::client_command(**core, operator_actor(), args);
   return usage_error();
 }
