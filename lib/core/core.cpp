@@ -8,7 +8,8 @@
 
 namespace authd {
 
-Core::Core(CoreSettings settings, std::unique_ptr<Store> store, TokenService tokens, std::unique_ptr<AuditLog> audit)
+Core::Core(CoreSettings settings, std::unique_ptr<Store> store, TokenService tokens, std::unique_ptr<AuditLog> audit,
+           std::shared_ptr<KeyRing> id_token_ring)
     : settings_(std::move(settings)),
       store_(std::move(store)),
       tokens_(std::move(tokens)),
@@ -20,7 +21,9 @@ Core::Core(CoreSettings settings, std::unique_ptr<Store> store, TokenService tok
       revocation_(*store_),
       refresh_(*store_, settings_.refresh),
       mfa_(*store_, settings_.mfa),
-      audit_(std::move(audit)) {
+      oidc_clients_(*store_),
+      audit_(std::move(audit)),
+      id_token_ring_(std::move(id_token_ring)) {
   guard_.require_second_factor(settings_.mfa.required_roles);
   const HttpTimeouts timeouts{settings_.oauth.connect_timeout, settings_.oauth.total_timeout};
   for (const auto& provider : settings_.oauth.providers) {
@@ -37,6 +40,11 @@ std::filesystem::path key_ring_path(const CoreSettings& settings) { return setti
 std::shared_ptr<KeyStorage> key_storage(const CoreSettings& settings, Store& store) {
   if (settings.store.kind == StoreKind::postgresql) return store_key_storage(store);
   return directory_key_storage(key_ring_path(settings));
+}
+
+std::shared_ptr<KeyStorage> id_token_key_storage(const CoreSettings& settings, Store& store) {
+  if (settings.store.kind == StoreKind::postgresql) return store_key_storage(store, "id_token_signing");
+  return directory_key_storage(settings.store.lmdb.directory / "id-token-keys");
 }
 
 std::optional<crypto::KeyAlgorithm> key_algorithm(TokenAlgorithm algorithm) {
@@ -69,7 +77,14 @@ Result<std::unique_ptr<Core>> Core::open(CoreSettings settings) {
   if (!tokens) return std::unexpected(tokens.error());
   auto audit = AuditLog::open(settings.audit.log);
   if (!audit) return std::unexpected(audit.error());
-  return std::unique_ptr<Core>(new Core(std::move(settings), std::move(*store), std::move(*tokens), std::move(*audit)));
+  std::shared_ptr<KeyRing> id_token_ring;
+  if (settings.oidc.provider) {
+    auto opened = KeyRing::open(id_token_key_storage(settings, **store), settings.oidc.id_token_algorithm);
+    if (!opened) return std::unexpected(opened.error());
+    id_token_ring = std::move(*opened);
+  }
+  return std::unique_ptr<Core>(new Core(std::move(settings), std::move(*store), std::move(*tokens), std::move(*audit),
+                                        std::move(id_token_ring)));
 }
 
 Result<std::unique_ptr<Core>> Core::from_environment(const std::filesystem::path& default_config) {
@@ -92,6 +107,12 @@ std::string Core::issue_access_token(const User& user, std::string_view amr) con
 OAuthClient* Core::oauth_client(std::string_view provider) noexcept {
   const auto found = oauth_clients_.find(provider);
   return found == oauth_clients_.end() ? nullptr : found->second.get();
+}
+
+std::optional<std::string> Core::jwks() const {
+  auto token_keys = tokens_.public_keys();
+  if (!token_keys && !id_token_ring_) return std::nullopt;
+  return jwk_set({std::move(token_keys), id_token_ring_ ? id_token_ring_->keys(KeyRing::Check::always, 0) : nullptr});
 }
 
 Result<Principal> Core::check(std::string_view authorization, std::optional<Capability> required) const {

@@ -1,4 +1,4 @@
-// Ed25519 and P-256 signing keys for tokens. OpenSSL 3 API.
+// Ed25519, P-256 and RSA signing keys for tokens. OpenSSL 3 API.
 #include "authd/key_pair.hpp"
 
 #include <openssl/bio.h>
@@ -23,7 +23,11 @@ namespace {
 
 using namespace ossl;  // the owning handle types (openssl_handles.hpp)
 
-const EVP_MD* digest_for(KeyAlgorithm algorithm) { return algorithm == KeyAlgorithm::es256 ? EVP_sha256() : nullptr; }
+constexpr std::size_t kRsaBits = 2048;  // what authd generates; at least this much is accepted
+
+const EVP_MD* digest_for(KeyAlgorithm algorithm) { return algorithm == KeyAlgorithm::ed25519 ? nullptr : EVP_sha256(); }
+
+std::string bignum_bytes(const BIGNUM* bn);
 
 std::string bignum_bytes(const BIGNUM* bn, int width) {
   std::string out(static_cast<std::size_t>(width), '\0');
@@ -31,16 +35,26 @@ std::string bignum_bytes(const BIGNUM* bn, int width) {
   return out;
 }
 
+std::string bignum_bytes(const BIGNUM* bn) { return bignum_bytes(bn, BN_num_bytes(bn)); }
+
 }  // namespace
 
 std::string_view jws_algorithm(KeyAlgorithm algorithm) noexcept {
-  return algorithm == KeyAlgorithm::ed25519 ? "EdDSA" : "ES256";
+  switch (algorithm) {
+    case KeyAlgorithm::ed25519: return "EdDSA";
+    case KeyAlgorithm::es256: return "ES256";
+    case KeyAlgorithm::rs256: return "RS256";
+  }
+  return "";
 }
 
 Result<KeyPair> KeyPair::generate(KeyAlgorithm algorithm) {
   auto handle = std::make_shared<Handle>();
-  handle->pkey = algorithm == KeyAlgorithm::ed25519 ? EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519")
-                                                    : EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256");
+  switch (algorithm) {
+    case KeyAlgorithm::ed25519: handle->pkey = EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519"); break;
+    case KeyAlgorithm::es256: handle->pkey = EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256"); break;
+    case KeyAlgorithm::rs256: handle->pkey = EVP_PKEY_Q_keygen(nullptr, nullptr, "RSA", kRsaBits); break;
+  }
   if (!handle->pkey) return fail(Errc::internal, "key generation failed");
   return KeyPair(std::move(handle), algorithm);
 }
@@ -58,7 +72,10 @@ Result<KeyPair> KeyPair::from_pem(std::string_view pem) {
       std::string_view(group, length) == "prime256v1") {
     return KeyPair(std::move(handle), KeyAlgorithm::es256);
   }
-  return fail(Errc::invalid_input, "only Ed25519 and P-256 keys are supported");
+  if (EVP_PKEY_is_a(handle->pkey, "RSA") && EVP_PKEY_get_bits(handle->pkey) >= static_cast<int>(kRsaBits)) {
+    return KeyPair(std::move(handle), KeyAlgorithm::rs256);
+  }
+  return fail(Errc::invalid_input, "only Ed25519, P-256 and RSA (2048 bits or more) keys are supported");
 }
 
 std::string KeyPair::private_pem() const {
@@ -81,7 +98,7 @@ std::string KeyPair::sign(std::string_view signing_input) const {
     return {};
   }
   signature.resize(size);
-  if (algorithm_ == KeyAlgorithm::ed25519) return signature;
+  if (algorithm_ != KeyAlgorithm::es256) return signature;
   // DER ECDSA-Sig-Value -> r||s (RFC 7518 §3.4).
   const auto* der = reinterpret_cast<const unsigned char*>(signature.data());
   EcdsaSigPtr sig(d2i_ECDSA_SIG(nullptr, &der, static_cast<long>(signature.size())));
@@ -92,7 +109,11 @@ std::string KeyPair::sign(std::string_view signing_input) const {
 }
 
 bool KeyPair::verify(std::string_view signing_input, std::string_view signature) const {
-  if (signature.size() != 64) return false;
+  if (algorithm_ == KeyAlgorithm::rs256) {
+    if (signature.size() != static_cast<std::size_t>(EVP_PKEY_get_size(key_->pkey))) return false;
+  } else if (signature.size() != 64) {
+    return false;
+  }
   std::string der;
   if (algorithm_ == KeyAlgorithm::es256) {
     EcdsaSigPtr sig(ECDSA_SIG_new());
@@ -123,6 +144,19 @@ KeyPair::PublicJwk KeyPair::public_jwk() const {
     std::size_t size = sizeof raw;
     if (EVP_PKEY_get_raw_public_key(key_->pkey, raw, &size) == 1) {
       jwk = {"OKP", "Ed25519", base64url_encode(std::span<const unsigned char>(raw, size)), ""};
+    }
+    return jwk;
+  }
+  if (algorithm_ == KeyAlgorithm::rs256) {
+    BIGNUM* n = nullptr;
+    BIGNUM* e = nullptr;
+    EVP_PKEY_get_bn_param(key_->pkey, OSSL_PKEY_PARAM_RSA_N, &n);
+    EVP_PKEY_get_bn_param(key_->pkey, OSSL_PKEY_PARAM_RSA_E, &e);
+    BignumPtr owned_n(n), owned_e(e);
+    if (n && e) {
+      jwk.kty = "RSA";
+      jwk.n = base64url_encode(bignum_bytes(n));
+      jwk.e = base64url_encode(bignum_bytes(e));
     }
     return jwk;
   }

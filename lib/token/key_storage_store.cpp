@@ -1,6 +1,7 @@
 // The key ring in the Store's entries, shared by every node of one database
-// (store = postgresql): namespace "signing_keys" holds kid -> PKCS#8 PEM,
-// namespace "signing_key_ring" the entry "current" = "<generation> <kid>".
+// (store = postgresql): namespace "<prefix>_keys" holds kid -> PKCS#8 PEM,
+// namespace "<prefix>_key_ring" the entry "current" = "<generation> <kid>"
+// (prefix "signing": the token keys; "id_token_signing": the ID-token keys).
 // Every change (a key added, retired, made current) happens in one write
 // transaction that also counts the generation up, so that the entry
 // "current" alone is the stamp a reader compares: one small read.
@@ -12,8 +13,9 @@
 namespace authd {
 namespace {
 
-constexpr std::string_view kKeys = "signing_keys";
-constexpr std::string_view kRing = "signing_key_ring";
+struct Names {
+  std::string keys, ring;
+};
 constexpr std::string_view kCurrent = "current";
 
 struct RingState {
@@ -32,44 +34,46 @@ RingState parse_state(const std::optional<std::string>& text) {
   return state;
 }
 
-Result<RingState> read_state(StoreTxn& txn) {
-  auto text = txn.get_entry(kRing, kCurrent);
+Result<RingState> read_state(StoreTxn& txn, const Names& names) {
+  auto text = txn.get_entry(names.ring, kCurrent);
   if (!text) return std::unexpected(text.error());
   return parse_state(*text);
 }
 
-Result<void> write_state(StoreTxn& txn, const RingState& before, std::string_view current) {
+Result<void> write_state(StoreTxn& txn, const Names& names, const RingState& before, std::string_view current) {
   const auto value = std::to_string(before.generation + 1) + " " + std::string(current);
-  return txn.put_entry(kRing, kCurrent, value, 0);
+  return txn.put_entry(names.ring, kCurrent, value, 0);
 }
 
-Result<void> put_current(StoreTxn& txn, const RingState& before, std::string_view kid, std::string_view pem) {
-  if (auto put = txn.put_entry(kKeys, kid, pem, 0); !put) return put;
-  return write_state(txn, before, kid);
+Result<void> put_current(StoreTxn& txn, const Names& names, const RingState& before, std::string_view kid,
+                         std::string_view pem) {
+  if (auto put = txn.put_entry(names.keys, kid, pem, 0); !put) return put;
+  return write_state(txn, names, before, kid);
 }
 
 class StoreKeyStorage final : public KeyStorage {
  public:
-  explicit StoreKeyStorage(Store& store) : store_(store) {}
+  StoreKeyStorage(Store& store, std::string_view prefix)
+      : store_(store), names_{std::string(prefix) + "_keys", std::string(prefix) + "_key_ring"} {}
 
   std::string where() const override { return "the " + std::string(store_.name()) + " store"; }
 
   Result<std::string> stamp() override {
-    return read_value(store_, [](StoreTxn& txn) -> Result<std::string> {
-      auto text = txn.get_entry(kRing, kCurrent);
+    return read_value(store_, [this](StoreTxn& txn) -> Result<std::string> {
+      auto text = txn.get_entry(names_.ring, kCurrent);
       if (!text) return std::unexpected(text.error());
       return text->value_or("none");
     });
   }
 
   Result<Snapshot> load() override {
-    return read_value(store_, [](StoreTxn& txn) -> Result<Snapshot> {
+    return read_value(store_, [this](StoreTxn& txn) -> Result<Snapshot> {
       Snapshot snapshot;
-      auto text = txn.get_entry(kRing, kCurrent);
+      auto text = txn.get_entry(names_.ring, kCurrent);
       if (!text) return std::unexpected(text.error());
       snapshot.stamp = text->value_or("none");
       snapshot.current = parse_state(*text).current;
-      auto keys = txn.list_entries(kKeys);
+      auto keys = txn.list_entries(names_.keys);
       if (!keys) return std::unexpected(keys.error());
       for (auto& [kid, pem] : *keys) {
         if (is_valid_kid(kid)) snapshot.pems.emplace_back(std::move(kid), std::move(pem));
@@ -81,9 +85,9 @@ class StoreKeyStorage final : public KeyStorage {
   Result<void> add_current(std::string_view kid, std::string_view pem) override {
     if (!is_valid_kid(kid)) return fail(Errc::invalid_input, "not a key id: " + std::string(kid));
     return store_.write([&](StoreTxn& txn) -> Result<void> {
-      auto state = read_state(txn);
+      auto state = read_state(txn, names_);
       if (!state) return std::unexpected(state.error());
-      return put_current(txn, *state, kid, pem);
+      return put_current(txn, names_, *state, kid, pem);
     });
   }
 
@@ -95,16 +99,16 @@ class StoreKeyStorage final : public KeyStorage {
     // serialization failure, finds its key) or finds this one's.
     auto written = store_.write([&](StoreTxn& txn) -> Result<void> {
       added = false;
-      auto state = read_state(txn);
+      auto state = read_state(txn, names_);
       if (!state) return std::unexpected(state.error());
       if (!state->current.empty()) {
-        auto existing = txn.get_entry(kKeys, state->current);
+        auto existing = txn.get_entry(names_.keys, state->current);
         if (!existing) return std::unexpected(existing.error());
         const bool keep = *existing && usable(**existing);
         if (*existing) std::fill((*existing)->begin(), (*existing)->end(), '\0');
         if (keep) return {};
       }
-      if (auto put = put_current(txn, *state, kid, pem); !put) return put;
+      if (auto put = put_current(txn, names_, *state, kid, pem); !put) return put;
       added = true;
       return {};
     });
@@ -116,22 +120,22 @@ class StoreKeyStorage final : public KeyStorage {
     std::vector<std::string> retired;
     auto written = store_.write([&](StoreTxn& txn) -> Result<void> {
       retired.clear();
-      auto state = read_state(txn);
+      auto state = read_state(txn, names_);
       if (!state) return std::unexpected(state.error());
       if (!kid.empty() && kid == state->current) {
         return fail(Errc::invalid_input, "the current key cannot be retired; rotate first");
       }
-      auto keys = txn.list_entries(kKeys);
+      auto keys = txn.list_entries(names_.keys);
       if (!keys) return std::unexpected(keys.error());
       for (auto& [this_kid, pem] : *keys) {
         std::fill(pem.begin(), pem.end(), '\0');
         if (this_kid == state->current || (!kid.empty() && this_kid != kid)) continue;
-        if (auto deleted = txn.delete_entry(kKeys, this_kid); !deleted) return deleted;
+        if (auto deleted = txn.delete_entry(names_.keys, this_kid); !deleted) return deleted;
         retired.push_back(this_kid);
       }
       if (!kid.empty() && retired.empty()) return fail(Errc::invalid_input, "no key " + std::string(kid));
       if (retired.empty()) return {};
-      return write_state(txn, *state, state->current);  // readers notice by the generation
+      return write_state(txn, names_, *state, state->current);  // readers notice by the generation
     });
     if (!written) return std::unexpected(written.error());
     return retired;
@@ -139,10 +143,13 @@ class StoreKeyStorage final : public KeyStorage {
 
  private:
   Store& store_;
+  Names names_;
 };
 
 }  // namespace
 
-std::shared_ptr<KeyStorage> store_key_storage(Store& store) { return std::make_shared<StoreKeyStorage>(store); }
+std::shared_ptr<KeyStorage> store_key_storage(Store& store, std::string_view prefix) {
+  return std::make_shared<StoreKeyStorage>(store, prefix);
+}
 
 }  // namespace authd

@@ -163,17 +163,32 @@ std::shared_ptr<const KeyRing::Keys> TokenService::ring_keys(std::int64_t now) c
   return keys;
 }
 
+std::shared_ptr<const KeyRing::Keys> TokenService::public_keys() const {
+  if (!ring_) return nullptr;
+  return ring_->keys(KeyRing::Check::always, 0);
+}
+
 std::optional<std::string> TokenService::jwks() const {
   if (!ring_) return std::nullopt;
-  const auto keys = ring_->keys(KeyRing::Check::always, 0);
+  return jwk_set({public_keys()});
+}
+
+std::string jwk_set(const std::vector<std::shared_ptr<const KeyRing::Keys>>& rings) {
   Json list = Json::array();
-  for (const auto& [kid, key] : keys->by_kid) {
-    const auto jwk = key.public_jwk();
-    Json item = Json::object();
-    item.set("kty", Json::string(jwk.kty)).set("crv", Json::string(jwk.crv)).set("x", Json::string(jwk.x));
-    if (!jwk.y.empty()) item.set("y", Json::string(jwk.y));
-    item.set("kid", Json::string(kid)).set("alg", Json::string(algorithm_name())).set("use", Json::string("sig"));
-    list.append(std::move(item));
+  for (const auto& keys : rings) {
+    if (!keys) continue;
+    for (const auto& [kid, key] : keys->by_kid) {
+      const auto jwk = key.public_jwk();
+      Json item = Json::object();
+      item.set("kty", Json::string(jwk.kty));
+      if (!jwk.n.empty()) item.set("n", Json::string(jwk.n)).set("e", Json::string(jwk.e));
+      else item.set("crv", Json::string(jwk.crv)).set("x", Json::string(jwk.x));
+      if (!jwk.y.empty()) item.set("y", Json::string(jwk.y));
+      item.set("kid", Json::string(kid))
+          .set("alg", Json::string(crypto::jws_algorithm(key.algorithm())))
+          .set("use", Json::string("sig"));
+      list.append(std::move(item));
+    }
   }
   Json body = Json::object();
   body.set("keys", std::move(list));

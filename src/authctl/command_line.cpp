@@ -2,6 +2,8 @@
 
 #include <getopt.h>
 
+#include <string_view>
+
 namespace authctl {
 
 std::string Invocation::value(const std::string& name) const {
@@ -17,8 +19,30 @@ const std::vector<std::string>& Invocation::values(const std::string& name) cons
 
 std::expected<Invocation, std::string> parse_command_line(int argc, char** argv, int first,
                                                           std::span<const OptionSpec> options) {
-  // getopt_long wants argv[0] before the arguments: hand it argv[first - 1..].
-  std::vector<char*> arguments(argv + first - 1, argv + argc);
+  // getopt_long wants argv[0] before the arguments: hand it argv[first - 1..],
+  // with `--list V1 V2` spelled out as `--list V1 --list V2`.
+  std::vector<std::string> spelled;  // the repeated option names, kept alive here
+  spelled.reserve(static_cast<std::size_t>(argc));
+  std::vector<char*> arguments{argv[first - 1]};
+  const OptionSpec* list = nullptr;
+  for (int i = first; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word == "--") {
+      arguments.insert(arguments.end(), argv + i, argv + argc);
+      break;
+    }
+    if (word.starts_with("-")) {
+      list = nullptr;
+      for (const auto& spec : options) {
+        if (spec.takes_list && word == std::string("--") + spec.name) list = &spec;
+      }
+      arguments.push_back(argv[i]);
+      if (list && i + 1 < argc) arguments.push_back(argv[++i]);
+      continue;
+    }
+    if (list) arguments.push_back(spelled.emplace_back(std::string("--") + list->name).data());
+    arguments.push_back(argv[i]);
+  }
   arguments.push_back(nullptr);
   std::vector<option> table;
   std::string short_options = ":";  // leading ':' : a missing value is reported as ':'

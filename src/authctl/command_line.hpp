@@ -16,6 +16,9 @@ struct OptionSpec {
   const char* name;      // long name, without the dashes
   bool takes_value;      // --name VALUE
   char short_name = 0;   // -x, or 0 for none
+  // --name VALUE... : every following word up to the next option is a value
+  // (as `--name V1 --name V2`); for options documented as taking lists.
+  bool takes_list = false;
 };
 
 struct Invocation {

@@ -62,5 +62,11 @@ int import_all(Context& context, const Invocation& invocation);
 int rotate_key(Context& context, const Invocation& invocation);
 int retire_keys(Context& context, const Invocation& invocation);
 int list_keys(Context& context, const Invocation& invocation);
+// client_commands.cpp
+int add_client(Context& context, const Invocation& invocation);
+int list_clients(Context& context, const Invocation& invocation);
+int show_client(Context& context, const Invocation& invocation);
+int remove_client(Context& context, const Invocation& invocation);
+int rotate_client_secret(Context& context, const Invocation& invocation);
 
 }  // namespace authctl

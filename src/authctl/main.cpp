@@ -59,6 +59,18 @@ const std::vector<Command>& commands() {
        rotate_key},
       {"key retire", "[KID]", "delete KID, or every key but the current one", 0, 1, {}, retire_keys},
       {"key list", "", "kid of every key, the current one marked with * (--json: objects)", 0, 0, {}, list_keys},
+      {"client add", "NAME --redirect-uri URI... [--public] [--first-party] [--post-logout-uri URI...] [--scope SCOPE...]",
+       "register an application signing in through authd (OpenID Connect); prints its client_id and,\n"
+       "unless --public, its secret (shown once, stored hashed); redirect URIs match exactly",
+       1, 1,
+       {{"redirect-uri", true, 0, true}, {"post-logout-uri", true, 0, true}, {"scope", true, 0, true},
+        {"public", false}, {"first-party", false}},
+       add_client},
+      {"client list", "", "every registered client: client_id, type, name (--json: objects)", 0, 0, {}, list_clients},
+      {"client show", "CLIENT_ID", "one client's settings (never its secret)", 1, 1, {}, show_client},
+      {"client remove", "CLIENT_ID", "remove a client; its tokens stop being issued", 1, 1, {}, remove_client},
+      {"client rotate-secret", "CLIENT_ID", "a new secret for a confidential client, shown once", 1, 1, {},
+       rotate_client_secret},
       {"mfa reset", "USER", "remove every second factor of USER (TOTP, recovery codes, passkeys); audited", 1, 1, {},
        reset_mfa},
   };
@@ -86,7 +98,7 @@ void print_usage(std::FILE* out) {
              out);
   for (const auto& command : commands()) print_command(command, out);
   std::fputs("\nOptions may come anywhere; `--` ends them. --json: machine-readable output (list, show, add,\n"
-             "role, key list). Exit status: 0 done, 1 the operation failed, 2 usage error.\n"
+             "role, key list, client ...). Exit status: 0 done, 1 the operation failed, 2 usage error.\n"
              "Reads the same settings as authd: its configuration file or $AUTHD_CONFIG, then AUTHD_<NAME>.\n",
              out);
 }

@@ -61,6 +61,12 @@ HandlerResult admin_get_user(App& app, const http::Request& request, const Route
 HandlerResult admin_set_role(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult admin_delete_user(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult admin_sign_out_user(App& app, const http::Request& request, const RouteContext& context);
+// OpenID Connect clients (admin_clients.cpp).
+HandlerResult admin_list_clients(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult admin_add_client(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult admin_get_client(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult admin_remove_client(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult admin_rotate_client_secret(App& app, const http::Request& request, const RouteContext& context);
 
 // Records `event` in the audit log with the request's client address and
 // X-Request-Id filled in. One line per event, e.g.

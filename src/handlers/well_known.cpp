@@ -1,7 +1,8 @@
-// Public-key token discovery (token_algorithm = EdDSA | ES256):
+// Public-key token discovery (token_algorithm = EdDSA | ES256, and the ID-token
+// keys when oidc_provider is on):
 //   GET /.well-known/jwks.json            the public keys (RFC 7517), cacheable briefly
 //   GET /.well-known/openid-configuration {"issuer","jwks_uri",...} (OpenID Discovery 1.0 §3)
-// Both 404 with HS256: there is no public key to publish.
+// Both 404 with HS256 and no oidc_provider: there is no public key to publish.
 #include "handlers/handlers.hpp"
 
 namespace authd::handlers {
@@ -19,7 +20,7 @@ std::string site_origin(const http::Request& request) {
 }  // namespace
 
 HandlerResult jwks(App& app, const http::Request&, const RouteContext&) {
-  auto keys = app.core->tokens().jwks();
+  auto keys = app.core->jwks();
   if (!keys) return fail(Errc::not_found, "token_algorithm is HS256: no public keys");
   auto response = http::Response::json_text(200, std::move(*keys));
   response.headers.front().second = "application/jwk-set+json";

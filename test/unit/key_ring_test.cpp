@@ -51,6 +51,48 @@ TEST_P(KeyPairTest, SignVerifyPemAndJwk) {
 
 INSTANTIATE_TEST_SUITE_P(Both, KeyPairTest, ::testing::Values(KeyAlgorithm::ed25519, KeyAlgorithm::es256));
 
+// RS256 (OpenID Connect's mandatory ID-token algorithm): a 2048-bit key, a
+// modulus-sized PKCS#1 v1.5 signature that the OAuth consumer's independent
+// RSA verifier (PublicKey::rsa, from the JWK's n and e) accepts.
+TEST(KeyPair, Rs256SignsVerifiesAndPublishesNAndE) {
+  auto key = KeyPair::generate(KeyAlgorithm::rs256);
+  ASSERT_TRUE(key);
+  EXPECT_EQ(crypto::jws_algorithm(KeyAlgorithm::rs256), "RS256");
+  const auto signature = key->sign("header.payload");
+  EXPECT_EQ(signature.size(), 256u);
+  EXPECT_TRUE(key->verify("header.payload", signature));
+  EXPECT_FALSE(key->verify("header.payloaD", signature));
+  EXPECT_FALSE(key->verify("header.payload", signature.substr(1)));
+  auto again = KeyPair::from_pem(key->private_pem());
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->algorithm(), KeyAlgorithm::rs256);
+  const auto jwk = key->public_jwk();
+  EXPECT_EQ(jwk.kty, "RSA");
+  EXPECT_EQ(jwk.e, "AQAB");
+  EXPECT_EQ(crypto::base64url_decode(jwk.n)->size(), 256u);
+  auto pub = crypto::PublicKey::rsa(jwk.n, jwk.e);
+  ASSERT_TRUE(pub);
+  EXPECT_TRUE(pub->verify("header.payload", signature));
+  EXPECT_FALSE(pub->verify("header.payloaD", signature));
+}
+
+TEST(KeyRing, AnRs256RingKeepsItsKeysApartFromAnotherAlgorithmsInTheStore) {
+  test::TempStore db;
+  auto rsa = KeyRing::open(store_key_storage(db.store(), "id_token_signing"), KeyAlgorithm::rs256);
+  auto ed = KeyRing::open(store_key_storage(db.store()), KeyAlgorithm::ed25519);
+  ASSERT_TRUE(rsa && ed);
+  const auto rsa_keys = (*rsa)->keys(KeyRing::Check::always, kNow);
+  const auto ed_keys = (*ed)->keys(KeyRing::Check::always, kNow);
+  ASSERT_EQ(rsa_keys->by_kid.size(), 1u);
+  ASSERT_EQ(ed_keys->by_kid.size(), 1u);
+  EXPECT_EQ(rsa_keys->by_kid.begin()->second.algorithm(), KeyAlgorithm::rs256);
+  EXPECT_NE(rsa_keys->current, ed_keys->current);
+  // A second opening of the same prefix finds the same key, not a new one.
+  auto again = KeyRing::open(store_key_storage(db.store(), "id_token_signing"), KeyAlgorithm::rs256);
+  ASSERT_TRUE(again);
+  EXPECT_EQ((*again)->keys(KeyRing::Check::always, kNow)->current, rsa_keys->current);
+}
+
 TEST(KeyPair, GarbagePemIsRefused) { EXPECT_EQ(outcome(KeyPair::from_pem("nope")), "invalid_input"); }
 
 TEST(KeyRing, FirstOpenMakesAPrivateKeyRotateAndRetire) {

@@ -33,6 +33,8 @@
 #include "authd/mfa.hpp"
 #include "authd/oauth.hpp"
 #include "authd/oauth_config.hpp"
+#include "authd/oidc_clients.hpp"
+#include "authd/oidc_settings.hpp"
 #include "authd/password.hpp"
 #include "authd/records.hpp"
 #include "authd/refresh.hpp"
@@ -60,6 +62,7 @@ struct CoreSettings {
   AuditSettings audit;
   MfaSettings mfa;
   MailSettings mail;
+  OidcSettings oidc;
 };
 
 // The signing key file: signing_key_file, else <state_dir>/signing.key.
@@ -70,6 +73,9 @@ std::filesystem::path key_ring_path(const CoreSettings& settings);
 // Where those keys live: in key_ring_path with store = lmdb (one machine),
 // in `store`'s entries with store = postgresql (every node of the database).
 std::shared_ptr<KeyStorage> key_storage(const CoreSettings& settings, Store& store);
+// Where the ID-token keys of the OpenID provider live: <state_dir>/id-token-keys
+// with store = lmdb, the store's "id_token_signing_*" entries with postgresql.
+std::shared_ptr<KeyStorage> id_token_key_storage(const CoreSettings& settings, Store& store);
 // The key algorithm of a public-key token_algorithm (nullopt for HS256).
 std::optional<crypto::KeyAlgorithm> key_algorithm(TokenAlgorithm algorithm);
 
@@ -126,12 +132,20 @@ class Core {
   RefreshTokens& refresh() noexcept { return refresh_; }
   // Second factors (lib/mfa): TOTP, recovery codes, passkeys, mfa_token.
   SecondFactors& mfa() noexcept { return mfa_; }
+  // The applications signing in through authd (authd as OpenID provider).
+  OidcClients& oidc_clients() noexcept { return oidc_clients_; }
+  // The ID-token signing keys (oidc_provider = true), else nullptr.
+  KeyRing* id_token_keys() const noexcept { return id_token_ring_.get(); }
+  // The JWK set: the token keys (token_algorithm EdDSA/ES256) and the
+  // ID-token keys (oidc_provider). nullopt when there is neither.
+  std::optional<std::string> jwks() const;
   // The client of a configured provider, or nullptr.
   OAuthClient* oauth_client(std::string_view provider) noexcept;
   bool oauth_configured() const noexcept { return !oauth_clients_.empty(); }
 
  private:
-  Core(CoreSettings settings, std::unique_ptr<Store> store, TokenService tokens, std::unique_ptr<AuditLog> audit);
+  Core(CoreSettings settings, std::unique_ptr<Store> store, TokenService tokens, std::unique_ptr<AuditLog> audit,
+       std::shared_ptr<KeyRing> id_token_ring);
 
   CoreSettings settings_;
   std::unique_ptr<Store> store_;
@@ -144,8 +158,10 @@ class Core {
   TokenRevocation revocation_;
   RefreshTokens refresh_;
   SecondFactors mfa_;
+  OidcClients oidc_clients_;
   std::map<std::string, std::unique_ptr<OAuthClient>, std::less<>> oauth_clients_;
   std::unique_ptr<AuditLog> audit_;
+  std::shared_ptr<KeyRing> id_token_ring_;
 };
 
 }  // namespace authd

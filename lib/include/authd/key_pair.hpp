@@ -1,5 +1,7 @@
-// A private signing key for public-key tokens: Ed25519 (JWS "EdDSA") or
-// P-256 (JWS "ES256"). Only lib/crypto/ touches OpenSSL; the key's secret
+// A private signing key for public-key tokens: Ed25519 (JWS "EdDSA"),
+// P-256 (JWS "ES256") or RSA of at least 2048 bits (JWS "RS256", RSASSA-
+// PKCS1-v1_5 with SHA-256: what OpenID Connect requires of a provider's ID
+// tokens). Only lib/crypto/ touches OpenSSL; the key's secret
 // half leaves the object only as PEM for its 0600 file (lib/token/key_ring).
 #pragma once
 
@@ -11,9 +13,9 @@
 
 namespace authd::crypto {
 
-enum class KeyAlgorithm { ed25519, es256 };
+enum class KeyAlgorithm { ed25519, es256, rs256 };
 
-// "EdDSA" / "ES256": the JWS alg each key is pinned to.
+// "EdDSA" / "ES256" / "RS256": the JWS alg each key is pinned to.
 std::string_view jws_algorithm(KeyAlgorithm algorithm) noexcept;
 
 class KeyPair {
@@ -26,14 +28,16 @@ class KeyPair {
   KeyAlgorithm algorithm() const noexcept { return algorithm_; }
   // PKCS#8 PEM of the private key (for its file only).
   std::string private_pem() const;
-  // The JWS signature over `signing_input`: 64 bytes for both algorithms
-  // (ES256 as raw r||s, RFC 7518 §3.4). Empty on an OpenSSL failure.
+  // The JWS signature over `signing_input`: 64 bytes for EdDSA and ES256
+  // (ES256 as raw r||s, RFC 7518 §3.4), the modulus size for RS256. Empty on
+  // an OpenSSL failure.
   std::string sign(std::string_view signing_input) const;
   // Verifies a JWS signature made with this key's algorithm.
   bool verify(std::string_view signing_input, std::string_view signature) const;
-  // The public JWK members: kty, crv, x (and y for P-256), base64url.
+  // The public JWK members, base64url: kty, crv, x (and y for P-256); or
+  // kty "RSA", n and e.
   struct PublicJwk {
-    std::string kty, crv, x, y;
+    std::string kty{}, crv{}, x{}, y{}, n{}, e{};
   };
   PublicJwk public_jwk() const;
 

@@ -71,7 +71,9 @@ bool is_valid_kid(std::string_view kid) noexcept;
 // The directory storage (created 0700 when the first key is written).
 std::shared_ptr<KeyStorage> directory_key_storage(std::filesystem::path directory);
 
-// The storage in `store`'s entries; `store` must outlive it.
-std::shared_ptr<KeyStorage> store_key_storage(Store& store);
+// The storage in `store`'s entries; `store` must outlive it. `prefix` names
+// its namespaces ("signing": the token keys, "id_token_signing": the keys of
+// the OpenID provider's ID tokens).
+std::shared_ptr<KeyStorage> store_key_storage(Store& store, std::string_view prefix = "signing");
 
 }  // namespace authd

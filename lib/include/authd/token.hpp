@@ -92,6 +92,8 @@ class TokenService {
   CacheCounts cache_counts() const noexcept;
   // The public keys as a JWK Set (RFC 7517) text; nullopt with HS256.
   std::optional<std::string> jwks() const;
+  // The keys of the ring (nullptr with HS256), checked now.
+  std::shared_ptr<const KeyRing::Keys> public_keys() const;
   // "HS256", "EdDSA" or "ES256".
   std::string_view algorithm_name() const noexcept;
 
@@ -112,5 +114,9 @@ class TokenService {
   std::shared_ptr<KeyRing> ring_;                             // public-key algorithms only
   std::shared_ptr<std::atomic<std::int64_t>> cached_version_ = std::make_shared<std::atomic<std::int64_t>>(0);
 };
+
+// A JWK Set (RFC 7517) text of every key in `rings` (nullptr entries
+// skipped), each with its kid, alg (the key's own) and use "sig".
+std::string jwk_set(const std::vector<std::shared_ptr<const KeyRing::Keys>>& rings);
 
 }  // namespace authd

@@ -1,0 +1,80 @@
+// The applications that sign their users in through authd (authd as an
+// OpenID Connect provider: docs/openid-provider.md). A client is registered
+// by the operator (authctl client add, or POST /admin/clients) and kept in
+// the store's namespaced entries ("oidc_client"), as JSON. A confidential
+// client's secret is shown once and stored only as its SHA-256 (the secret
+// is 32 random bytes, so no slow hash is needed against guessing), and
+// compared in constant time. Redirect URIs match exactly: no wildcards, no
+// prefixes, no normalisation (RFC 9700 §2.1).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "authd/error.hpp"
+#include "authd/store.hpp"
+
+namespace authd {
+
+struct OidcClient {
+  std::string id;                              // "client_" + 24 hex characters
+  std::string name;                            // for the consent page and lists
+  bool is_public = false;                      // no secret: PKCE S256 required instead
+  bool first_party = false;                    // the site's own app: no consent page
+  std::vector<std::string> redirect_uris;      // at least one
+  std::vector<std::string> post_logout_uris;   // for RP-initiated logout
+  std::vector<std::string> scopes;             // what it may ask for
+  std::string secret_sha256;                   // hex; "" for a public client
+  std::int64_t created_at = 0;                 // Unix seconds
+};
+
+// What `add` and `rotate_secret` hand back: the client and, for a
+// confidential client, its secret (the only time it is ever seen).
+struct IssuedClient {
+  OidcClient client;
+  std::string secret;
+};
+
+// The scopes authd understands, in the order discovery lists them.
+const std::vector<std::string>& supported_oidc_scopes();
+
+// A redirect URI authd accepts to register: absolute, https (http only to a
+// loopback host, RFC 8252 §7.3), no fragment, no user info, no spaces or
+// control characters, at most 2000 characters. Error: invalid_input (`field`).
+Result<void> validate_redirect_uri(std::string_view uri, std::string_view field = "redirect_uri");
+
+// Exact string comparison with each registered URI.
+bool has_redirect_uri(const OidcClient& client, std::string_view uri);
+bool has_post_logout_uri(const OidcClient& client, std::string_view uri);
+
+class OidcClients {
+ public:
+  explicit OidcClients(Store& store) : store_(store) {}
+
+  // Registers `spec` (id, secret and created_at are set here). An empty
+  // scope list means "openid profile email roles". Errors: invalid_input
+  // (name, redirect_uri, post_logout_redirect_uri, scope), storage_full.
+  Result<IssuedClient> add(OidcClient spec, std::int64_t now);
+  // Every client, by id. Errors: unavailable, internal.
+  Result<std::vector<OidcClient>> list();
+  // Error: not_found.
+  Result<OidcClient> find(std::string_view id);
+  // Error: not_found. Consents and codes of the client lapse on their own.
+  Result<void> remove(std::string_view id);
+  // A new secret; the old one stops working at once. Errors: not_found,
+  // invalid_input (a public client has no secret).
+  Result<IssuedClient> rotate_secret(std::string_view id);
+  // The client when `secret` is its secret. Every failure is invalid_login
+  // (no hint whether the id exists), with the same work done either way.
+  Result<OidcClient> authenticate(std::string_view id, std::string_view secret);
+
+ private:
+  Store& store_;
+};
+
+// The client as JSON for the admin API and authctl (never its secret hash).
+std::string describe_client(const OidcClient& client);
+
+}  // namespace authd

@@ -1,0 +1,24 @@
+// Settings of authd as an OpenID Connect provider (docs/openid-provider.md).
+#pragma once
+
+#include <vector>
+
+#include "authd/key_pair.hpp"
+#include "authd/settings.hpp"
+
+namespace authd {
+
+struct OidcSettings {
+  // oidc_provider: publish the ID-token keys (and, as the provider grows,
+  // its endpoints). Off by default: nothing changes for a site that does not
+  // use it.
+  bool provider = false;
+  // id_token_algorithm: RS256 (what every relying party must accept), ES256
+  // or EdDSA. The keys are a key ring of their own: <state_dir>/id-token-keys
+  // with LMDB, the store's "id_token_signing_*" entries with PostgreSQL.
+  crypto::KeyAlgorithm id_token_algorithm = crypto::KeyAlgorithm::rs256;
+};
+
+std::vector<settings::Setting> oidc_settings(OidcSettings& s);
+
+}  // namespace authd

@@ -1,0 +1,234 @@
+#include "authd/oidc_clients.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "authd/crypto.hpp"
+#include "authd/json.hpp"
+#include "authd/text.hpp"
+
+namespace authd {
+namespace {
+
+constexpr std::string_view kNamespace = "oidc_client";
+constexpr std::size_t kMaxUri = 2000;
+constexpr std::size_t kMaxUris = 20;
+constexpr std::size_t kMaxName = 100;
+
+std::string secret_digest(std::string_view secret) { return crypto::to_hex(crypto::sha256(secret)); }
+
+bool loopback_host(std::string_view host) {
+  return host == "localhost" || host == "127.0.0.1" || host == "[::1]" || host.starts_with("127.");
+}
+
+Json string_array(const std::vector<std::string>& items) {
+  Json array = Json::array();
+  for (const auto& item : items) array.append(Json::string(item));
+  return array;
+}
+
+std::vector<std::string> strings_of(const Json& array) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    if (auto s = array.at(i).as_string()) out.emplace_back(*s);
+  }
+  return out;
+}
+
+Json to_json(const OidcClient& client, bool with_secret_hash) {
+  Json json = Json::object();
+  json.set("client_id", Json::string(client.id))
+      .set("name", Json::string(client.name))
+      .set("public", Json::boolean(client.is_public))
+      .set("first_party", Json::boolean(client.first_party))
+      .set("redirect_uris", string_array(client.redirect_uris))
+      .set("post_logout_redirect_uris", string_array(client.post_logout_uris))
+      .set("scopes", string_array(client.scopes))
+      .set("created_at", Json::integer(client.created_at));
+  if (with_secret_hash) json.set("secret_sha256", Json::string(client.secret_sha256));
+  return json;
+}
+
+Result<OidcClient> from_json(std::string_view text) {
+  auto json = Json::parse(text);
+  if (!json || !json->is_object()) return fail(Errc::internal, "corrupt client entry");
+  OidcClient client;
+  client.id = std::string(json->get_string("client_id").value_or(""));
+  client.name = std::string(json->get_string("name").value_or(""));
+  client.is_public = json->get("public").is_true();
+  client.first_party = json->get("first_party").is_true();
+  client.redirect_uris = strings_of(json->get("redirect_uris"));
+  client.post_logout_uris = strings_of(json->get("post_logout_redirect_uris"));
+  client.scopes = strings_of(json->get("scopes"));
+  client.secret_sha256 = std::string(json->get_string("secret_sha256").value_or(""));
+  client.created_at = json->get_integer("created_at").value_or(0);
+  if (client.id.empty()) return fail(Errc::internal, "corrupt client entry");
+  return client;
+}
+
+bool valid_id(std::string_view id) {
+  if (id.size() != 31 || !id.starts_with("client_")) return false;
+  return std::all_of(id.begin() + 7, id.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+}
+
+Result<void> validate_uris(const std::vector<std::string>& uris, std::string_view field) {
+  if (uris.size() > kMaxUris) return fail_field(std::string(field), "at most 20 URIs");
+  for (const auto& uri : uris) {
+    if (auto ok = validate_redirect_uri(uri, field); !ok) return ok;
+  }
+  return {};
+}
+
+}  // namespace
+
+const std::vector<std::string>& supported_oidc_scopes() {
+  static const std::vector<std::string> scopes{"openid", "profile", "email", "roles", "offline_access"};
+  return scopes;
+}
+
+Result<void> validate_redirect_uri(std::string_view uri, std::string_view field) {
+  const std::string name(field);
+  if (uri.empty() || uri.size() > kMaxUri) return fail_field(name, name + " must be 1 to 2000 characters");
+  for (const unsigned char c : uri) {
+    if (c <= 0x20 || c >= 0x7f) return fail_field(name, name + " must not contain spaces, control or non-ASCII characters");
+  }
+  if (uri.find('#') != std::string_view::npos) return fail_field(name, name + " must not contain a fragment");
+  std::string_view rest;
+  bool https = false;
+  if (uri.starts_with("https://")) {
+    rest = uri.substr(8);
+    https = true;
+  } else if (uri.starts_with("http://")) {
+    rest = uri.substr(7);
+  } else {
+    return fail_field(name, name + " must be an absolute https URI (http only to a loopback host)");
+  }
+  const auto authority = rest.substr(0, std::min(rest.find_first_of("/?"), rest.size()));
+  if (authority.empty() || authority.find('@') != std::string_view::npos) {
+    return fail_field(name, name + " must name a host and no user info");
+  }
+  std::string_view host = authority;
+  if (host.starts_with('[')) {
+    host = host.substr(0, host.find(']') == std::string_view::npos ? host.size() : host.find(']') + 1);
+  } else if (const auto colon = host.find(':'); colon != std::string_view::npos) {
+    host = host.substr(0, colon);
+  }
+  if (host.empty()) return fail_field(name, name + " must name a host");
+  if (!https && !loopback_host(host)) {
+    return fail_field(name, name + " must use https (http only to localhost, 127.0.0.1 or [::1])");
+  }
+  return {};
+}
+
+bool has_redirect_uri(const OidcClient& client, std::string_view uri) {
+  return std::ranges::find(client.redirect_uris, uri) != client.redirect_uris.end();
+}
+
+bool has_post_logout_uri(const OidcClient& client, std::string_view uri) {
+  return std::ranges::find(client.post_logout_uris, uri) != client.post_logout_uris.end();
+}
+
+Result<IssuedClient> OidcClients::add(OidcClient spec, std::int64_t now) {
+  spec.name = std::string(text::trim(spec.name));
+  if (spec.name.empty() || spec.name.size() > kMaxName || text::has_control(spec.name)) {
+    return fail_field("name", "name must be 1 to 100 characters without control characters");
+  }
+  if (spec.redirect_uris.empty()) return fail_field("redirect_uri", "at least one redirect_uri is required");
+  if (auto ok = validate_uris(spec.redirect_uris, "redirect_uri"); !ok) return std::unexpected(ok.error());
+  if (auto ok = validate_uris(spec.post_logout_uris, "post_logout_redirect_uri"); !ok) return std::unexpected(ok.error());
+  if (spec.scopes.empty()) spec.scopes = {"openid", "profile", "email", "roles"};
+  for (const auto& scope : spec.scopes) {
+    if (std::ranges::find(supported_oidc_scopes(), scope) == supported_oidc_scopes().end()) {
+      return fail_field("scope", "unknown scope '" + scope + "' (openid, profile, email, roles, offline_access)");
+    }
+  }
+  if (std::ranges::find(spec.scopes, "openid") == spec.scopes.end()) {
+    return fail_field("scope", "the scopes must include openid");
+  }
+  IssuedClient issued;
+  spec.id = "client_" + crypto::random_hex(12);
+  spec.created_at = now;
+  if (!spec.is_public) {
+    issued.secret = crypto::random_token(32);
+    spec.secret_sha256 = secret_digest(issued.secret);
+  } else {
+    spec.secret_sha256.clear();
+  }
+  const std::string value = to_json(spec, true).dump();
+  auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
+    auto existing = txn.get_entry(kNamespace, spec.id);
+    if (!existing) return std::unexpected(existing.error());
+    if (*existing) return fail(Errc::conflict, "client id collision");
+    return txn.put_entry(kNamespace, spec.id, value, 0);
+  });
+  if (!done) return std::unexpected(done.error());
+  issued.client = std::move(spec);
+  return issued;
+}
+
+Result<std::vector<OidcClient>> OidcClients::list() {
+  return read_value(store_, [&](StoreTxn& txn) -> Result<std::vector<OidcClient>> {
+    auto entries = txn.list_entries(kNamespace);
+    if (!entries) return std::unexpected(entries.error());
+    std::vector<OidcClient> clients;
+    for (const auto& [id, value] : *entries) {
+      auto client = from_json(value);
+      if (client) clients.push_back(std::move(*client));
+    }
+    return clients;
+  });
+}
+
+Result<OidcClient> OidcClients::find(std::string_view id) {
+  if (!valid_id(id)) return fail(Errc::not_found, "no such client");
+  auto value = read_value(store_, [&](StoreTxn& txn) { return txn.get_entry(kNamespace, id); });
+  if (!value) return std::unexpected(value.error());
+  if (!*value) return fail(Errc::not_found, "no such client");
+  return from_json(**value);
+}
+
+Result<void> OidcClients::remove(std::string_view id) {
+  if (!valid_id(id)) return fail(Errc::not_found, "no such client");
+  return store_.write([&](StoreTxn& txn) -> Result<void> {
+    auto existing = txn.get_entry(kNamespace, id);
+    if (!existing) return std::unexpected(existing.error());
+    if (!*existing) return fail(Errc::not_found, "no such client");
+    return txn.delete_entry(kNamespace, id);
+  });
+}
+
+Result<IssuedClient> OidcClients::rotate_secret(std::string_view id) {
+  if (!valid_id(id)) return fail(Errc::not_found, "no such client");
+  IssuedClient issued;
+  issued.secret = crypto::random_token(32);
+  auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
+    auto existing = txn.get_entry(kNamespace, id);
+    if (!existing) return std::unexpected(existing.error());
+    if (!*existing) return fail(Errc::not_found, "no such client");
+    auto client = from_json(**existing);
+    if (!client) return std::unexpected(client.error());
+    if (client->is_public) return fail_field("client_id", "a public client has no secret");
+    client->secret_sha256 = secret_digest(issued.secret);
+    issued.client = *client;
+    return txn.put_entry(kNamespace, id, to_json(*client, true).dump(), 0);
+  });
+  if (!done) return std::unexpected(done.error());
+  return issued;
+}
+
+Result<OidcClient> OidcClients::authenticate(std::string_view id, std::string_view secret) {
+  // A digest is computed and compared whether or not the client exists.
+  const std::string presented = secret_digest(secret);
+  auto client = find(id);
+  if (!client && client.error().code != Errc::not_found) return std::unexpected(client.error());
+  const std::string expected = client && !client->secret_sha256.empty() ? client->secret_sha256 : std::string(64, '0');
+  const bool same = crypto::equal_constant_time(presented, expected);
+  if (!client || client->is_public || client->secret_sha256.empty() || secret.empty() || !same) {
+    return fail(Errc::invalid_login, "client authentication failed");
+  }
+  return client;
+}
+
+std::string describe_client(const OidcClient& client) { return to_json(client, false).dump(); }
+
+}  // namespace authd

@@ -1,0 +1,139 @@
+// authctl client add|list|show|remove|rotate-secret: the OpenID Connect
+// clients (lib/oidc/clients.cpp), registered applications signing in through authd.
+#include <cstdio>
+
+#include "authd/clock.hpp"
+#include "authd/oidc_clients.hpp"
+#include "authd/text.hpp"
+#include "commands.hpp"
+
+namespace authctl {
+namespace {
+
+using namespace authd;
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : " ") + item;
+  return out;
+}
+
+Json strings(const std::vector<std::string>& items) {
+  Json list = Json::array();
+  for (const auto& item : items) list.append(Json::string(item));
+  return list;
+}
+
+void print(const Context& context, const OidcClient& client, const std::string& secret = {}) {
+  if (context.json()) {
+    Json shown = Json::object();
+    shown.set("client_id", Json::string(client.id))
+        .set("name", Json::string(client.name))
+        .set("public", Json::boolean(client.is_public))
+        .set("first_party", Json::boolean(client.first_party))
+        .set("redirect_uris", strings(client.redirect_uris))
+        .set("post_logout_redirect_uris", strings(client.post_logout_uris))
+        .set("scopes", strings(client.scopes));
+    if (!secret.empty()) shown.set("client_secret", Json::string(secret));
+    print_json(shown);
+    return;
+  }
+  std::printf("client_id: %s\nname: %s\ntype: %s%s\nredirect_uris: %s\npost_logout_redirect_uris: %s\nscopes: %s\n",
+              client.id.c_str(), client.name.c_str(), client.is_public ? "public" : "confidential",
+              client.first_party ? " first-party" : "", joined(client.redirect_uris).c_str(),
+              joined(client.post_logout_uris).c_str(), joined(client.scopes).c_str());
+  if (!secret.empty()) std::printf("client_secret: %s\n", secret.c_str());
+}
+
+void audit(Core& core, std::string event, const std::string& client_id) {
+  const Actor actor = operator_actor();
+  core.audit().record({.event = std::move(event), .client = actor.client, .outcome = "ok",
+                       .reason = "client " + client_id, .actor = actor.name});
+}
+
+}  // namespace
+
+int add_client(Context& context, const Invocation& invocation) {
+  auto core = context.core();
+  if (!core) return failure(core.error().message);
+  OidcClient spec;
+  spec.name = invocation.operands[0];
+  spec.redirect_uris = invocation.values("redirect-uri");
+  spec.post_logout_uris = invocation.values("post-logout-uri");
+  for (const auto& value : invocation.values("scope")) {
+    for (auto word : text::words(value)) spec.scopes.emplace_back(word);
+  }
+  spec.is_public = invocation.has("public");
+  spec.first_party = invocation.has("first-party");
+  auto issued = (*core)->oidc_clients().add(std::move(spec), unix_now());
+  if (!issued) return failure(issued.error().message);
+  audit(**core, "client_added", issued->client.id);
+  print(context, issued->client, issued->secret);
+  if (!issued->secret.empty()) {
+    std::fputs("authctl: the secret is shown only now; keep it in the application's configuration\n", stderr);
+  }
+  return kOk;
+}
+
+int list_clients(Context& context, const Invocation&) {
+  auto core = context.core();
+  if (!core) return failure(core.error().message);
+  auto clients = (*core)->oidc_clients().list();
+  if (!clients) return failure(clients.error().message);
+  if (context.json()) {
+    Json list = Json::array();
+    for (const auto& client : *clients) {
+      Json entry = Json::object();
+      entry.set("client_id", Json::string(client.id))
+          .set("name", Json::string(client.name))
+          .set("public", Json::boolean(client.is_public));
+      list.append(std::move(entry));
+    }
+    print_json(list);
+    return kOk;
+  }
+  std::printf("%-31s %-12s %s\n", "CLIENT_ID", "TYPE", "NAME");
+  for (const auto& client : *clients) {
+    std::printf("%-31s %-12s %s\n", client.id.c_str(), client.is_public ? "public" : "confidential", client.name.c_str());
+  }
+  return kOk;
+}
+
+int show_client(Context& context, const Invocation& invocation) {
+  auto core = context.core();
+  if (!core) return failure(core.error().message);
+  const std::string& id = invocation.operands[0];
+  auto client = (*core)->oidc_clients().find(id);
+  if (!client) return failure(client.error().message + " '" + id + "'");
+  print(context, *client);
+  return kOk;
+}
+
+int remove_client(Context& context, const Invocation& invocation) {
+  auto core = context.core();
+  if (!core) return failure(core.error().message);
+  const std::string& id = invocation.operands[0];
+  if (auto ok = (*core)->oidc_clients().remove(id); !ok) return failure(ok.error().message + " '" + id + "'");
+  audit(**core, "client_removed", id);
+  std::printf("removed %s\n", id.c_str());
+  return kOk;
+}
+
+int rotate_client_secret(Context& context, const Invocation& invocation) {
+  auto core = context.core();
+  if (!core) return failure(core.error().message);
+  const std::string& id = invocation.operands[0];
+  auto issued = (*core)->oidc_clients().rotate_secret(id);
+  if (!issued) return failure(issued.error().message + " '" + id + "'");
+  audit(**core, "client_secret_rotated", id);
+  if (context.json()) {
+    Json shown = Json::object();
+    shown.set("client_id", Json::string(id)).set("client_secret", Json::string(issued->secret));
+    print_json(shown);
+  } else {
+    std::printf("client_id: %s\nclient_secret: %s\n", id.c_str(), issued->secret.c_str());
+  }
+  return kOk;
+}
+
+}  // namespace authctl
