@@ -10,7 +10,12 @@ This test takes each such expression (the lines that route /signup, /signin
 and /signout together) and fails, naming file, line and path, for each route
 path it does not match.
 
-usage: check_route_prefixes.py SOURCE_DIR
+With --fix, each such expression's list of prefixes is rewritten to the one
+the route table implies (the first path segment of each route, or two where
+the first is also a page of www/, or the whole path under .well-known), so a
+new route reaches authd everywhere by running this once.
+
+usage: check_route_prefixes.py [--fix] SOURCE_DIR
 """
 import glob
 import os
@@ -19,10 +24,10 @@ import sys
 
 # Where the front servers' routing expressions live (globs, relative to the tree).
 CONFIGURATIONS = ["conf/**/*.conf", "conf/**/*.in", "conf/**/Caddyfile*", "packaging/**/*.in",
-                  "packaging/**/*.conf", "debian/**/*.conf", "README.md", "docs/*.md"]
+                  "packaging/**/*.conf", "debian/**/*.conf", "debian/**/*.in", "README.md", "docs/*.md"]
 MARKER = "signup|signin|signout"
 # The portal host of the forward-auth setup routes pages and sign-in only, by design.
-PORTAL_ONLY = "login|account|admin|assets"
+PORTAL_ONLY = "login|"
 # The expression: from ^ to the end of the group that follows the alternation.
 EXPRESSION = re.compile(r"\^/?\((?:[^()]|\([^()]*\))*?" + re.escape(MARKER) + r"[^)]*\)(?:\(/\|\$\)|\(/\.\*\)\?\$|\(/\|\\\$\))?")
 
@@ -35,10 +40,54 @@ def route_paths(source):
     return sorted(paths)
 
 
+def canonical_prefixes(source):
+    """The alternation the route table implies, in the table's order."""
+    text = open(f"{source}/src/routes.cpp", encoding="utf-8").read()
+    pages = {os.path.splitext(name)[0] for name in os.listdir(f"{source}/www")}
+    prefixes = []
+    for path in re.findall(r'Route\{"(?:[A-Z]+|\*)",\s*"([^"]+)"', text):
+        segments = path.strip("/").split("/")
+        if segments[0] == ".well-known":
+            prefix = path.strip("/")
+        elif segments[0] in pages and len(segments) > 1:
+            prefix = "/".join(segments[:2])
+        else:
+            prefix = segments[0]
+        prefix = re.sub(r"\{[^}]*\}.*", "", prefix).rstrip("/")
+        if prefix not in prefixes:
+            prefixes.append(prefix)
+    # a prefix already covered by a shorter one (auth covers auth/check) is left out
+    prefixes = [p for p in prefixes if not any(p.startswith(q + "/") for q in prefixes)]
+    # the marker's three first (so that the expression stays recognisable), then the table's order
+    first = MARKER.split("|")
+    prefixes = first + [p for p in prefixes if p not in first]
+    return "|".join(p.replace(".", "\\.") for p in prefixes)
+
+
+def fix(source, files):
+    alternation = canonical_prefixes(source)
+    for name in files:
+        with open(name, encoding="utf-8") as f:
+            text = f.read()
+        def rewrite(m):
+            expression = m.group(0)
+            if PORTAL_ONLY in expression:
+                return expression
+            return re.sub(r"\((?:[^()]|\([^()]*\))*?" + re.escape(MARKER) + r"[^)]*\)", "(" + alternation + ")", expression, count=1)
+        fixed = EXPRESSION.sub(rewrite, text)
+        if fixed != text:
+            with open(name, "w", encoding="utf-8") as f:
+                f.write(fixed)
+            print(f"check_route_prefixes: rewrote {os.path.relpath(name, source)}")
+
+
 def main():
-    source = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
+    arguments = [a for a in sys.argv[1:] if a != "--fix"]
+    source = os.path.abspath(arguments[0] if arguments else ".")
     paths = route_paths(source)
     files = sorted({f for pattern in CONFIGURATIONS for f in glob.glob(f"{source}/{pattern}", recursive=True)})
+    if "--fix" in sys.argv[1:]:
+        fix(source, files)
     problems, checked = [], 0
     for name in files:
         with open(name, encoding="utf-8") as f:
