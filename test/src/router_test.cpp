@@ -151,6 +151,7 @@ TEST(RouteTableCsrf, JsonRoutesTakeOnlyApplicationJsonBeforeParsing) {
   const std::set<std::pair<std::string, std::string>> bodiless{
       {"POST", "/signin"},        {"POST", "/signout"},           {"POST", "/signout/all"},
       {"DELETE", "/admin/users/{id}"}, {"POST", "/admin/users/{id}/signout"}, {"DELETE", "/records/{id}"},
+      {"DELETE", "/admin/clients/{id}"}, {"POST", "/admin/clients/{id}/secret"},
   };
   for (const auto& route : route_table()) {
     const std::string method(route.method);
