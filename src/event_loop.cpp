@@ -356,11 +356,12 @@ struct EventLoop::Impl final : ConnectionOwner {
       fcgi::append_response(c.out, c.parser.request_id(),
                             http::serialize(http::unrouted_error_response(Error(Errc::too_slow, "request read timed out"))));
       c.served = true;
+      // Ended at once, unlike an early answer (class 5): the read timeout
+      // that bounds the drain is over, and a web server streaming a stalled
+      // client's body (Apache) needs the end to answer its client; one that
+      // buffers bodies (H2O, nginx) is not writing now. What still comes of
+      // the request is skipped.
       if (!c.parser.keep_conn()) linger(c);
-      // Kept: the read timeout that bounds dropping the rest of a request
-      // answered early (class 5) is already over, so the connection ends
-      // with this answer instead (the stalled web server is not writing).
-      else c.close_after_write = true;
       if (!c.flush()) return close(c);
       return settle(c);
     }

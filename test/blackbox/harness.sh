@@ -26,7 +26,7 @@
 #                          bench): proc_alive, stop_group, stop_pid, pick_port,
 #                          port_in_use, wait_for_port, wait_for_socket,
 #                          wait_for_http, http_status, now_ms, fcgi_spawn...
-#   apache.sh, nginx.sh    the other front ends (AUTHD_FRONTEND below)
+#   apache.sh, nginx.sh, h2o.sh   the other front ends (AUTHD_FRONTEND below)
 #
 # Inputs (environment; defaults derived from this file's location)
 #   SOURCE_DIR     repository root                    (default: ../.. from here)
@@ -40,7 +40,8 @@
 #                  lighttpd  (default) conf/lighttpd.conf, LIGHTTPD_CONF to
 #                            use another file;
 #                  apache    Apache 2.4, conf/apache/authd.conf (apache.sh);
-#                  nginx     nginx, conf/nginx/authd.conf (nginx.sh).
+#                  nginx     nginx, conf/nginx/authd.conf (nginx.sh);
+#                  h2o       H2O 2.2, conf/h2o/authd.conf (h2o.sh).
 #                  Everything else is alike; CTest runs the suite on each, as
 #                  blackbox.NAME, blackbox-apache.NAME and blackbox-nginx.NAME.
 #
@@ -216,7 +217,11 @@ case $AUTHD_FRONTEND in
     # shellcheck source=nginx.sh
     source "$_HARNESS_DIR/nginx.sh"
     ;;
-  *) _harness_die "AUTHD_FRONTEND must be lighttpd, apache or nginx, not '$AUTHD_FRONTEND'" ;;
+  h2o)
+    # shellcheck source=h2o.sh
+    source "$_HARNESS_DIR/h2o.sh"
+    ;;
+  *) _harness_die "AUTHD_FRONTEND must be lighttpd, apache, nginx or h2o, not '$AUTHD_FRONTEND'" ;;
 esac
 
 # _frontend_spawn NAME OUT_FILE ERROR_LOG COMMAND...: starts the front end:
