@@ -10,10 +10,13 @@
 #    glibc 2.36 function the static libstdc++ refers to, so that the release
 #    runs on glibc 2.34 (RHEL/AlmaLinux/CloudLinux 9, Ubuntu 22.04);
 #  - libcbor and libqrencode (the second factor) have no static archives in
-#    Debian: scripts/dist.sh ships them in the release's lib/, found through
-#    the programs' RUNPATH: $ORIGIN/../lib (the unpacked release),
-#    $ORIGIN/.authd-lib (authd.fcgi in the document root, where install.sh
-#    copies them; .htaccess hides dot paths) and $ORIGIN/lib (authctl);
+#    Debian: scripts/dist.sh ships them in the release's lib/, and install.sh
+#    copies them into STATE/lib, beside both installed programs
+#    (STATE/authd.fcgi, STATE/authctl), outside every document root. The one
+#    search path is RUNPATH $ORIGIN/lib: never a directory of the document
+#    root, which another site's upload bug could fill with a library of its
+#    own (the document root holds only a two-line script that execs
+#    STATE/authd.fcgi);
 #  - what stays dynamic (glibc, OpenSSL 3, libcurl 4) is what hosts have; the
 #    release notes (packaging/hosting/RELEASE-NOTES.md), checked by
 #    scripts/dist.sh and test/hosting, keep that list honest.
@@ -36,9 +39,12 @@ add_link_options(-static-libstdc++)
 function(authd_relocatable_programs)
   foreach(program authd authctl)
     target_sources(${program} PRIVATE ${PROJECT_SOURCE_DIR}/src/compat/arc4random.cpp)
+    # The install RUNPATH at build time too: a build RUNPATH gets padded with
+    # ':' for a later install, and an empty entry means the current directory
+    # (for a CGI program: the document root).
     set_target_properties(${program} PROPERTIES
-      BUILD_RPATH "\$ORIGIN/../lib:\$ORIGIN/.authd-lib:\$ORIGIN/lib"
-      BUILD_RPATH_USE_ORIGIN ON)
+      INSTALL_RPATH "\$ORIGIN/lib"
+      BUILD_WITH_INSTALL_RPATH ON)
   endforeach()
 endfunction()
 cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL authd_relocatable_programs)

@@ -8,8 +8,12 @@
 #       README.md           the "Shared hosting" section of README.md
 #       RELEASE-NOTES.md    what the release needs from the host (glibc, libraries)
 #       VERSION
-#       bin/authd           the program (FastCGI or CGI); becomes DOCROOT/authd.fcgi
+#       bin/authd           the program (FastCGI or CGI); becomes STATE/authd.fcgi,
+#                           which DOCROOT/authd.fcgi (a two-line script) starts
 #       bin/authctl         the admin command; copied into the state directory
+#       lib/                the libraries without a static archive; copied
+#                           into STATE/lib, the programs' one search path
+#                           (RUNPATH $ORIGIN/lib, outside every document root)
 #       conf/authd.conf     the default configuration (documented)
 #       conf/htaccess       the .htaccess block install.sh writes
 #       www/                the pages

@@ -6,7 +6,8 @@
 #     version that bin/authd and bin/authctl need;
 #   - "Libraries from the host: ...": exactly the NEEDED entries of the two
 #     that lib/ does not hold (so every other library is inside them or
-#     beside them), and no RPATH/RUNPATH but $ORIGIN;
+#     beside them), and no search path but RUNPATH $ORIGIN/lib (STATE/lib
+#     once installed: never a directory of the document root);
 #   - "Bundled in lib/: ...": exactly the libraries in lib/ (their GLIBC_
 #     versions count toward the oldest glibc too);
 #   - README.md names each of those libraries and the glibc version.
@@ -44,7 +45,8 @@ echo "check-release: highest GLIBC_ version: $glibc"
   complain "the programs need [$(echo $needed)], the release notes claim [$(echo $claimed_libs)]"
 for b in "$dir/bin/authd" "$dir/bin/authctl"; do
   paths=$(readelf -d "$b" | sed -n 's/.*(R\(UN\)\{0,1\}PATH).*\[\(.*\)\]/\2/p')
-  [[ -z $paths || $paths == '$ORIGIN'* ]] || complain "$(basename "$b") has the search path $paths"
+  [[ -z $paths || $paths == '$ORIGIN/lib' ]] || complain "$(basename "$b") has the search path $paths, not \$ORIGIN/lib"
+  if readelf -d "$b" | grep -q '(RPATH)'; then complain "$(basename "$b") has an RPATH, not a RUNPATH"; fi
 done
 for lib in $claimed_libs "glibc $claimed_glibc"; do
   grep -qF -- "$lib" "$dir/README.md" || complain "README.md does not name $lib"

@@ -6,10 +6,14 @@
 #
 #   --docroot DIR  the directory the web server serves authd from, e.g.
 #                  ~/public_html/auth (created if missing). It receives the
-#                  pages (www/), the program (authd.fcgi) and an .htaccess.
+#                  pages (www/), an .htaccess and authd.fcgi: a two-line
+#                  script that starts the program in the state directory.
 #   --state DIR    authd's private directory, outside every document root:
-#                  database, signing key, config (authd.conf) and the admin
-#                  command (authctl). Mode 0700. Default: the one DIR already
+#                  database, signing key, config (authd.conf), the program
+#                  (authd.fcgi), the admin command (authctl) and the
+#                  libraries both load (lib/, their only search path: no
+#                  library is ever loaded from a directory a web
+#                  application could write to). Mode 0700. Default: the one DIR already
 #                  uses (an upgrade), else authd-state beside this release's
 #                  folder.
 #   --url URL      the address DIR is served at, e.g. https://example.com/auth.
@@ -54,7 +58,7 @@ if [[ -z $state && -L $docroot/authd.conf && -f $docroot/authd.conf ]]; then
 fi
 [[ -n $state ]] || state=$(dirname "$here")/authd-state
 state=$(umask 077 && absolute "$state") || die "cannot create the state directory $state"
-[[ $state != *[\|\&]* && $docroot != *[\|\&]* ]] || die "paths with '|' or '&' are not supported"
+[[ $state != *[\|\&\']* && $docroot != *[\|\&\']* ]] || die "paths with '|', '&' or a quote are not supported"
 
 inside() { [[ $1 == "$2" || $1 == "$2"/* ]]; }  # is $1 the directory $2 or below it?
 
@@ -109,15 +113,6 @@ fi
 grep -qxF "state_dir = $state" "$config" ||
   echo "install.sh: note: state_dir in $config is not $state; authd uses what the file says" >&2
 
-# Does the program run on this host, with this config? Before anything in the
-# document root changes. --check opens the database and, on the first
-# install, creates the signing key.
-if ! check=$(env -i PATH=/usr/bin:/bin AUTHD_CONFIG="$config" "$here/bin/authd" --check 2>&1); then
-  printf '%s\n' "$check" >&2
-  die "authd cannot run here (see above; README.md, 'What the host needs'); nothing in $docroot was changed"
-fi
-
-# The admin command, beside its config (it reads the authd.conf beside it).
 install_file() { # SRC DEST MODE: replaced atomically (a running copy keeps its file)
   local tmp
   tmp=$(mktemp "$(dirname "$2")/.install.XXXXXX")
@@ -125,22 +120,36 @@ install_file() { # SRC DEST MODE: replaced atomically (a running copy keeps its 
   chmod "$3" "$tmp"
   mv -f -- "$tmp" "$2"
 }
-# The libraries the release carries (lib/, RELEASE-NOTES.md) go beside each
-# program: $state/lib for authctl, $docroot/.authd-lib for authd.fcgi (their
-# RUNPATH; .htaccess answers 404 for every dot path).
-install_libs() { # DIR
-  [[ -d $here/lib ]] || return 0
-  mkdir -p "$1"
-  local lib
-  for lib in "$here"/lib/*; do install_file "$lib" "$1/$(basename "$lib")" 0644; done
-}
-install_libs "$state/lib"
+# The libraries the release carries (lib/, RELEASE-NOTES.md) go to
+# $state/lib, the programs' one search path (RUNPATH $ORIGIN/lib): beside
+# the programs, outside every document root.
+if [[ -d $here/lib ]]; then
+  mkdir -p "$state/lib"
+  chmod 0700 "$state/lib"
+  for lib in "$here"/lib/*; do install_file "$lib" "$state/lib/$(basename "$lib")" 0600; done
+fi
+
+# Does the program run on this host, with this config? Before anything in the
+# document root changes. --check opens the database and, on the first
+# install, creates the signing key.
+tmp_program=$(mktemp "$state/.authd.fcgi.XXXXXX")
+cp -- "$here/bin/authd" "$tmp_program"
+chmod 0700 "$tmp_program"
+if ! check=$(env -i PATH=/usr/bin:/bin AUTHD_CONFIG="$config" "$tmp_program" --check 2>&1); then
+  rm -f -- "$tmp_program"
+  printf '%s\n' "$check" >&2
+  die "authd cannot run here (see above; README.md, 'What the host needs'); nothing in $docroot was changed"
+fi
+# Named authd.fcgi: the .htaccess rules hand requests to DOCROOT/authd.fcgi/ROUTE,
+# and the program recognises its own name in SCRIPT_NAME.
+mv -f -- "$tmp_program" "$state/authd.fcgi"
+# The admin command, beside its config (it reads the authd.conf beside it).
 install_file "$here/bin/authctl" "$state/authctl" 0700
 # In case the state directory ever ends up below a document root after all.
 printf 'RewriteEngine On\nRewriteRule ^ - [R=404,L]\n' >"$state/.htaccess"
 chmod 0600 "$state/.htaccess"
 
-# The document root: pages, program, config link, .htaccess.
+# The document root: pages, the program's starter, config link, .htaccess.
 chmod 0755 "$docroot"
 cp -R -- "$here/www/." "$docroot/"
 if [[ -n $base ]]; then
@@ -155,8 +164,15 @@ if [[ -n $base ]]; then
     sed -i -E "s#([\"\`])/([a-z])#\\1$base/\\2#g" "$script"
   done
 fi
-install_libs "$docroot/.authd-lib"
-install_file "$here/bin/authd" "$docroot/authd.fcgi" 0755
+# Earlier releases put the program's libraries here: gone.
+rm -rf -- "$docroot/.authd-lib"
+# The web server starts this script (CGI or mod_fcgid); it becomes the
+# program, which loads its libraries from $state/lib only.
+tmp=$(mktemp "$docroot/.authd.fcgi.XXXXXX")
+printf '#!/bin/sh\n# Written by install.sh (authd %s): the program lives in the private state directory.\nexec '"'"'%s/authd.fcgi'"'"' "$@"\n' \
+  "$version" "$state" >"$tmp"
+chmod 0755 "$tmp"
+mv -f -- "$tmp" "$docroot/authd.fcgi"
 ln -sfn "$config" "$docroot/authd.conf"
 
 block=$(sed -e "s|@BASE@|$base|g" -e "s|@VERSION@|$version|g" "$here/conf/htaccess")

@@ -41,13 +41,25 @@ expect_match "README is the Shared hosting section" 'Install, step by step' "$(c
 expect_match "README says what to do with CGI only" 'only CGI' "$(cat "$R/README.md")"
 expect_eq "no build paths in the default config" no "$(grep -q "$SOURCE_DIR" "$R/conf/authd.conf" && echo yes || echo no)"
 
+# The programs as install.sh lays them out in the state directory
+# (STATE/authd.fcgi, STATE/authctl, STATE/lib/): their one search path is
+# RUNPATH $ORIGIN/lib.
+I=$WORK/installed
+mkdir -m 0700 "$I"
+cp "$R/bin/authd" "$I/authd.fcgi"
+cp "$R/bin/authctl" "$I/authctl"
+[[ -d $R/lib ]] && cp -R "$R/lib" "$I/lib"
+declare -A INSTALLED=([authd]=$I/authd.fcgi [authctl]=$I/authctl)
+
 step "what the programs need from the host"
 for b in authd authctl; do
+  expect_eq "$b: the one search path is RUNPATH \$ORIGIN/lib" '$ORIGIN/lib' \
+    "$(readelf -d "$R/bin/$b" | sed -n 's/.*(R\(UN\)\{0,1\}PATH).*\[\(.*\)\]/\2/p')"
   needed=$(readelf -d "$R/bin/$b" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
   echo "     $b needs: $needed"
   expect_eq "$b: none of libfcgi, libargon2, LMDB, jansson, cgicc, libstdc++ from the host" "" \
     "$(grep -oE 'lib(fcgi|argon2|lmdb|jansson|cgicc|stdc\+\+)[^ ]*' <<<"$needed")"
-  ldd_out=$(ldd "$R/bin/$b" 2>&1)
+  ldd_out=$(ldd "${INSTALLED[$b]}" 2>&1)
   expect_eq "$b: ldd finds every library" "" "$(grep -i 'not found' <<<"$ldd_out")"
   echo "$ldd_out" | sed 's/^/     | /'
 done
@@ -58,8 +70,8 @@ for lib in $(sed -n 's/^- Bundled in lib\/: //p' "$R/RELEASE-NOTES.md"); do
   for b in authd authctl; do
     readelf -d "$R/bin/$b" | grep -qF "[$lib]" || continue  # not needed by this one
     # RUNPATH comes before the system's directories: the release's copy is the one loaded.
-    expect_eq "$b loads lib/$lib from the release" "$(realpath "$R/lib/$lib")" \
-      "$(realpath -m "$(ldd "$R/bin/$b" | awk -v lib="$lib" '$1 == lib { print $3 }')")"
+    expect_eq "$b, installed, loads lib/$lib from beside it" "$(realpath "$I/lib/$lib")" \
+      "$(realpath -m "$(ldd "${INSTALLED[$b]}" | awk -v lib="$lib" '$1 == lib { print $3 }')")"
   done
 done
 
@@ -77,15 +89,15 @@ expect_eq "check-release.sh: libraries and glibc as claimed, README names them" 
 step "the programs run"
 mkdir -m 0700 "$WORK/state"
 sed "s|^state_dir = .*|state_dir = $WORK/state|" "$R/conf/authd.conf" >"$WORK/authd.conf"
-out=$(env -i PATH=/usr/bin:/bin AUTHD_CONFIG="$WORK/authd.conf" "$R/bin/authd" --check 2>&1)
+out=$(env -i PATH=/usr/bin:/bin AUTHD_CONFIG="$WORK/authd.conf" "$I/authd.fcgi" --check 2>&1)
 expect_eq "authd --check with a config" 0 "$?"
-out=$(printf 'pw' | env -i PATH=/usr/bin:/bin AUTHD_CONFIG="$WORK/authd.conf" "$R/bin/authctl" add root1 admin 2>&1)
+out=$(printf 'pw' | env -i PATH=/usr/bin:/bin AUTHD_CONFIG="$WORK/authd.conf" "$I/authctl" add root1 admin 2>&1)
 expect_eq "authctl add with a config" 0 "$?"
 cd "$WORK" || exit 1
-out=$(env -i PATH=/usr/bin:/bin "$R/bin/authctl" list 2>&1)
+out=$(env -i PATH=/usr/bin:/bin "$I/authctl" list 2>&1)
 rc=$?
 expect_eq "authctl without its config: exit 1" 1 "$rc"
-expect_match "authctl without its config names the file beside it" "$R/bin/authd.conf" "$out"
+expect_match "authctl without its config names the file beside it" "$I/authd.conf" "$out"
 expect_eq "and made no state directory" no "$([[ -e $WORK/var ]] && echo yes || echo no)"
 
 finish

@@ -125,6 +125,53 @@ expect_eq "the document root has the pages and the .htaccess" "index.html 404.ht
 expect_eq "the config link points into the state dir" "$STATE/authd.conf" "$(readlink "$DOCROOT/authd.conf")"
 KEY_SUM=$(sha256sum "$STATE/signing.key" | cut -d' ' -f1)
 
+# --- no library from a directory another site's app could write (SECURITY.md, class 7) ---------
+# Attack: another application of the same site has an upload bug and drops
+# libcbor.so.0.8 into ~/public_html/lib or ~/public_html/auth/.authd-lib or
+# ~/public_html/auth/lib, which the program searched first (RUNPATH
+# $ORIGIN/../lib, $ORIGIN/.authd-lib, $ORIGIN/lib with authd.fcgi in the
+# document root): its code runs as the site's user, with the signing key.
+step "libraries: one search path, outside every document root"
+for f in "$STATE/authd.fcgi" "$STATE/authctl"; do
+  expect_eq "$(basename "$f"): RUNPATH is \$ORIGIN/lib only" '$ORIGIN/lib' \
+    "$(readelf -d "$f" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')"
+  expect_eq "$(basename "$f"): no RPATH" "" "$(readelf -d "$f" | grep '(RPATH)')"
+done
+expect_eq "the document root's authd.fcgi is a script, not the program" "#!/bin/sh" "$(head -n 1 "$DOCROOT/authd.fcgi")"
+expect_eq "it starts the program in the state directory" "exec '$STATE/authd.fcgi' \"\$@\"" "$(tail -n 1 "$DOCROOT/authd.fcgi")"
+BUNDLED=$(sed -n 's/^- Bundled in lib\/: //p' "$HOME_DIR/$release/RELEASE-NOTES.md")
+for lib in $BUNDLED; do
+  expect_eq "$lib is in the state directory's lib/" yes "$([[ -f $STATE/lib/$lib ]] && echo yes || echo no)"
+done
+expect_eq "no library directory in the document root" no "$([[ -e $DOCROOT/.authd-lib || -e $DOCROOT/lib ]] && echo yes || echo no)"
+# The neighbour's libraries: each would leave a marker file when loaded (and
+# cannot stand in for the real one: the program would not start).
+MARKERS=$WORK/markers
+mkdir -m 0777 "$MARKERS"
+printf '#include <stdio.h>\n__attribute__((constructor)) static void planted(void) { FILE* f = fopen("%s/loaded", "a"); if (f) { fputs("planted\\n", f); fclose(f); } }\n' \
+  "$MARKERS" >"$WORK/planted.c"
+PLANTED_DIRS=("$HOME_DIR/public_html/lib" "$DOCROOT/.authd-lib" "$DOCROOT/lib")
+for dir in "${PLANTED_DIRS[@]}"; do
+  as_user mkdir -p "$dir"
+  for lib in $BUNDLED; do
+    cc -shared -fPIC -o "$WORK/planted.so" "$WORK/planted.c" -Wl,-soname,"$lib" || die "cc failed"
+    as_user cp "$WORK/planted.so" "$dir/$lib" 2>/dev/null || cp "$WORK/planted.so" "$dir/$lib"
+    chmod 0755 "$dir/$lib"
+  done
+done
+trace=$(as_user env LD_DEBUG=libs GATEWAY_INTERFACE=CGI/1.1 REQUEST_METHOD=GET SCRIPT_NAME=/auth/authd.fcgi \
+        PATH_INFO=/records "$DOCROOT/authd.fcgi" 2>&1 </dev/null)
+expect_match "a CGI run of the document root's authd.fcgi answers" 'Status: 401' "$trace"
+searched=$(grep -oE 'search path=[^ ]*' <<<"$trace" | sort -u)
+printf '%s\n' "$searched" | sed 's/^/     | /'
+expect_match "the loader searched the state directory's lib/" "search path=$STATE/lib" "$searched"
+expect_eq "the loader searched nothing under public_html" "" "$(grep -F "$HOME_DIR/public_html" <<<"$searched")"
+for lib in $BUNDLED; do
+  expect_match "$lib came from the state directory" "trying file=$STATE/lib/$lib" "$trace"
+done
+expect_eq "no file under public_html was tried" "" "$(grep -F "trying file=$HOME_DIR/public_html" <<<"$trace")"
+expect_eq "no planted library was loaded" "" "$(cat "$MARKERS/loaded" 2>/dev/null)"
+
 # --- Apache as the host runs it ---------------------------------------------------------------
 _port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 write_apache_conf() {
@@ -150,6 +197,7 @@ LoadModule alias_module $HTTPD_MODULES/mod_alias.so
 LoadModule env_module $HTTPD_MODULES/mod_env.so
 LoadModule setenvif_module $HTTPD_MODULES/mod_setenvif.so
 LoadModule rewrite_module $HTTPD_MODULES/mod_rewrite.so
+LoadModule headers_module $HTTPD_MODULES/mod_headers.so
 <IfModule !log_config_module>
   LoadModule log_config_module $HTTPD_MODULES/mod_log_config.so
 </IfModule>
@@ -238,6 +286,19 @@ as_user cp "$WORK/authd.conf.good" "$STATE/authd.conf" 2>/dev/null || cp "$WORK/
 if [[ $MODE == fcgid ]]; then sleep 1; fi  # mod_fcgid waits a moment before spawning a failed class again
 for ((i = 0; i < 50; i++)); do http GET /records; [[ $STATUS == 401 ]] && break; sleep 0.2; done
 expect_status 401 "config repaired: GET /records answers again"
+
+# --- the security headers of the shipped server configurations, from .htaccess ------------------
+# Attack: the sign-in page framed by another site (clickjacking), a response
+# sniffed as another type, the token-bearing URL leaked in Referer.
+step "security headers"
+for path in / /login /records /no-such-file; do
+  http GET "$path"
+  expect_match "GET /auth$path: CSP forbids framing" "frame-ancestors 'none'" "$(header Content-Security-Policy)"
+  expect_match "GET /auth$path: CSP, scripts from this site only" "script-src 'self'" "$(header Content-Security-Policy)"
+  expect_eq "GET /auth$path: nosniff" nosniff "$(header X-Content-Type-Options)"
+  expect_eq "GET /auth$path: Referrer-Policy" no-referrer "$(header Referrer-Policy)"
+done
+expect_eq "the planted libraries were never loaded through Apache either" "" "$(cat "$MARKERS/loaded" 2>/dev/null)"
 
 # --- the page and sign-up ---------------------------------------------------------------------
 step "page, sign-up, sign-in"
