@@ -56,6 +56,10 @@ void run(App& app) {
   mail::Outbox outbox(app.core->store(), settings);
   const mail::SmtpClient smtp(settings);
   const auto from = mail::parse_mailbox(settings.smtp_from);
+  // A server that cannot be reached is not hammered with every queued
+  // message in turn: after each such failure the sender pauses, longer each
+  // time (250 ms doubling to 5 s), until a message goes through.
+  std::chrono::milliseconds pause{0};
   while (!stopping()) {
     auto claimed = outbox.claim(unix_now(), kLease);
     if (!claimed) {
@@ -73,12 +77,17 @@ void run(App& app) {
       metrics::mail_sent();
       audit(app, message, "ok", "accepted by the mail server");
       if (auto gone = outbox.sent(message); !gone) log::warn("mail: cannot delete a sent message: " + gone.error().message);
+      pause = std::chrono::milliseconds{0};
     } else {
       metrics::mail_failed();
       audit(app, message, "failed", "attempt " + std::to_string(message.attempts + 1) + ", will retry");
       log::warn("mail: " + sent.error().message);
       if (auto later = outbox.failed(message, unix_now()); !later) {
         log::warn("mail: cannot reschedule a message: " + later.error().message);
+      }
+      if (sent.error().code == Errc::unavailable) {
+        pause = std::min<std::chrono::milliseconds>(std::max<std::chrono::milliseconds>(2 * pause, 250ms), 5s);
+        wait_for(pause);
       }
     }
   }

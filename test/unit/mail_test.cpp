@@ -127,7 +127,9 @@ TEST(MailTemplates, OperatorFilesReplaceBuiltInsAndUnknownPlaceholdersAreRefused
 }
 
 TEST(MailTemplates, TheShippedConfMailFilesLoad) {
+  // __FILE__ is relative to the build directory of this test (CTest runs it there).
   const auto shipped = std::filesystem::path(__FILE__).parent_path() / ".." / ".." / "conf" / "mail";
+  ASSERT_TRUE(std::filesystem::is_regular_file(shipped / "password_reset.txt")) << shipped;
   auto templates = mail::Templates::load(shipped);
   ASSERT_TRUE(templates) << templates.error().message;
   // ... and say what the built-in texts say (conf/mail/ is their editable copy).
@@ -221,6 +223,28 @@ TEST(MailDuration, ReadsNaturally) {
   EXPECT_EQ(describe_duration(3600), "1 hour");
   EXPECT_EQ(describe_duration(7 * 86400), "7 days");
   EXPECT_EQ(describe_duration(61), "61 seconds");
+}
+
+}  // namespace
+}  // namespace authd
+
+namespace authd {
+namespace {
+
+// docs/mail.md cannot drift from the settings table: every row is in its
+// table with the declared default.
+TEST(MailDocs, EverySettingIsDocumentedWithItsDefault) {
+  const auto doc_path = std::filesystem::path(__FILE__).parent_path() / ".." / ".." / "docs" / "mail.md";
+  std::ifstream in(doc_path);
+  ASSERT_TRUE(in) << doc_path;
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  MailSettings settings;
+  for (const auto& row : mail_settings(settings)) {
+    const auto shown = row.show();
+    const std::string expected =
+        "| `" + row.name + "` | " + (shown.empty() ? std::string("(empty)") : "`" + shown + "`") + " |";
+    EXPECT_NE(doc.find(expected), std::string::npos) << "docs/mail.md lacks the row " << expected;
+  }
 }
 
 }  // namespace
