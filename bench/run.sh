@@ -48,7 +48,7 @@
 #
 # For each: requests/s, p50/p99, ratio to the ceiling of its front server and
 # to the Fastify cluster behind nginx, CPU time per request of the backend
-# (utime + stime of its process group from /proc/PID/stat, before and after
+# (every thread of its process group, /proc/PID/task/TID/schedstat, before and after
 # the measured run, / requests), the front and wrk, statuses from the
 # front's access log, wrk's errors; the RSS of the processes. Prints a Markdown
 # report and writes it to $BENCH_RESULTS/latest.md, with everything as JSON in

@@ -17,22 +17,34 @@
 #   group_memory_json PGID NAME the same, summed over a process group
 #   perf_summary ID TITLE       (BENCH_PERF=1) where the CPU went
 
-# CPU time (user + system, all threads) the processes of group PGID have used
-# so far, in clock ticks (processes that exited meanwhile are not counted).
-group_cpu_ticks() {
+# CPU time the processes of group PGID have used so far, in microseconds
+# (processes and threads that exited meanwhile are not counted). From each
+# thread's /proc/PID/task/TID/schedstat (time on the CPU, in ns, exact) when
+# the kernel has it; otherwise utime + stime of /proc/PID/stat, in clock ticks
+# (10 ms samples: short bursts of many processes are counted badly).
+CLK_TCK=$(getconf CLK_TCK)
+CPU_SOURCE=stat
+read -r _cpu_ns _ _ <"/proc/$$/schedstat" 2>/dev/null && ((${_cpu_ns:-0} > 0)) && CPU_SOURCE=schedstat
+group_cpu_us() {
   local pgid=$1
   [[ -n $pgid ]] || { echo 0; return; }
-  local f st total=0 fields
+  local f st total=0 fields task ns
   for f in /proc/[0-9]*/stat; do
     { read -r st <"$f"; } 2>/dev/null || continue
     st=${st##*) }
     read -ra fields <<<"$st"
     [[ ${fields[2]} == "$pgid" ]] || continue
-    total=$((total + fields[11] + fields[12]))
+    if [[ $CPU_SOURCE == schedstat ]]; then
+      for task in "${f%/stat}"/task/*/schedstat; do
+        { read -r ns _ <"$task"; } 2>/dev/null || continue
+        total=$((total + ns / 1000))
+      done
+    else
+      total=$((total + (fields[11] + fields[12]) * 1000000 / CLK_TCK))
+    fi
   done
   echo "$total"
 }
-CLK_TCK=$(getconf CLK_TCK)
 
 # Sets CHILDREN_CPU_US to the user + system CPU time of this script's
 # terminated, waited-for children (bash's `times`, second line). `times` must
@@ -149,8 +161,8 @@ run_scenario() {
   local perf_pid="" backend_cpu0 front_cpu0 wrk_cpu0
   children_cpu
   wrk_cpu0=$CHILDREN_CPU_US
-  backend_cpu0=$(group_cpu_ticks "$BACKEND_PGID")
-  front_cpu0=$(group_cpu_ticks "$FRONT_PGID")
+  backend_cpu0=$(group_cpu_us "$BACKEND_PGID")
+  front_cpu0=$(group_cpu_us "$FRONT_PGID")
   if ((BENCH_PERF)); then
     perf record -a -e cpu-clock -F 499 -o "$RAW/$id.perf.data" -- sleep "$duration" >"$RAW/$id.perf.log" 2>&1 &
     perf_pid=$!
@@ -172,8 +184,8 @@ run_scenario() {
     wait "$sampler" 2>/dev/null || true
     anon_peak=$(cat "$RAW/$id.anon" 2>/dev/null || echo null)
   fi
-  local backend_cpu=$(($(group_cpu_ticks "$BACKEND_PGID") - backend_cpu0))
-  local front_cpu=$(($(group_cpu_ticks "$FRONT_PGID") - front_cpu0))
+  local backend_cpu=$(($(group_cpu_us "$BACKEND_PGID") - backend_cpu0))
+  local front_cpu=$(($(group_cpu_us "$FRONT_PGID") - front_cpu0))
   children_cpu
   local wrk_cpu=$((CHILDREN_CPU_US - wrk_cpu0))
   [[ -s $out ]] || die "wrk ($id) wrote no figures: $(cat "$RAW/$id.txt")"
@@ -186,7 +198,7 @@ run_scenario() {
   statuses=$(log_statuses "$offset")
   jq -c --arg id "$id" --arg title "$title" --arg method "$method" --arg path "$path" \
      --argjson expected "$expected" --argjson connections "$conns" --argjson statuses "$statuses" \
-     --argjson backend_ticks "$backend_cpu" --argjson front_ticks "$front_cpu" --argjson hz "$CLK_TCK" \
+     --argjson backend_us "$backend_cpu" --argjson front_us "$front_cpu" --arg cpu_source "$CPU_SOURCE" \
      --argjson wrk_us "$wrk_cpu" --arg front "${ROW_FRONT:-}" --arg backend "${ROW_BACKEND:-}" \
      --arg ceiling "${ROW_CEILING:-}" --arg threads "${ROW_THREADS:-}" --arg keep "${ROW_KEEP:-}" \
      --arg users "${ROW_USERS:-}" --argjson anon_peak "${anon_peak:-null}" --arg candidate "${ROW_CANDIDATE:-}" \
@@ -199,10 +211,10 @@ run_scenario() {
        backend_threads: (if $threads == "" then null else ($threads | tonumber) end),
        kept_connections: (if $keep == "" then null else ($keep | tonumber) end),
        users: (if $users == "" then null else ($users | tonumber) end),
-       backend_anon_peak_kb: $anon_peak} + .
+       backend_anon_peak_kb: $anon_peak, cpu_source: $cpu_source} + .
       | . + {cpu_us_per_request: {
-          backend: (if .requests > 0 then $backend_ticks / $hz * 1e6 / .requests else null end),
-          front: (if .requests > 0 and .front != "direct" then $front_ticks / $hz * 1e6 / .requests else null end),
+          backend: (if .requests > 0 then $backend_us / .requests else null end),
+          front: (if .requests > 0 and .front != "direct" then $front_us / .requests else null end),
           wrk: (if .requests > 0 then $wrk_us / .requests else null end)}}
       | .cpu_us_per_request.total = (.cpu_us_per_request | [.backend, .front, .wrk] | map(. // 0) | add)' \
      "$out" >"$RAW/$id.scenario.json"
