@@ -104,6 +104,17 @@ def main():
                         subject = path if anchored_slash else path.lstrip("/")
                         if not re.match(expression, subject):
                             problems.append(f"{os.path.relpath(name, source)}:{number}: {path} does not reach authd")
+    # H2O routes by path prefix: `/prefix: *authd` entries (conf/h2o/authd.conf).
+    for name in files:
+        with open(name, encoding="utf-8") as f:
+            entries = [(n, m.group(1)) for n, line in enumerate(f, 1)
+                       for m in [re.match(r"^\s+(/\S*):\s*[*&]authd\b", line)] if m]
+        if not entries:
+            continue
+        checked += 1
+        for path in paths:
+            if not any(path == prefix or path.startswith(prefix.rstrip("/") + "/") for _, prefix in entries):
+                problems.append(f"{os.path.relpath(name, source)}:{entries[0][0]}: {path} does not reach authd")
     for p in problems:
         print(p)
     if checked == 0:
