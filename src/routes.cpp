@@ -126,9 +126,12 @@ handlers::HandlerResult run(App& app, const http::Request& request, const RouteM
   if (match.authorizer) return authorizer(app, request, RouteContext{});
   if (match.error) return std::unexpected(*match.error);
   const Route& route = *match.route;
-  if (auto admitted = admit(route, request); !admitted) return std::unexpected(admitted.error());
+  if (auto admitted = admit_site(route, request); !admitted) return std::unexpected(admitted.error());
   RouteContext context{match.id, nullptr};
-  if (route.access == Access::open) return route.handler(app, request, context);
+  if (route.access == Access::open) {
+    if (auto admitted = admit_body(route, request); !admitted) return std::unexpected(admitted.error());
+    return route.handler(app, request, context);
+  }
   // RFC 6750 §2.3 tokens in URIs end up in logs and histories: refuse the
   // query-parameter method outright (and so any second credential with it).
   if (text::query_value(request.query, "access_token")) {
@@ -159,6 +162,8 @@ handlers::HandlerResult run(App& app, const http::Request& request, const RouteM
     return std::unexpected(principal.error());
   }
   context.principal = &*principal;
+  // After the token check (the spec: it runs first on protected routes), before any parsing.
+  if (auto admitted = admit_body(route, request); !admitted) return std::unexpected(admitted.error());
   return route.handler(app, request, context);
 }
 
@@ -177,14 +182,21 @@ static bool bearer_header(const http::Request& request) {
   return authorization.size() > 7 && text::iequals(authorization.substr(0, 7), "Bearer ");
 }
 
-Result<void> admit(const Route& route, const http::Request& request) {
+Result<void> admit_site(const Route& route, const http::Request& request) {
   // Whatever else authenticates the request (nothing, the cookie, Basic, a
   // token in the body): the table, not each handler, keeps other sites out.
-  if (changes_state(route) && !bearer_header(request)) {
-    if (auto same = http::refuse_cross_site(request); !same) return same;
-  }
+  if (changes_state(route) && !bearer_header(request)) return http::refuse_cross_site(request);
+  return {};
+}
+
+Result<void> admit_body(const Route& route, const http::Request& request) {
   if (route.body == Body::json && !request.body.empty()) return http::require_json_body(request);
   return {};
+}
+
+Result<void> admit(const Route& route, const http::Request& request) {
+  if (auto same = admit_site(route, request); !same) return same;
+  return admit_body(route, request);
 }
 
 RouteMatch resolve(const http::Request& request) {

@@ -56,8 +56,12 @@ bool changes_state(const Route& route) noexcept;
 //    preflight authd never grants);
 //  - a non-empty body of a Body::json route must be application/json
 //    (unsupported_type, 415), before anything parses it.
+// respond() runs admit_site first and admit_body just before the handler
+// (after the guard on guarded routes: the spec's token check comes first).
 // Errors: cross_site, unsupported_type.
 Result<void> admit(const Route& route, const http::Request& request);
+Result<void> admit_site(const Route& route, const http::Request& request);
+Result<void> admit_body(const Route& route, const http::Request& request);
 
 // What the router found for a request: the route (or the error that no
 // route gives: 404, 405 with the allowed methods) and its {id} segment.
