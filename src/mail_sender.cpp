@@ -98,6 +98,10 @@ void run(App& app) {
 void start(App& app) {
   if (!app.core->settings().mail.enabled()) return;
   State& s = state();
+  {
+    std::lock_guard lock(s.mutex);
+    s.stopping = false;  // started again after a reload
+  }
   s.thread = std::thread([&app] { run(app); });
 }
 

@@ -128,6 +128,8 @@ void reload(ReloadableApp& apps, ProgramSettings& running, const ServerOptions& 
   }
   prepare_logging(*next);
   ProgramSettings candidate = *next;
+  // The sender works on the App being replaced: stopped first, started again on the App that serves.
+  mail_sender::stop();
   const auto replaced = apps.replace([&] { return App::create(std::move(*next)); },
                                      [&] { return App::create(running); });
   if (!replaced) {
@@ -141,6 +143,7 @@ void reload(ReloadableApp& apps, ProgramSettings& running, const ServerOptions& 
                 "request_read_timeout_ms take effect at the next restart");
     }
   }
+  if (App* app = apps.current()) mail_sender::start(*app);
   systemd::notify(apps.current() ? "READY=1\nSTATUS=serving" : "READY=1\nSTATUS=no usable configuration: answering 503");
 }
 
@@ -201,8 +204,7 @@ int main(int argc, char** argv) {
   const std::string front_secret = app->get()->server.front_secret;
   if (is_tcp_socket(*listen_fd) && front_secret.empty()) {
     std::fputs("authd: listening on TCP needs the setting front_secret, sent by the web server as the FastCGI "
-               "parameter AUTHD_FRONT_SECRET (any local user can connect to a TCP port); or use a unix socket
-",
+               "parameter AUTHD_FRONT_SECRET (any local user can connect to a TCP port); or use a unix socket\n",
                stderr);
     return 1;
   }
@@ -214,7 +216,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "authd: %s\n", started.error().message.c_str());
     return 1;
   }
-  mail_sender::start(shared);
+  if (App* current = apps.current()) mail_sender::start(*current);
   log::info("serving with " + std::to_string(server_options.workers) + " threads (+" +
             std::to_string(server_options.hash_workers) + " hashing, +" +
             std::to_string(server_options.upstream_workers) + " for identity providers), state in " +
