@@ -31,9 +31,12 @@ constexpr const char* kUsage =
     "usage: authctl COMMAND [ARGS]\n"
     "  add USER ROLE [--fullname NAME] [--email ADDRESS]\n"
     "                         create a user; the password is read from stdin\n"
-    "  role USER ROLE         change a user's role (admin, editor, writer, user)\n"
+    "  role USER ROLE [--force]\n"
+    "                         change a user's role (admin, editor, writer, user); the last\n"
+    "                         admin is kept unless --force\n"
     "  list                   list users: username, role, _id, __v\n"
-    "  delete USER            delete a user (their tokens stop working at once)\n"
+    "  delete USER [--force]  delete a user (their tokens stop working at once); the last\n"
+    "                         admin is kept unless --force\n"
     "  signout USER           end every token and refresh token of the user\n"
     "  backup FILE            consistent copy of the store while authd serves (LMDB compacting copy)\n"
     "  restore FILE [--force] put a backup back (authd stopped); --force replaces a non-empty store\n"
@@ -94,7 +97,9 @@ Actor operator_actor() {
 }
 
 // Errors of the shared account operations, in authctl's words.
-int refused(const Error& error, const std::string& username) {
+// `change`: a role change or deletion, whose conflict is the last-admin rule.
+int refused(const Error& error, const std::string& username, bool change = false) {
+  if (error.code == Errc::conflict && change) return failure(error.message + " (or use --force)");
   if (error.code == Errc::conflict) return failure("user '" + username + "' already exists");
   if (error.code == Errc::not_found) return failure("no such user '" + username + "'");
   return failure(error.message);
@@ -123,12 +128,20 @@ int add(Accounts& accounts, UserAdmin& admin, const std::vector<std::string>& ar
   return 0;
 }
 
-int set_role(UserAdmin& admin, const std::vector<std::string>& args) {
+// Whether the arguments end with --force (taken off).
+bool forced(std::vector<std::string>& args) {
+  if (args.empty() || args.back() != "--force") return false;
+  args.pop_back();
+  return true;
+}
+
+int set_role(UserAdmin& admin, std::vector<std::string> args) {
+  const bool force = forced(args);
   if (args.size() != 2) return usage_error();
   const auto role = role_argument(args[1]);
   if (!role) return 1;
-  auto user = admin.set_role(operator_actor(), args[0], *role);
-  if (!user) return refused(user.error(), args[0]);
+  auto user = admin.set_role(operator_actor(), args[0], *role, force);
+  if (!user) return refused(user.error(), args[0], true);
   std::printf("%s is now %s\n", user->username.c_str(), std::string(to_string(user->role)).c_str());
   return 0;
 }
@@ -145,9 +158,10 @@ int list(Accounts& accounts, const std::vector<std::string>& args) {
   return 0;
 }
 
-int remove(UserAdmin& admin, const std::vector<std::string>& args) {
+int remove(UserAdmin& admin, std::vector<std::string> args) {
+  const bool force = forced(args);
   if (args.size() != 1) return usage_error();
-  if (auto ok = admin.remove(operator_actor(), args[0]); !ok) return refused(ok.error(), args[0]);
+  if (auto ok = admin.remove(operator_actor(), args[0], force); !ok) return refused(ok.error(), args[0], true);
   std::printf("deleted %s\n", args[0].c_str());
   return 0;
 }
