@@ -1,5 +1,6 @@
 // The signed-in user's own routes (bearer token or the pages' `auth` cookie):
-//   POST /signout       revokes this token (jti until exp), clears the cookie -> 204
+//   POST /signout       revokes this token (jti until exp) and ends its refresh
+//                       family (the token's `sid`), clears the cookies -> 204
 //   POST /signout/all   ends every token of the user (generation + 1)         -> 204
 //   GET  /me            {"username","role","capabilities":[...],"providers":[...]}
 //   PUT  /me/password   {"current_password","new_password"} -> 200 like sign-in,
