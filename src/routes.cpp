@@ -155,7 +155,8 @@ handlers::HandlerResult run(App& app, const http::Request& request, const RouteM
                                                    : app.core->guard().check(authorization, route.capability, unix_now());
   if (!principal) {
     if (principal.error().code != Errc::not_permitted || route.access != Access::admin) {
-      handlers::audit(app, request, {.event = "denied", .outcome = "refused",
+      // A valid token refused (capability, second factor) is named.
+      handlers::audit(app, request, {.event = "denied", .username = principal.error().username, .outcome = "refused",
                                      .reason = std::string(to_string(principal.error().code)) + " on " +
                                                std::string(route.pattern)});
     }

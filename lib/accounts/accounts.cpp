@@ -174,6 +174,15 @@ Result<User> Accounts::sign_in(const BasicCredentials& credentials) const {
     hasher_.verify_dummy(credentials.password);
     return invalid();
   }
+  if (PasswordHasher::is_bcrypt(user->password_hash) && !PasswordHasher::bcrypt_cost_accepted(user->password_hash)) {
+    // Never run (a cost of 31 would burn days of CPU per attempt): the
+    // account cannot sign in by password until an operator sets a new
+    // hash. The same answer and work as a wrong password; the message is
+    // for the log.
+    hasher_.verify_dummy(credentials.password);
+    return fail(Errc::invalid_login, std::string(kRefusedStoredHash) + ": bcrypt cost " +
+                                         std::to_string(PasswordHasher::bcrypt_cost(user->password_hash)));
+  }
   if (!hasher_.verify(user->password_hash, credentials.password)) return invalid();
   if (PasswordHasher::is_bcrypt(user->password_hash)) {
     // An imported bcrypt hash: replace it by argon2id now that the password
@@ -285,14 +294,51 @@ Result<User> Accounts::change_password(std::string_view username, std::string_vi
 
 Result<User> Accounts::find(std::string_view username) const { return store_.find_user(username); }
 
-Result<User> Accounts::set_role(std::string_view username, Role role) {
-  return modify(store_, username, [role](User& user) { user.role = role; });
+namespace {
+
+// The last admin stays: refused (conflict) when `user` is an admin and no
+// other admin exists. Counted inside the caller's write transaction, so the
+// check and the write are one: LMDB has one writer at a time, PostgreSQL runs
+// it SERIALIZABLE (two demotions of the last two admins read each other's
+// row: one fails with a serialization error and runs again, then refused).
+Result<void> keep_an_admin(StoreTxn& txn, const User& user, std::string_view what) {
+  if (user.role != Role::admin) return {};
+  auto admins = txn.list_users(UserQuery{.role = Role::admin, .contains = {}, .offset = 0, .limit = 2});
+  if (!admins) return std::unexpected(admins.error());
+  if (admins->total <= 1) {
+    return fail(Errc::conflict, "'" + user.username + "' is the last admin and cannot be " + std::string(what) +
+                                    ": make another user admin first");
+  }
+  return {};
 }
 
-Result<void> Accounts::remove(std::string_view username) {
+}  // namespace
+
+Result<User> Accounts::set_role(std::string_view username, Role role, bool force) {
+  User changed;
+  auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
+    auto user = txn.find_user(username);
+    if (!user) return std::unexpected(user.error());
+    if (role != Role::admin && !force) {
+      if (auto ok = keep_an_admin(txn, *user, "demoted"); !ok) return ok;
+    }
+    user->role = role;
+    user->version += 1;
+    user->updated_at = unix_now();
+    changed = *user;
+    return txn.replace_user(*user);
+  });
+  if (!done) return std::unexpected(done.error());
+  return changed;
+}
+
+Result<void> Accounts::remove(std::string_view username, bool force) {
   return store_.write([&](StoreTxn& txn) -> Result<void> {
     auto user = txn.find_user(username);
     if (!user) return std::unexpected(user.error());
+    if (!force) {
+      if (auto ok = keep_an_admin(txn, *user, "deleted"); !ok) return ok;
+    }
     for (const auto& link : user->links) {
       if (auto ok = txn.delete_link(link); !ok && ok.error().code != Errc::not_found) return ok;
     }

@@ -1,8 +1,10 @@
 #include "authd/refresh.hpp"
 
 #include <cctype>
+#include <algorithm>
 #include <charconv>
 #include <optional>
+#include <vector>
 
 #include "authd/crypto.hpp"
 
@@ -30,27 +32,65 @@ std::optional<Parsed> parse(std::string_view token) {
 
 std::string ns_of(std::string_view user_id) { return "refresh:" + std::string(user_id); }
 
-// Stored value: "<expires_at>\n<username>\n<sha256 hex of the next secret>"
-// plus "\n<amr>" after a second factor (the expiry again: an entry may
-// outlive it until purge_expired runs).
-std::string stored(std::int64_t expires_at, std::string_view username, std::string_view secret, std::string_view amr) {
-  const auto digest = crypto::sha256(secret);
-  std::string value = std::to_string(expires_at) + "\n" + std::string(username) + "\n" + crypto::to_hex(digest);
-  if (!amr.empty()) value += "\n" + std::string(amr);
-  return value;
+// Stored value: "<expires_at>\n<username>\n<sha256 hex of the next secret>\n<amr>\n<started_at>"
+// (amr "" without a second factor; the expiry again: an entry may outlive it
+// until purge_expired runs). Families stored before refresh_token_max_age
+// have no started_at (3 or 4 lines): their last rotation stands in for it.
+struct Family {
+  std::int64_t expires_at = 0;
+  std::string username;
+  std::string secret_hex;
+  std::string amr;
+  std::int64_t started_at = 0;
+};
+
+std::string stored(const Family& family, std::string_view secret) {
+  return std::to_string(family.expires_at) + "\n" + family.username + "\n" + crypto::to_hex(crypto::sha256(secret)) +
+         "\n" + family.amr + "\n" + std::to_string(family.started_at);
+}
+
+std::optional<Family> decode(std::string_view value, std::chrono::seconds ttl) {
+  std::vector<std::string_view> lines;
+  for (std::size_t from = 0;;) {
+    const auto end = value.find('\n', from);
+    lines.push_back(value.substr(from, end == std::string_view::npos ? std::string_view::npos : end - from));
+    if (end == std::string_view::npos) break;
+    from = end + 1;
+  }
+  if (lines.size() < 3 || lines.size() > 5) return std::nullopt;
+  Family family;
+  auto number = [](std::string_view text, std::int64_t& out) {
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+    return ec == std::errc() && end == text.data() + text.size();
+  };
+  if (!number(lines[0], family.expires_at)) return std::nullopt;
+  family.username = std::string(lines[1]);
+  family.secret_hex = std::string(lines[2]);
+  if (lines.size() >= 4) family.amr = std::string(lines[3]);
+  if (lines.size() == 5) {
+    if (!number(lines[4], family.started_at)) return std::nullopt;
+  } else {
+    family.started_at = family.expires_at - ttl.count();
+  }
+  return family;
+}
+
+// The expiry of a token handed out at `now`: its ttl, never past the
+// family's absolute end.
+std::int64_t expiry(const RefreshPolicy& policy, std::int64_t started_at, std::int64_t now) {
+  return std::min(now + policy.ttl.count(), started_at + policy.max_age.count());
 }
 
 }  // namespace
 
-Result<std::string> RefreshTokens::start(const User& user, std::int64_t now, std::string_view amr) {
+Result<Started> RefreshTokens::start(const User& user, std::int64_t now, std::string_view amr) {
   const std::string family = crypto::random_hex(16);
   const std::string secret = crypto::random_token(32);
-  auto done = store_.write([&](StoreTxn& txn) {
-    return txn.put_entry(ns_of(user.id), family, stored(now + policy_.ttl.count(), user.username, secret, amr),
-                         now + policy_.ttl.count());
-  });
+  const Family entry{expiry(policy_, now, now), user.username, "", std::string(amr), now};
+  auto done = store_.write(
+      [&](StoreTxn& txn) { return txn.put_entry(ns_of(user.id), family, stored(entry, secret), entry.expires_at); });
   if (!done) return std::unexpected(done.error());
-  return user.id + "." + family + "." + secret;
+  return Started{user.id + "." + family + "." + secret, family, entry.expires_at};
 }
 
 Result<Refreshed> RefreshTokens::rotate(std::string_view token, std::int64_t now) {
@@ -58,29 +98,28 @@ Result<Refreshed> RefreshTokens::rotate(std::string_view token, std::int64_t now
   if (!parts) return fail(Errc::invalid_token, "malformed refresh token");
   const std::string ns = ns_of(parts->user_id);
   const std::string next_secret = crypto::random_token(32);
-  bool reused = false;
+  bool reused = false, expired = false;
   Refreshed out;
   auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
+    reused = expired = false;  // the work may run again (a backend's retry)
+    out = Refreshed{};
     auto entry = txn.get_entry(ns, parts->family);
     if (!entry) return std::unexpected(entry.error());
     if (!*entry) return fail(Errc::invalid_token, "unknown or expired refresh token");
-    std::string_view value = **entry;
-    const auto first = value.find('\n');
-    const auto second = value.find('\n', first == std::string_view::npos ? value.size() : first + 1);
-    if (second == std::string_view::npos) return fail(Errc::internal, "corrupt refresh entry");
-    std::int64_t expires_at = 0;
-    std::from_chars(value.data(), value.data() + first, expires_at);
-    if (expires_at <= now) return fail(Errc::invalid_token, "expired refresh token");
-    const auto username = value.substr(first + 1, second - first - 1);
-    const auto third = value.find('\n', second + 1);
-    const auto expected_hex = value.substr(second + 1, third == std::string_view::npos ? std::string_view::npos : third - second - 1);
-    const auto amr = third == std::string_view::npos ? std::string_view() : value.substr(third + 1);
+    auto family = decode(**entry, policy_.ttl);
+    if (!family) return fail(Errc::internal, "corrupt refresh entry");
+    // Its rotation deadline, and the family's absolute end (a setting
+    // lowered since applies at once).
+    if (family->expires_at <= now || family->started_at + policy_.max_age.count() <= now) {
+      expired = true;
+      return txn.delete_entry(ns, parts->family);
+    }
     const auto presented_hex = crypto::to_hex(crypto::sha256(parts->secret));
-    if (!crypto::equal_constant_time(presented_hex, expected_hex)) {
+    if (!crypto::equal_constant_time(presented_hex, family->secret_hex)) {
       reused = true;  // a used (or forged) secret of a live family: end it, and commit that
       return txn.delete_entry(ns, parts->family);
     }
-    auto user = txn.find_user(username);
+    auto user = txn.find_user(family->username);
     if (!user || user->id != parts->user_id) {
       (void)txn.delete_entry(ns, parts->family);
       if (!user && user.error().code != Errc::not_found) return std::unexpected(user.error());
@@ -88,13 +127,16 @@ Result<Refreshed> RefreshTokens::rotate(std::string_view token, std::int64_t now
       return {};
     }
     out.user = std::move(*user);
-    out.amr = std::string(amr);
-    return txn.put_entry(ns, parts->family, stored(now + policy_.ttl.count(), username, next_secret, amr),
-                         now + policy_.ttl.count());
+    out.amr = family->amr;
+    family->expires_at = expiry(policy_, family->started_at, now);
+    out.expires_at = family->expires_at;
+    return txn.put_entry(ns, parts->family, stored(*family, next_secret), family->expires_at);
   });
   if (!done) return std::unexpected(done.error());
+  if (expired) return fail(Errc::invalid_token, "expired refresh token (its ttl or refresh_token_max_age)");
   if (reused) return fail(Errc::invalid_token, "refresh token reused: its family is ended");
   if (out.user.id.empty()) return fail(Errc::invalid_token, "the refresh token's user no longer exists");
+  out.family = std::string(parts->family);
   out.refresh_token = std::string(parts->user_id) + "." + std::string(parts->family) + "." + next_secret;
   return out;
 }
@@ -103,6 +145,11 @@ Result<void> RefreshTokens::end(std::string_view token) {
   const auto parts = parse(token);
   if (!parts) return {};
   return store_.write([&](StoreTxn& txn) { return txn.delete_entry(ns_of(parts->user_id), parts->family); });
+}
+
+Result<void> RefreshTokens::end_family(std::string_view user_id, std::string_view family) {
+  if (user_id.empty() || family.empty()) return {};
+  return store_.write([&](StoreTxn& txn) { return txn.delete_entry(ns_of(user_id), family); });
 }
 
 Result<void> RefreshTokens::end_user(std::string_view user_id) {
@@ -121,6 +168,8 @@ std::vector<settings::Setting> refresh_settings(RefreshPolicy& p) {
   return {
       settings::seconds("refresh_token_ttl", p.ttl, 0, 366LL * 24 * 3600,
                         "rotating refresh tokens (cookie `refresh`, POST /token/refresh) live this long; 0 = off"),
+      settings::seconds("refresh_token_max_age", p.max_age, 1, 366LL * 24 * 3600,
+                        "a refresh family's absolute lifetime from its sign-in, whatever the rotations"),
   };
 }
 

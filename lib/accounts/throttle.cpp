@@ -185,20 +185,30 @@ Result<void> SigninThrottle::check(std::string_view username, std::string_view a
   });
   if (!read) return fail(closed(read.error()));
 
+  // The binding limit (the longest delay) is named in the answer: a 429
+  // says which limit was hit. "mfa:<name>" keys count second-factor codes.
+  const std::string attempts = username.starts_with("mfa:") ? "wrong second-factor codes" : "failed sign-ins";
   std::int64_t until = 0;
+  std::string limit;
+  const auto consider = [&](std::int64_t candidate, std::string what) {
+    if (candidate > until) {
+      until = candidate;
+      limit = std::move(what);
+    }
+  };
   if (!device.empty()) {
-    until = by_device.until;  // a known device: only its own failures count
+    consider(by_device.until, "too many " + attempts + " from this browser");  // a known device: only its own failures count
   } else {
-    until = by_address.until;
+    consider(by_address.until, "too many " + attempts + " from this address");
     if (!is_known(by_user, address, now, policy_.known_address_ttl.count())) {
-      until = std::max(until, by_user.until);
+      consider(by_user.until, "too many " + attempts + " for this account");
       const auto window_end = budget.first + policy_.account_budget_window.count();
       if (budget.failures >= static_cast<std::int64_t>(policy_.account_budget) && window_end > now) {
-        until = std::max(until, window_end);
+        consider(window_end, "too many " + attempts + " for this account from unrecognised browsers");
       }
     }
   }
-  if (until > now) return fail(Error::retry_later(Errc::throttled, until - now, "sign-in delayed"));
+  if (until > now) return fail(Error::retry_later(Errc::throttled, until - now, limit));
   return {};
 }
 
@@ -244,7 +254,7 @@ Result<void> SigninThrottle::admit_signup(std::string_view address, std::int64_t
     if (!counter) return std::unexpected(counter.error());
     if (counter->failures > 0 && now - counter->first >= kHour) *counter = Counter{};
     if (counter->failures >= static_cast<std::int64_t>(policy_.signup_address_limit)) {
-      verdict = fail(Error::retry_later(Errc::throttled, counter->first + kHour - now, "too many sign-ups"));
+      verdict = fail(Error::retry_later(Errc::throttled, counter->first + kHour - now, "too many sign-ups from this address"));
       return {};
     }
     if (counter->failures == 0) counter->first = now;

@@ -2,9 +2,11 @@
 
 namespace authd {
 
-void UserAdmin::record(const Actor& actor, std::string event, std::string_view username, std::string reason) const {
+void UserAdmin::record(const Actor& actor, std::string event, std::string_view username, std::string reason,
+                       std::string outcome) const {
   audit_.record({.event = std::move(event), .username = std::string(username), .client = actor.client,
-                 .request_id = actor.request_id, .outcome = "ok", .reason = std::move(reason), .actor = actor.name});
+                 .request_id = actor.request_id, .outcome = std::move(outcome), .reason = std::move(reason),
+                 .actor = actor.name});
 }
 
 Result<User> UserAdmin::create(const Actor& actor, std::string_view username, std::string_view password, Role role,
@@ -14,20 +16,23 @@ Result<User> UserAdmin::create(const Actor& actor, std::string_view username, st
   return user;
 }
 
-Result<User> UserAdmin::set_role(const Actor& actor, std::string_view username, Role role) {
+Result<User> UserAdmin::set_role(const Actor& actor, std::string_view username, Role role, bool force) {
   auto before = accounts_.find(username);
   if (!before) return before;
-  auto user = accounts_.set_role(username, role);
+  const std::string change = "role " + std::string(to_string(before->role)) + " -> " + std::string(to_string(role));
+  auto user = accounts_.set_role(username, role, force);
   if (user) {
-    record(actor, "role_changed", username,
-           "role " + std::string(to_string(before->role)) + " -> " + std::string(to_string(role)));
+    record(actor, "role_changed", username, force && before->role == Role::admin ? change + " (forced)" : change);
+  } else if (user.error().code == Errc::conflict) {
+    record(actor, "role_changed", username, change + ": the last admin", "refused");
   }
   return user;
 }
 
-Result<void> UserAdmin::remove(const Actor& actor, std::string_view username) {
-  auto removed = accounts_.remove(username);
-  if (removed) record(actor, "user_deleted", username, "");
+Result<void> UserAdmin::remove(const Actor& actor, std::string_view username, bool force) {
+  auto removed = accounts_.remove(username, force);
+  if (removed) record(actor, "user_deleted", username, force ? "forced" : "");
+  else if (removed.error().code == Errc::conflict) record(actor, "user_deleted", username, "the last admin", "refused");
   return removed;
 }
 

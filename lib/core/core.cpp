@@ -98,9 +98,10 @@ Result<std::unique_ptr<Core>> Core::from_environment(const std::filesystem::path
   return open(std::move(settings));
 }
 
-std::string Core::issue_access_token(const User& user, std::string_view amr) const {
+std::string Core::issue_access_token(const User& user, std::string_view amr, std::string_view sid) const {
   auto claims = lifecycle_claims(user);
   if (!amr.empty()) claims.emplace(std::string(kAmrClaim), std::string(amr));
+  if (!sid.empty()) claims.emplace(std::string(kRefreshFamilyClaim), std::string(sid));
   return tokens_.issue(kAccessTokenType, user.id, user.username, unix_now(), claims);
 }
 

@@ -37,8 +37,10 @@ Result<Principal> Guard::check(std::string_view authorization, std::optional<Cap
   if (std::ranges::find(second_factor_roles_, principal->user.role) != second_factor_roles_.end()) {
     const auto amr = principal->claims.extra.find(kAmrClaim);
     if (amr == principal->claims.extra.end() || !amr_has_second_factor(amr->second)) {
-      return fail(Errc::mfa_required, "role " + std::string(to_string(principal->user.role)) +
-                                          " needs a second factor: enrol at /me/mfa, then sign in with it");
+      Error refused(Errc::mfa_required, "role " + std::string(to_string(principal->user.role)) +
+                                            " needs a second factor: enrol at /me/mfa, then sign in with it");
+      refused.username = principal->user.username;  // the audit line names whose token was refused
+      return std::unexpected(std::move(refused));
     }
   }
   if (required) {
@@ -53,8 +55,10 @@ Result<Principal> Guard::check_for_enrolment(std::string_view authorization, std
 
 Result<void> Guard::authorize(const Principal& principal, Capability required) {
   if (!role_has(principal.user.role, required)) {
-    return fail(Errc::not_permitted, std::string("role ") + std::string(to_string(principal.user.role)) +
-                                     " lacks capability " + std::string(to_string(required)));
+    Error refused(Errc::not_permitted, std::string("role ") + std::string(to_string(principal.user.role)) +
+                                           " lacks capability " + std::string(to_string(required)));
+    refused.username = principal.user.username;
+    return std::unexpected(std::move(refused));
   }
   return {};
 }

@@ -162,8 +162,18 @@ bool PasswordHasher::is_bcrypt(std::string_view hash) noexcept {
          hash[6] == '$';
 }
 
+int PasswordHasher::bcrypt_cost(std::string_view hash) noexcept {
+  if (!is_bcrypt(hash)) return -1;
+  return (hash[4] - '0') * 10 + (hash[5] - '0');
+}
+
+bool PasswordHasher::bcrypt_cost_accepted(std::string_view hash) noexcept {
+  const int cost = bcrypt_cost(hash);
+  return cost >= kBcryptMinCost && cost <= kBcryptMaxCost;
+}
+
 bool PasswordHasher::is_supported(std::string_view hash) noexcept {
-  return is_bcrypt(hash) || parse_phc(hash).has_value();
+  return bcrypt_cost_accepted(hash) || parse_phc(hash).has_value();
 }
 
 namespace {
@@ -184,7 +194,7 @@ bool verify_bcrypt(std::string_view hash, std::string_view password) {
 }  // namespace
 
 bool PasswordHasher::verify(std::string_view phc, std::string_view password) const {
-  if (is_bcrypt(phc)) return verify_bcrypt(phc, password);
+  if (is_bcrypt(phc)) return bcrypt_cost_accepted(phc) && verify_bcrypt(phc, password);  // a cost of 31 is never run
   // Only argon2id hashes in our format are accepted; anything else is refused outright.
   const auto parsed = parse_phc(phc);
   if (!parsed) return false;

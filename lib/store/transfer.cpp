@@ -82,6 +82,11 @@ Result<User> user_from(const Json& line, const CredentialPolicy& policy) {
   user.username = std::move(*username);
   auto hash = optional_string(line, "password");
   if (!hash) return std::unexpected(hash.error());
+  if (PasswordHasher::is_bcrypt(*hash) && !PasswordHasher::bcrypt_cost_accepted(*hash)) {
+    return fail(Errc::invalid_input, "password is a bcrypt hash of cost " + std::to_string(PasswordHasher::bcrypt_cost(*hash)) +
+                                         ": only costs " + std::to_string(PasswordHasher::kBcryptMinCost) + " to " +
+                                         std::to_string(PasswordHasher::kBcryptMaxCost) + " are accepted");
+  }
   if (!hash->empty() && !PasswordHasher::is_supported(*hash)) {
     return fail(Errc::invalid_input, "password is not an argon2id (PHC) or bcrypt ($2a$/$2b$) hash");
   }

@@ -42,6 +42,12 @@ std::optional<Role> role_operand(const std::string& name) {
   return role;
 }
 
+// A role change or deletion refused: its conflict is the last-admin rule.
+int refused_change(const Error& error, const std::string& username) {
+  if (error.code == Errc::conflict) return failure(error.message + " (or use --force)");
+  return refused(error, username);
+}
+
 UserAdmin user_admin(Core& core) {
   return UserAdmin(core.accounts(), core.revocation(), core.refresh(), core.audit());
 }
@@ -87,8 +93,8 @@ int set_role(Context& context, const Invocation& invocation) {
   if (!core) return failure(core.error().message);
   const auto role = role_operand(invocation.operands[1]);
   if (!role) return kFailure;
-  auto user = user_admin(**core).set_role(operator_actor(), invocation.operands[0], *role);
-  if (!user) return refused(user.error(), invocation.operands[0]);
+  auto user = user_admin(**core).set_role(operator_actor(), invocation.operands[0], *role, invocation.has("force"));
+  if (!user) return refused_change(user.error(), invocation.operands[0]);
   if (context.json()) {
     print_json(user_json(*user));
   } else {
@@ -134,8 +140,8 @@ int show_user(Context& context, const Invocation& invocation) {
 int delete_user(Context& context, const Invocation& invocation) {
   auto core = context.core();
   if (!core) return failure(core.error().message);
-  if (auto ok = user_admin(**core).remove(operator_actor(), invocation.operands[0]); !ok) {
-    return refused(ok.error(), invocation.operands[0]);
+  if (auto ok = user_admin(**core).remove(operator_actor(), invocation.operands[0], invocation.has("force")); !ok) {
+    return refused_change(ok.error(), invocation.operands[0]);
   }
   std::printf("deleted %s\n", invocation.operands[0].c_str());
   return kOk;

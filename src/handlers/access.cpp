@@ -17,10 +17,19 @@ namespace {
 constexpr std::string_view kAuthCookie = "auth";
 
 // The decision for `method` + a canonical `path` with the request's credentials.
+// A valid token refused (role, second factor) leaves an audit line naming
+// its user; anonymous refusals do not (every unauthenticated fetch of a
+// protected file would).
 Result<std::optional<Principal>> decide(App& app, const http::Request& request, std::string_view method,
                                         std::string_view path, AccessPoint at) {
-  return app.core->check_request(method, path, request.authorization(),
-                                 http::cookie_value(request.param("HTTP_COOKIE"), kAuthCookie), at);
+  auto decision = app.core->check_request(method, path, request.authorization(),
+                                          http::cookie_value(request.param("HTTP_COOKIE"), kAuthCookie), at);
+  if (!decision && !decision.error().username.empty()) {
+    audit(app, request, {.event = "denied", .username = decision.error().username, .outcome = "refused",
+                         .reason = std::string(to_string(decision.error().code)) +
+                                   (at == AccessPoint::authorizer ? " at the authorizer" : " at /auth/check")});
+  }
+  return decision;
 }
 
 // The path the web server will serve, canonical, after its rewrites: an

@@ -119,8 +119,10 @@ Result<std::string> required_field(const Json& body, std::string_view field);
 // The Set-Cookie value of an access token (auth, Path=/, HttpOnly, SameSite=Lax).
 std::string auth_cookie(const App& app, const http::Request& request, std::string_view token);
 
-// The Set-Cookie value of a refresh token (HttpOnly, Path=/token/refresh).
-std::string refresh_cookie(const App& app, const http::Request& request, std::string_view refresh_token);
+// The Set-Cookie value of a refresh token (HttpOnly, Path=/token/refresh)
+// that lives `max_age` seconds (its family's remaining life).
+std::string refresh_cookie(const App& app, const http::Request& request, std::string_view refresh_token,
+                           std::int64_t max_age);
 
 // A Set-Cookie value that deletes cookie `name` at `path`.
 std::string expired_cookie(const App& app, const http::Request& request, std::string_view name, std::string_view path);

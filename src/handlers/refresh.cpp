@@ -31,9 +31,11 @@ HandlerResult token_refresh(App& app, const http::Request& request, const RouteC
   }
   if (presented.empty()) return fail(Errc::no_credentials, "no refresh token");
 
-  auto next = refresh.rotate(presented, unix_now());
+  const auto now = unix_now();
+  auto next = refresh.rotate(presented, now);
   if (!next) return std::unexpected(next.error());
-  const std::string token = app.core->issue_access_token(next->user, next->amr);  // a second factor stays shown
+  // A second factor stays shown; the family stays named for POST /signout.
+  const std::string token = app.core->issue_access_token(next->user, next->amr, next->family);
   std::string cookie = "auth=" + token + "; Path=/; Max-Age=" + std::to_string(app.core->settings().token.ttl.count()) +
                        "; HttpOnly; SameSite=Lax";
   if (secure_cookies(app, request)) cookie += "; Secure";
@@ -41,7 +43,7 @@ HandlerResult token_refresh(App& app, const http::Request& request, const RouteC
   body.set("token", Json::string(token)).set("refresh_token", Json::string(next->refresh_token));
   auto response = http::Response::json(200, body);
   response.header("Set-Cookie", std::move(cookie))
-      .header("Set-Cookie", refresh_cookie(app, request, next->refresh_token))
+      .header("Set-Cookie", refresh_cookie(app, request, next->refresh_token, next->expires_at - now))
       .header("token", token)
       .header("Cache-Control", "no-store");
   return response;

@@ -1,5 +1,6 @@
 // The signed-in user's own routes (bearer token or the pages' `auth` cookie):
-//   POST /signout       revokes this token (jti until exp), clears the cookie -> 204
+//   POST /signout       revokes this token (jti until exp) and ends its refresh
+//                       family (the token's `sid`), clears the cookies -> 204
 //   POST /signout/all   ends every token of the user (generation + 1)         -> 204
 //   GET  /me            {"username","role","capabilities":[...],"providers":[...]}
 //   PUT  /me/password   {"current_password","new_password"} -> 200 like sign-in,
@@ -34,17 +35,23 @@ Result<std::string> required_string(const Json& body, std::string_view field) {
 
 HandlerResult signout(App& app, const http::Request& request, const RouteContext& context) {
   const Principal& who = *context.principal;
+  // The session's refresh family ends too: the token names it (`sid`), since
+  // the `refresh` cookie (Path=/token/refresh) never reaches /signout. First, so that a
+  // family that cannot be ended fails the sign-out while the token still works
+  // for a retry.
+  std::string reason = "this token";
+  if (const auto sid = who.claims.extra.find(kRefreshFamilyClaim); sid != who.claims.extra.end()) {
+    if (auto ended = app.core->refresh().end_family(who.user.id, sid->second); !ended) {
+      return std::unexpected(ended.error());
+    }
+    reason = "this token and its refresh family";
+  }
   TokenClaims until = who.claims;
   until.expires_at += app.core->settings().token.leeway.count();  // as long as it would verify
   if (auto done = app.core->revocation().revoke(who.user.username, until, unix_now()); !done) {
     return std::unexpected(done.error());
   }
-  // This browser's refresh family goes too (the cookie is not sent to
-  // /signout, a client may name it in the body: best effort either way).
-  if (auto refresh = http::cookie_value(request.param("HTTP_COOKIE"), "refresh"); !refresh.empty()) {
-    (void)app.core->refresh().end(refresh);
-  }
-  audit(app, request, {.event = "signout", .username = who.user.username, .outcome = "ok", .reason = "this token"});
+  audit(app, request, {.event = "signout", .username = who.user.username, .outcome = "ok", .reason = reason});
   return signed_out(app, request);
 }
 

@@ -54,7 +54,7 @@ HandlerResult signin(App& app, const http::Request& request, const RouteContext&
       metrics::throttled();
       metrics::signin("throttled");
       audit(app, request, {.event = "throttled", .username = credentials->username, .outcome = "refused",
-                           .reason = "too many failed sign-ins"});
+                           .reason = allowed.error().message});
     }
     return std::unexpected(allowed.error());
   }
@@ -62,8 +62,17 @@ HandlerResult signin(App& app, const http::Request& request, const RouteContext&
   if (!user) {
     if (user.error().code == Errc::invalid_login) {
       metrics::signin("failed");
+      // An imported bcrypt hash of a refused cost: the client sees a wrong
+      // password, the operator a clear line (accounts.hpp).
+      const bool unusable_hash = user.error().message.starts_with(kRefusedStoredHash);
+      if (unusable_hash) {
+        log::warn("user '" + credentials->username + "': " + user.error().message + " (accepted: " +
+                  std::to_string(PasswordHasher::kBcryptMinCost) + " to " + std::to_string(PasswordHasher::kBcryptMaxCost) +
+                  "): password sign-in refused until an operator replaces the account's password (authctl delete, "
+                  "then authctl add)");
+      }
       audit(app, request, {.event = "signin_failed", .username = credentials->username, .outcome = "refused",
-                           .reason = "wrong password or unknown user"});
+                           .reason = unusable_hash ? user.error().message : "wrong password or unknown user"});
       // Fail closed: a failure we cannot count must not be free.
       if (auto counted = throttle.record_failure(credentials->username, request.remote_addr, now, device); !counted) {
         return std::unexpected(counted.error());

@@ -1,3 +1,6 @@
+#include <algorithm>
+#include <optional>
+
 #include "authd/clock.hpp"
 #include "handlers/handlers.hpp"
 #include "http/cross_site.hpp"
@@ -7,7 +10,20 @@ namespace authd::handlers {
 
 http::Response token_response(const App& app, const http::Request& request, int status, const User& user,
                               Json user_body, std::string_view amr) {
-  const std::string token = app.core->issue_access_token(user, amr);
+  // With refresh_token_ttl: a new refresh family, in its own cookie only
+  // (the body keeps the spec's exact shape); the access token names it
+  // (`sid`) so that POST /signout can end it.
+  std::optional<Started> family;
+  const auto now = unix_now();
+  if (app.core->refresh().enabled()) {
+    if (auto started = app.core->refresh().start(user, now, amr)) {
+      family = std::move(*started);
+    } else {
+      log::warn("cannot start a refresh token: " + started.error().message);
+    }
+  }
+  const std::string token = app.core->issue_access_token(user, amr, family ? std::string_view(family->family) : "");
+
   std::string cookie = auth_cookie(app, request, token);
 
   Json body = Json::object();
@@ -16,14 +32,8 @@ http::Response token_response(const App& app, const http::Request& request, int 
   response.header("Set-Cookie", std::move(cookie))
       .header("token", token)
       .header("Cache-Control", "no-store");  // RFC 6749 §5.1: never cache a token
-  // With refresh_token_ttl: a new refresh family, in its own cookie only
-  // (the body keeps the spec's exact shape).
-  if (app.core->refresh().enabled()) {
-    if (auto refresh = app.core->refresh().start(user, unix_now(), amr)) {
-      response.header("Set-Cookie", refresh_cookie(app, request, *refresh));
-    } else {
-      log::warn("cannot start a refresh token: " + refresh.error().message);
-    }
+  if (family) {
+    response.header("Set-Cookie", refresh_cookie(app, request, family->refresh_token, family->expires_at - now));
   }
   return response;
 }
@@ -35,10 +45,11 @@ std::string auth_cookie(const App& app, const http::Request& request, std::strin
   return cookie;
 }
 
-std::string refresh_cookie(const App& app, const http::Request& request, std::string_view refresh_token) {
+std::string refresh_cookie(const App& app, const http::Request& request, std::string_view refresh_token,
+                           std::int64_t max_age) {
   std::string cookie = "refresh=" + std::string(refresh_token) + "; Path=" + request.base_path +
-                       std::string(kRefreshCookiePath) + "; Max-Age=" +
-                       std::to_string(app.core->refresh().policy().ttl.count()) + "; HttpOnly; SameSite=Strict";
+                       std::string(kRefreshCookiePath) + "; Max-Age=" + std::to_string(std::max<std::int64_t>(max_age, 1)) +
+                       "; HttpOnly; SameSite=Strict";
   if (secure_cookies(app, request)) cookie += "; Secure";
   return cookie;
 }

@@ -35,6 +35,9 @@ std::string joined(const std::vector<std::string>& items) {
 
 std::string seconds(const Error& error) { return std::to_string(error.retry_after.value_or(1)); }
 
+// Which limit answered 429: the limit's own words (error.hpp: safe to show).
+std::string limit_hit(const Error& error) { return error.message.empty() ? "too many requests" : error.message; }
+
 }  // namespace
 
 ErrorAnswer to_http(const Error& error) {
@@ -55,7 +58,7 @@ ErrorAnswer to_http(const Error& error) {
     case Errc::storage_full: return {507, {}, error_body("Insufficient Storage")};
     case Errc::throttled:
       return {429, {{"Retry-After", seconds(error)}},
-              error_body("Too Many Requests", "too many failed sign-ins; retry in " + seconds(error) + " s")};
+              error_body("Too Many Requests", limit_hit(error) + "; retry in " + seconds(error) + " s")};
     case Errc::unavailable:
       return {503, {{"Retry-After", seconds(error)}}, error_body("Service Unavailable", error.message)};
     case Errc::provider_refused: return {403, {}, error_body(kAccessDenied, error.message)};

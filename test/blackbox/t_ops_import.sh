@@ -6,6 +6,10 @@
 # sign-in. Bad lines are reported with their numbers and nothing is imported
 # (or --skip-bad skips them, saying which). export -> import into a fresh
 # store round-trips users (hashes, roles, links) and records.
+# Attack (issue 23, class 9): an imported bcrypt hash of cost 31 would make
+# every anonymous sign-in attempt for that name burn days of CPU, cost 4 is
+# cheap to guess: only costs 8 to 14 are imported; another is a bad line named
+# with its cost.
 source "$(dirname "$0")/harness.sh"
 stack_start
 WORK=$(mktemp -d)
@@ -22,27 +26,36 @@ users = [("6561a1b2c3d4e5f6a7b8c9d0", "ana", "ana's express password", "admin", 
          ("6561a1b2c3d4e5f6a7b8c9d2", "cy@example.com", "p\u00e4ssw\u00f6rd", "editor", b"$2b$")]
 with open(sys.argv[1], "w") as out:
     for oid, name, password, role, prefix in users:
-        salt = bcrypt.gensalt(rounds=4, prefix=prefix[1:3])
+        salt = bcrypt.gensalt(rounds=8, prefix=prefix[1:3])
         hashed = bcrypt.hashpw(password.encode(), salt).decode()
         out.write(json.dumps({"_id": {"$oid": oid}, "username": name, "password": hashed, "role": role, "__v": 0}) + "\n")
+    for cost, name in ((4, "cheap"), (15, "dear")):
+        hashed = bcrypt.hashpw(b"pw", bcrypt.gensalt(rounds=4)).decode().replace("$04$", "$%02d$" % cost)
+        with open(sys.argv[1] + "." + name, "w") as other:
+            other.write(json.dumps({"username": name, "password": hashed, "role": "user"}) + "\n")
 PY
 expect_eq "made 3 mongoexport lines" 3 "$(wc -l <"$WORK/users.json")"
-expect_match "hashes are bcrypt" '^\$2a\$04\$' "$(jq -r 'select(.username=="ben") | .password' "$WORK/users.json")"
+expect_match "hashes are bcrypt" '^\$2a\$08\$' "$(jq -r 'select(.username=="ben") | .password' "$WORK/users.json")"
 
 step "all or nothing"
 cp "$WORK/users.json" "$WORK/bad.json"
 printf '%s\n' '{"username":"dee","password":"plaintext!","role":"user"}' 'not json' \
   '{"username":"eve","password":"","role":"emperor"}' >>"$WORK/bad.json"
+cat "$WORK/users.json.cheap" "$WORK/users.json.dear" >>"$WORK/bad.json"
 authctl import "$WORK/bad.json" >/dev/null 2>"$WORK/bad.err"
 expect_ne "import with bad lines: non-zero exit" 0 "$?"
 expect_match "line 4 reported (not a hash)" 'line 4: password is not' "$(cat "$WORK/bad.err")"
 expect_match "line 5 reported (bad JSON)" 'line 5: ' "$(cat "$WORK/bad.err")"
 expect_match "line 6 reported (role)" "line 6: unknown role 'emperor'" "$(cat "$WORK/bad.err")"
+expect_match "line 7 reported (bcrypt cost 4)" 'line 7: password is a bcrypt hash of cost 4: only costs 8 to 14' "$(cat "$WORK/bad.err")"
+expect_match "line 8 reported (bcrypt cost 15)" 'line 8: password is a bcrypt hash of cost 15: only costs 8 to 14' "$(cat "$WORK/bad.err")"
 expect_eq "nothing imported" 0 "$(authctl list | grep -Ewc 'ana|ben|dee')"
 authctl import "$WORK/bad.json" --skip-bad >"$WORK/skip.out" 2>"$WORK/skip.err"
 expect_eq "--skip-bad: exit 0" 0 "$?"
 expect_match "--skip-bad says what it skipped" 'skipped line 4' "$(cat "$WORK/skip.err")"
-expect_match "--skip-bad summary" 'imported 3 users.*skipped 3 bad lines' "$(cat "$WORK/skip.out")"
+expect_match "--skip-bad names the bcrypt cost it skipped" 'skipped line 8: .*cost 15' "$(cat "$WORK/skip.err")"
+expect_match "--skip-bad summary" 'imported 3 users.*skipped 5 bad lines' "$(cat "$WORK/skip.out")"
+expect_eq "no user of a refused cost came in" 0 "$(authctl list | grep -Ewc 'cheap|dear')"
 authctl import "$WORK/users.json" >/dev/null 2>"$WORK/again.err"
 expect_ne "importing the same users again: refused (usernames taken)" 0 "$?"
 expect_match "names the taken username" "line 1: username 'ana' already exists" "$(cat "$WORK/again.err")"

@@ -18,6 +18,8 @@ SECONDS_TO_RUN=${ROLE_SECONDS:-8}
 fault_out roles
 
 setup_user alice 'alice password'
+# A standing admin: alice may then leave the admin role (the last admin may not).
+add_user keeper 'keeper password' admin || fail "setup: authctl add keeper admin"
 expect_ne "setup: alice's token" "" "$TOKEN"
 authctl role alice writer >/dev/null
 http POST /records -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d '{"title":"shared"}'

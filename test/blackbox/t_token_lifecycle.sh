@@ -56,6 +56,8 @@ http POST /signout -H "Authorization: Bearer $T2" -H "Origin: http://evil.exampl
 expect_eq "a bearer token is no ambient credential: foreign Origin allowed" 204 "$STATUS"
 
 step "refresh tokens"
+# T2 was signed out above, which ended its refresh family (R2): a new sign-in.
+signin alice 'alice password'; R2=$(cookie_of refresh)
 http POST /token/refresh -H "Cookie: refresh=$R2"
 expect_eq "refresh with the cookie -> 200" 200 "$STATUS"
 expect_eq "refresh body" '["refresh_token","token"]' "$(jq -c keys <<<"$BODY")"

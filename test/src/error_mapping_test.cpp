@@ -48,8 +48,10 @@ TEST(ErrorMapping, TheSpecsTextsAreExact) {
 }
 
 TEST(ErrorMapping, RetryAfterComesFromTheTypedField) {
-  auto throttled = to_http(Error::retry_later(Errc::throttled, 17, "sign-in delayed"));
+  auto throttled = to_http(Error::retry_later(Errc::throttled, 17, "too many sign-ups from this address"));
   EXPECT_EQ(throttled.status, 429);
+  EXPECT_NE(throttled.body.find("too many sign-ups from this address; retry in 17 s"), std::string::npos)
+      << "a 429 says which limit was hit: " << throttled.body;
   EXPECT_EQ(header(throttled, "Retry-After"), "17");
   auto busy = to_http(Error::retry_later(Errc::unavailable, 3, "busy"));
   EXPECT_EQ(header(busy, "Retry-After"), "3");

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -278,6 +281,55 @@ TEST_F(AccountsTest, PolicyIsKept) {
   auto user = accounts.sign_up(valid_request("elevenchars"));
   ASSERT_FALSE(user.has_value());
   EXPECT_EQ(user.error().code, Errc::invalid_input);
+}
+
+}  // namespace
+}  // namespace authd
+
+namespace authd {
+namespace {
+
+// Attack (or accident): demoting or deleting the last admin locks every
+// operator out of the admin API and pages; two admins demoting each other at
+// once must not leave none either.
+TEST_F(AccountsTest, TheLastAdminIsNeitherDemotedNorDeleted) {
+  test::insert_user(db_.store(), "root", Role::admin);
+  auto demoted = accounts_->set_role("root", Role::editor);
+  ASSERT_FALSE(demoted);
+  EXPECT_EQ(demoted.error().code, Errc::conflict);
+  EXPECT_NE(demoted.error().message.find("last admin"), std::string::npos) << demoted.error().message;
+  EXPECT_EQ(outcome(accounts_->remove("root")), "conflict");
+  EXPECT_EQ(db_.store().find_user("root")->role, Role::admin);
+  EXPECT_EQ(outcome(accounts_->set_role("root", Role::admin)), "ok") << "admin -> admin is no demotion";
+
+  test::insert_user(db_.store(), "second", Role::admin);
+  EXPECT_EQ(outcome(accounts_->set_role("root", Role::user)), "ok") << "another admin remains";
+  EXPECT_EQ(outcome(accounts_->remove("second")), "conflict") << "now second is the last";
+  EXPECT_EQ(outcome(accounts_->remove("second", true)), "ok") << "forced (authctl --force)";
+}
+
+TEST_F(AccountsTest, ConcurrentDemotionsOfTheLastTwoAdminsLeaveOne) {
+  for (int round = 0; round < 20; ++round) {
+    const std::string a = "a" + std::to_string(round), b = "b" + std::to_string(round);
+    test::insert_user(db_.store(), a, Role::admin);
+    test::insert_user(db_.store(), b, Role::admin);
+    std::atomic<bool> go{false};
+    std::thread one([&] {
+      while (!go) std::this_thread::yield();
+      (void)accounts_->set_role(a, Role::user);
+    });
+    std::thread two([&] {
+      while (!go) std::this_thread::yield();
+      (void)accounts_->remove(b);
+    });
+    go = true;
+    one.join();
+    two.join();
+    auto admins = accounts_->list(UserQuery{.role = Role::admin, .contains = {}, .offset = 0, .limit = static_cast<std::size_t>(-1)});
+    ASSERT_TRUE(admins);
+    EXPECT_EQ(admins->total, 1u) << "round " << round;
+    for (const auto& admin : admins->users) ASSERT_TRUE(accounts_->set_role(admin.username, Role::user, true));
+  }
 }
 
 }  // namespace

@@ -114,7 +114,7 @@ TEST_F(GuardTest, TokenOfADeletedUserIsInvalid) {
 TEST_F(GuardTest, TokenOfARecreatedUserIsInvalid) {
   User first = make_user("alice", Role::admin);
   const std::string old_header = bearer_for(first);
-  ASSERT_TRUE(users_->remove("alice").has_value());
+  ASSERT_TRUE(users_->remove("alice", true).has_value());  // forced: the only admin
   User second = make_user("alice", Role::admin);
   ASSERT_NE(first.id, second.id);
   expect_error(check(old_header, Capability::read), Errc::invalid_token);
@@ -134,7 +134,7 @@ TEST_F(GuardTest, RoleChangeTakesEffectWithoutANewToken) {
   EXPECT_EQ(promoted->user.role, Role::admin);
   EXPECT_EQ(promoted->user.version, 1);
 
-  ASSERT_TRUE(users_->set_role("alice", Role::writer).has_value());
+  ASSERT_TRUE(users_->set_role("alice", Role::writer, true).has_value());  // forced: the only admin
   expect_error(check(header, Capability::update), Errc::not_permitted);
   EXPECT_TRUE(check(header, Capability::create).has_value());
 }

@@ -123,11 +123,12 @@ TEST(RefreshTokens, RotateOnceAndReuseEndsTheFamily) {
   ASSERT_TRUE(refresh.enabled());
   auto first = refresh.start(alice, kNow);
   ASSERT_TRUE(first);
-  auto second = refresh.rotate(*first, kNow + 1);
+  auto second = refresh.rotate(first->refresh_token, kNow + 1);
   ASSERT_TRUE(second);
   EXPECT_EQ(second->user.username, "alice");
-  EXPECT_NE(second->refresh_token, *first);
-  EXPECT_EQ(outcome(refresh.rotate(*first, kNow + 2)), "invalid_token") << "single use";
+  EXPECT_EQ(second->family, first->family);
+  EXPECT_NE(second->refresh_token, first->refresh_token);
+  EXPECT_EQ(outcome(refresh.rotate(first->refresh_token, kNow + 2)), "invalid_token") << "single use";
   EXPECT_EQ(outcome(refresh.rotate(second->refresh_token, kNow + 3)), "invalid_token") << "reuse ended the family";
 }
 
@@ -137,14 +138,67 @@ TEST(RefreshTokens, ExpiryGarbageAndSignOutEverywhere) {
   RefreshTokens refresh(db.store(), RefreshPolicy{std::chrono::seconds(600)});
   auto token = refresh.start(alice, kNow);
   ASSERT_TRUE(token);
-  EXPECT_EQ(outcome(refresh.rotate(*token, kNow + 600)), "invalid_token") << "expired";
+  EXPECT_EQ(outcome(refresh.rotate(token->refresh_token, kNow + 600)), "invalid_token") << "expired";
   for (const std::string& bad : std::vector<std::string>{"", "a.b", "x.y.z", std::string(200, 'a'), alice.id + "." + std::string(32, '0') + ".s"}) {
     EXPECT_EQ(outcome(refresh.rotate(bad, kNow)), "invalid_token") << bad;
   }
   auto a = refresh.start(alice, kNow), b = refresh.start(alice, kNow);
   ASSERT_TRUE(refresh.end_user(alice.id));
-  EXPECT_EQ(outcome(refresh.rotate(*a, kNow + 1)), "invalid_token");
-  EXPECT_EQ(outcome(refresh.rotate(*b, kNow + 1)), "invalid_token");
+  EXPECT_EQ(outcome(refresh.rotate(a->refresh_token, kNow + 1)), "invalid_token");
+  EXPECT_EQ(outcome(refresh.rotate(b->refresh_token, kNow + 1)), "invalid_token");
+}
+
+// Attack: a stolen refresh token rotated every few minutes would otherwise
+// live for ever; refresh_token_max_age ends the family however it rotates.
+TEST(RefreshTokens, AFamilyNeverOutlivesItsMaxAge) {
+  test::TempStore db;
+  const User alice = test::insert_user(db.store(), "alice");
+  RefreshTokens refresh(db.store(), RefreshPolicy{std::chrono::seconds(600), std::chrono::seconds(1000)});
+  auto started = refresh.start(alice, kNow);
+  ASSERT_TRUE(started);
+  EXPECT_EQ(started->expires_at, kNow + 600);
+  std::string token = started->refresh_token;
+  std::int64_t at = kNow;
+  for (int i = 0; i < 3; ++i) {  // rotating every 300 s: well within the ttl
+    at += 300;
+    auto next = refresh.rotate(token, at);
+    ASSERT_TRUE(next) << "rotation " << i << ": " << next.error().message;
+    EXPECT_LE(next->expires_at, kNow + 1000) << "capped by the family's max age";
+    token = next->refresh_token;
+  }
+  EXPECT_EQ(outcome(refresh.rotate(token, kNow + 1000)), "invalid_token") << "max age reached";
+  EXPECT_EQ(outcome(refresh.rotate(token, kNow + 999)), "invalid_token") << "and the family is gone";
+}
+
+// Attack: signing out with an access token left its refresh family alive
+// (the cookie never reaches /signout); the token's `sid` names the family.
+TEST(RefreshTokens, EndFamilyEndsThatFamilyOnly) {
+  test::TempStore db;
+  const User alice = test::insert_user(db.store(), "alice");
+  RefreshTokens refresh(db.store(), RefreshPolicy{std::chrono::seconds(600)});
+  auto mine = refresh.start(alice, kNow), other = refresh.start(alice, kNow);
+  ASSERT_TRUE(mine && other);
+  ASSERT_TRUE(refresh.end_family(alice.id, mine->family));
+  EXPECT_EQ(outcome(refresh.rotate(mine->refresh_token, kNow + 1)), "invalid_token");
+  EXPECT_EQ(outcome(refresh.rotate(other->refresh_token, kNow + 1)), "ok");
+  EXPECT_TRUE(refresh.end_family(alice.id, "unknown"));
+}
+
+// A family stored before refresh_token_max_age (no start time) counts from
+// its last rotation.
+TEST(RefreshTokens, OldEntriesWithoutAStartTimeAreCapped) {
+  test::TempStore db;
+  const User alice = test::insert_user(db.store(), "alice");
+  RefreshTokens refresh(db.store(), RefreshPolicy{std::chrono::seconds(600), std::chrono::seconds(700)});
+  const std::string family(32, 'a');
+  const std::string secret = "s3cret";
+  ASSERT_TRUE(db.store().write([&](StoreTxn& txn) {
+    return txn.put_entry("refresh:" + alice.id, family,
+                         std::to_string(kNow + 600) + "\nalice\n" + crypto::to_hex(crypto::sha256(secret)), kNow + 600);
+  }));
+  auto next = refresh.rotate(alice.id + "." + family + "." + secret, kNow + 500);
+  ASSERT_TRUE(next) << next.error().message;
+  EXPECT_EQ(next->expires_at, kNow + 700);
 }
 
 TEST(UserCodec, Format2RoundTripsAndFormat1IsStillRead) {

@@ -245,14 +245,14 @@ TEST(MfaPolicy, RefreshedTokensKeepTheSecondFactor) {
   const auto now = unix_now();
   auto with = refresh.start(root, now, "pwd otp");
   ASSERT_TRUE(with.has_value());
-  auto next = refresh.rotate(*with, now + 1);
+  auto next = refresh.rotate(with->refresh_token, now + 1);
   ASSERT_TRUE(next.has_value()) << next.error().message;
   EXPECT_EQ(next->amr, "pwd otp");
   next = refresh.rotate(next->refresh_token, now + 2);
   ASSERT_TRUE(next.has_value());
   EXPECT_EQ(next->amr, "pwd otp");
   auto without = refresh.start(root, now);
-  next = refresh.rotate(*without, now + 1);
+  next = refresh.rotate(without->refresh_token, now + 1);
   ASSERT_TRUE(next.has_value());
   EXPECT_EQ(next->amr, "");
 }

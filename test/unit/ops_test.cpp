@@ -3,9 +3,11 @@
 // restore.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <sstream>
 
+#include "authd/accounts.hpp"
 #include "authd/audit.hpp"
 #include "authd/json.hpp"
 #include "authd/password.hpp"
@@ -16,8 +18,12 @@
 namespace authd {
 namespace {
 
-// Made with Python's bcrypt (python3-bcrypt 3.2): hashpw(b"correct horse", gensalt(4)).
-constexpr const char* kBcrypt = "$2b$04$YWXgMR9Gkuz4H0gbS/Ol3Ok..mo3GgWvlnGnWVoc8X1fqFf2gotw6";
+// Made with Apache's bcrypt (htpasswd -nbB -C 8 x 'correct horse'): an accepted cost.
+constexpr const char* kBcrypt = "$2y$08$EavsyAeIDupO0n30MUOYlO35.JzuIEsL9q3IGX1K.NdoLm2Ov38Zu";
+// Made with Python's bcrypt (python3-bcrypt 3.2): hashpw(b"correct horse", gensalt(4)): too cheap.
+constexpr const char* kBcryptCost4 = "$2b$04$YWXgMR9Gkuz4H0gbS/Ol3Ok..mo3GgWvlnGnWVoc8X1fqFf2gotw6";
+// libxcrypt, cost 15 (crypt("correct horse", "$2b$15$YWXgMR9Gkuz4H0gbS/Ol3O")): too dear.
+constexpr const char* kBcryptCost15 = "$2b$15$YWXgMR9Gkuz4H0gbS/Ol3O9aA7g.A1JPfC2EEqURZ3s5veevhKyQy";
 
 TEST(Audit, LineIsOneJsonObjectWithEveryField) {
   const auto line = audit_line({.event = "signin", .username = "al\"ice\n", .client = "127.0.0.1",
@@ -58,6 +64,66 @@ TEST(Password, BcryptFromAnotherImplementationVerifies) {
   EXPECT_FALSE(hasher.verify(std::string(kBcrypt).substr(0, 59) + "x", "correct horse"));
   EXPECT_FALSE(PasswordHasher::is_supported("$1$abc$def"));
   EXPECT_FALSE(PasswordHasher::is_supported("plaintext"));
+}
+
+// Attack: an imported bcrypt hash of cost 31 makes each sign-in attempt
+// burn days of CPU (one request takes a core down); cost 4 is cheap to
+// guess. Only 8..14 are accepted, and another cost is never run.
+TEST(Password, BcryptCostOutside8To14IsRefusedUnrun) {
+  PasswordHasher hasher(Argon2Params{1, 64, 1});
+  EXPECT_EQ(PasswordHasher::bcrypt_cost(kBcrypt), 8);
+  EXPECT_EQ(PasswordHasher::bcrypt_cost(kBcryptCost15), 15);
+  EXPECT_EQ(PasswordHasher::bcrypt_cost("plaintext"), -1);
+  EXPECT_TRUE(PasswordHasher::is_supported(kBcrypt));
+  EXPECT_FALSE(PasswordHasher::is_supported(kBcryptCost4));
+  EXPECT_FALSE(PasswordHasher::is_supported(kBcryptCost15));
+  EXPECT_FALSE(hasher.verify(kBcryptCost4, "correct horse")) << "the right password of a refused cost";
+  std::string cost31(kBcryptCost15);
+  cost31[4] = '3';
+  cost31[5] = '1';
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_FALSE(hasher.verify(cost31, "correct horse"));
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(1)) << "cost 31 must not be run";
+}
+
+TEST(Import, BcryptOfARefusedCostIsABadLineNamed) {
+  test::TempStore store;
+  const std::string input = std::string(R"({"username":"ok8","password":")") + kBcrypt + "\"}\n" +
+                            R"({"username":"low","password":")" + kBcryptCost4 + "\"}\n" +
+                            R"({"username":"high","password":")" + kBcryptCost15 + "\"}\n";
+  auto report = import_lines(store.store(), input, CredentialPolicy{}, false);
+  ASSERT_TRUE(report);
+  EXPECT_FALSE(report->committed);
+  ASSERT_EQ(report->problems.size(), 2u);
+  EXPECT_EQ(report->problems[0], "line 2: password is a bcrypt hash of cost 4: only costs 8 to 14 are accepted");
+  EXPECT_EQ(report->problems[1], "line 3: password is a bcrypt hash of cost 15: only costs 8 to 14 are accepted");
+  auto skipped = import_lines(store.store(), input, CredentialPolicy{}, true);
+  ASSERT_TRUE(skipped);
+  EXPECT_TRUE(skipped->committed);
+  EXPECT_EQ(skipped->users, 1u);
+  EXPECT_EQ(skipped->bad_lines, 2u);
+  EXPECT_TRUE(store->find_user("ok8"));
+  EXPECT_FALSE(store->find_user("high"));
+}
+
+// A hash stored before this rule (an older import, a restored backup) is
+// refused at sign-in, without running it: invalid_login like a wrong
+// password, with a message for the log; the hash stays for the operator.
+TEST(Import, StoredBcryptOfARefusedCostCannotSignIn) {
+  test::TempStore store;
+  PasswordHasher hasher(Argon2Params{1, 64, 1});
+  Accounts accounts(store.store(), hasher, CredentialPolicy{});
+  test::insert_user(store.store(), "old", Role::user, kBcryptCost4);
+  test::insert_user(store.store(), "good", Role::user, kBcrypt);
+  auto refused = accounts.sign_in({"old", "correct horse"});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, Errc::invalid_login);
+  EXPECT_TRUE(refused.error().message.starts_with(kRefusedStoredHash)) << refused.error().message;
+  EXPECT_NE(refused.error().message.find("cost 4"), std::string::npos);
+  EXPECT_EQ(store->find_user("old")->password_hash, kBcryptCost4) << "not upgraded: the password was never checked";
+  auto signed_in = accounts.sign_in({"good", "correct horse"});
+  ASSERT_TRUE(signed_in) << signed_in.error().message;
+  EXPECT_TRUE(store->find_user("good")->password_hash.starts_with("$argon2id$")) << "an accepted cost is upgraded";
 }
 
 TEST(Import, MongoexportKeepsIdAndRole) {

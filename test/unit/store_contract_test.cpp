@@ -622,6 +622,53 @@ TEST_P(StoreContract, ConcurrentReadModifyWritesLoseNoUpdate) {
   EXPECT_EQ(std::optional<std::string>(std::to_string(kThreads * kIncrements)), final_value);
 }
 
+// The last-admin rule (Accounts::set_role/remove) counts admins and demotes
+// one in one write: two such writes at once must not both see two admins
+// (write skew). LMDB has one writer; PostgreSQL must refuse one (SERIALIZABLE)
+// and the store runs it again.
+TEST_P(StoreContract, CountThenWriteHasNoWriteSkew) {
+  for (int round = 0; round < 10; ++round) {
+    const std::string a = "skew-a" + std::to_string(round), b = "skew-b" + std::to_string(round);
+    insert(make_user(a, Role::admin));
+    insert(make_user(b, Role::admin));
+    std::atomic<bool> go{false};
+    auto demote = [&](const std::string& name) {
+      while (!go.load()) std::this_thread::yield();
+      auto wrote = store().write([&](StoreTxn& txn) -> Result<void> {
+        auto admins = txn.list_users(UserQuery{.role = Role::admin, .contains = {}, .offset = 0, .limit = 2});
+        if (!admins) return std::unexpected(admins.error());
+        if (admins->total <= 1) return fail(Errc::conflict, "last admin");
+        auto user = txn.find_user(name);
+        if (!user) return std::unexpected(user.error());
+        user->role = Role::user;
+        return txn.replace_user(*user);
+      });
+      if (!wrote && wrote.error().code != Errc::conflict) ADD_FAILURE() << wrote.error().message;
+    };
+    std::thread one(demote, a), two(demote, b);
+    go = true;
+    one.join();
+    two.join();
+    std::size_t admins = 0;
+    ASSERT_EQ("ok", outcome(read([&](StoreTxn& txn) -> Result<void> {
+                auto page = txn.list_users(UserQuery{.role = Role::admin, .contains = {}, .offset = 0, .limit = static_cast<std::size_t>(-1)});
+                if (!page) return std::unexpected(page.error());
+                admins = page->total;
+                return {};
+              })));
+    ASSERT_EQ(1u, admins) << "round " << round;
+    ASSERT_EQ("ok", outcome(write([&](StoreTxn& txn) -> Result<void> {
+                for (const auto& name : {a, b}) {
+                  auto user = txn.find_user(name);
+                  if (!user) return std::unexpected(user.error());
+                  user->role = Role::user;
+                  if (auto ok = txn.replace_user(*user); !ok) return ok;
+                }
+                return {};
+              })));
+  }
+}
+
 // --- Store::find_user (the guard's lookup, possibly cached) -------------------
 
 TEST_P(StoreContract, FindUserFollowsEveryWriteOfThisStore) {

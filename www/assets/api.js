@@ -54,7 +54,10 @@ async function outcome(response) {
 
 function errorText(status, data, retryAfter) {
   if (status === 429) {
-    return `Too many attempts. Try again in ${retryAfter || 1} second${retryAfter === 1 ? "" : "s"}.`;
+    // The detail names the limit that was hit ("too many sign-ups from this address; retry in 60 s").
+    const which = data && typeof data.detail === "string" ? data.detail.replace(/; retry in \d+ s$/, "") : "";
+    const what = which ? which.charAt(0).toUpperCase() + which.slice(1) + "." : "Too many attempts.";
+    return `${what} Try again in ${retryAfter || 1} second${retryAfter === 1 ? "" : "s"}.`;
   }
   if (data && typeof data.error === "string") {
     return data.detail ? `${data.error}: ${data.detail}` : data.error;

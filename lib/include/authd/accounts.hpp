@@ -16,6 +16,9 @@
 
 namespace authd {
 
+// The start of the invalid_login message of a stored hash refused unrun.
+inline constexpr std::string_view kRefusedStoredHash = "stored password hash refused";
+
 struct CredentialPolicy {
   std::size_t username_max_length = 64;     // characters: A-Z a-z 0-9 . _ @ + -
   std::size_t password_min_length = 1;      // bytes
@@ -62,7 +65,9 @@ class Accounts {
 
   // Error: invalid_login for an unknown user, a wrong password, an account
   // without a password, or an over-long input; the unknown-user path spends
-  // the same hashing work as a real check.
+  // the same hashing work as a real check. A stored bcrypt hash of a cost
+  // not accepted (password.hpp) is refused without being run: invalid_login
+  // whose message starts with kRefusedStoredHash (for the log, never shown).
   Result<User> sign_in(const BasicCredentials& credentials) const;
 
   // Third-party sign-in, in one write transaction. Accounts are linked by
@@ -82,9 +87,12 @@ class Accounts {
 
   // Operator changes. Errors: not_found, storage_full, internal.
   Result<User> find(std::string_view username) const;
-  Result<User> set_role(std::string_view username, Role role);
+  // conflict: the user is the last admin and the role is not admin (unless
+  // `force`, authctl's --force). The check and the write are one transaction.
+  Result<User> set_role(std::string_view username, Role role, bool force = false);
   // Deletes the user and its third-party links; its tokens stop working at once.
-  Result<void> remove(std::string_view username);
+  // conflict: the user is the last admin (unless `force`), as set_role.
+  Result<void> remove(std::string_view username, bool force = false);
   Result<UserPage> list(const UserQuery& query) const;
 
   const CredentialPolicy& policy() const noexcept { return policy_; }

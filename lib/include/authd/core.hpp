@@ -114,8 +114,9 @@ class Core {
                                                  AccessPoint at = AccessPoint::authorizer) const;
 
   // A new access token for `user`, carrying its token generation (`gen`)
-  // and, after a second factor, `amr` (space-separated methods, e.g. "pwd otp").
-  std::string issue_access_token(const User& user, std::string_view amr = {}) const;
+  // and, after a second factor, `amr` (space-separated methods, e.g. "pwd otp"),
+  // and `sid`: the refresh family it belongs to ("" for none; sign-out ends it).
+  std::string issue_access_token(const User& user, std::string_view amr = {}, std::string_view sid = {}) const;
 
   const CoreSettings& settings() const noexcept { return settings_; }
   Store& store() noexcept { return *store_; }

@@ -31,7 +31,7 @@ enum class Errc {
   unsupported_type,       // a request body in a content type the route does not take (JSON routes: application/json only)
   too_slow,               // the client did not deliver the request within the deadline
   storage_full,           // the store refuses writes (LMDB map full); reads still work
-  throttled,              // too many failed attempts; `retry_after` says when to try again
+  throttled,              // a rate limit was hit; `retry_after` says when to try again; message names the limit (safe to show)
   unavailable,            // overloaded or a dependency is down right now; `retry_after` when known
   provider_refused,       // third-party sign-in refused (state mismatch, provider said no); message safe to show
   not_configured,         // the feature (e.g. third-party sign-in) is not set up
@@ -52,6 +52,7 @@ struct Error {
   std::optional<std::int64_t> retry_after;  // throttled / unavailable: whole seconds to wait (>= 1)
   std::vector<std::string> allowed;         // wrong_method: the methods the path accepts; mfa_challenge: the factors
   std::string challenge;                    // mfa_challenge: the mfa_token
+  std::string username;                     // not_permitted / mfa_required: whose valid token was refused (audit)
 
   Error() = default;
   Error(Errc kind, std::string text) : code(kind), message(std::move(text)) {}

@@ -29,14 +29,25 @@ class PasswordHasher {
   Result<std::string> hash(std::string_view password) const;
 
   // True when `password` matches `phc`. False for a mismatch and for a
-  // malformed or non-argon2id hash. Constant time in the comparison.
+  // malformed or non-argon2id hash, or bcrypt of a cost not accepted (not
+  // run). Constant time in the comparison.
   bool verify(std::string_view phc, std::string_view password) const;
 
   // bcrypt hashes ($2a$/$2b$/$2y$, as imported from the Express app) are
   // verified too, by libxcrypt's crypt_rn, never by code of ours; such a
   // hash is replaced by argon2id at the user's next successful sign-in.
+  // Only costs kBcryptMinCost..kBcryptMaxCost are accepted: a lower cost is
+  // too cheap to guess against, a higher one lets one sign-in attempt burn
+  // seconds of CPU (cost 31: days). Another cost is refused at import, and a
+  // stored one is refused at sign-in without being run.
   static bool is_bcrypt(std::string_view hash) noexcept;
-  // Whether `hash` is a form this hasher accepts (argon2id PHC or bcrypt).
+  static constexpr int kBcryptMinCost = 8;
+  static constexpr int kBcryptMaxCost = 14;
+  // The cost of a bcrypt hash (is_bcrypt), else -1.
+  static int bcrypt_cost(std::string_view hash) noexcept;
+  static bool bcrypt_cost_accepted(std::string_view hash) noexcept;
+  // Whether `hash` is a form this hasher accepts (argon2id PHC, or bcrypt of
+  // an accepted cost).
   static bool is_supported(std::string_view hash) noexcept;
 
   // Spends the same work as verify() against a real hash, and returns false.

@@ -6,6 +6,10 @@
 // secret. Presenting any other secret of a live family means a copy of an
 // already used token is being replayed: the family ends, the newest token
 // with it (RFC 9700 §4.14.2). Signing out everywhere ends every family.
+// A family never outlives refresh_token_max_age after its sign-in, however
+// often it rotates (a stolen token cannot be kept alive for ever). The
+// access tokens a family hands out name it in their `sid` claim, so that
+// POST /signout, which the `refresh` cookie never reaches, ends it.
 #pragma once
 
 #include <chrono>
@@ -21,18 +25,29 @@
 namespace authd {
 
 inline constexpr std::string_view kRefreshCookiePath = "/token/refresh";
+// The access-token claim naming the refresh family it came from.
+inline constexpr std::string_view kRefreshFamilyClaim = "sid";
 
 struct RefreshPolicy {
-  std::chrono::seconds ttl{0};  // 0: no refresh tokens
+  std::chrono::seconds ttl{0};                        // 0: no refresh tokens
+  std::chrono::seconds max_age{30LL * 24 * 3600};     // a family's absolute lifetime
 };
 
-// refresh_token_ttl.
+// refresh_token_ttl, refresh_token_max_age.
 std::vector<settings::Setting> refresh_settings(RefreshPolicy& policy);
 
 struct Refreshed {
   User user;
   std::string refresh_token;  // the next one
   std::string amr;            // how the family's sign-in authenticated ("" or e.g. "pwd otp")
+  std::string family;         // for the access token's `sid` claim
+  std::int64_t expires_at = 0;  // when the next token stops working (ttl, capped by max_age)
+};
+
+struct Started {
+  std::string refresh_token;
+  std::string family;
+  std::int64_t expires_at = 0;
 };
 
 class RefreshTokens {
@@ -43,7 +58,7 @@ class RefreshTokens {
 
   // A new family for `user`; `amr` (the sign-in's methods, e.g. "pwd otp")
   // is kept for the access tokens the family hands out. Errors: storage_full, internal.
-  Result<std::string> start(const User& user, std::int64_t now, std::string_view amr = {});
+  Result<Started> start(const User& user, std::int64_t now, std::string_view amr = {});
 
   // Uses `token` once: the user and the next token. Errors: invalid_token
   // (unknown, expired, malformed, reused — a reuse ends the family, user
@@ -52,6 +67,9 @@ class RefreshTokens {
 
   // Ends the family of `token` (sign-out); unknown tokens are ignored.
   Result<void> end(std::string_view token);
+  // Ends family `family` of the user (sign-out by an access token's `sid`);
+  // an unknown family is ignored.
+  Result<void> end_family(std::string_view user_id, std::string_view family);
   // Ends every family of the user (sign-out everywhere, password change).
   Result<void> end_user(std::string_view user_id);
 

@@ -10,7 +10,8 @@
 //   - mongoexport of the Express app's users: {"_id":{"$oid":"..."},"username",
 //                  "password":"$2a$10$...","role","__v":0}  (_id and role kept)
 // Hashes are taken as they are (never re-hashed here): argon2id PHC or
-// bcrypt ($2a$/$2b$/$2y$); bcrypt becomes argon2id at the first sign-in.
+// bcrypt ($2a$/$2b$/$2y$) of cost 8 to 14 (another cost is a bad line);
+// bcrypt becomes argon2id at the first sign-in.
 // All lines go in ONE write transaction: all or nothing (with skip_bad,
 // bad lines are left out and listed).
 #pragma once

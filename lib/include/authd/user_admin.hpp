@@ -27,16 +27,19 @@ class UserAdmin {
       : accounts_(accounts), revocation_(revocation), refresh_(refresh), audit_(audit) {}
 
   // Errors: as Accounts::create / set_role / remove (not_found, conflict, ...).
+  // The last admin is neither demoted nor deleted unless `force` (authctl
+  // --force only); a refusal is audited (outcome "refused").
   Result<User> create(const Actor& actor, std::string_view username, std::string_view password, Role role,
                       std::string_view fullname, std::string_view email);
-  Result<User> set_role(const Actor& actor, std::string_view username, Role role);
-  Result<void> remove(const Actor& actor, std::string_view username);
+  Result<User> set_role(const Actor& actor, std::string_view username, Role role, bool force = false);
+  Result<void> remove(const Actor& actor, std::string_view username, bool force = false);
   // Ends every token and refresh token of the user (a lost device, a
   // suspected theft). Errors: not_found, storage_full, internal.
   Result<User> sign_out(const Actor& actor, std::string_view username);
 
  private:
-  void record(const Actor& actor, std::string event, std::string_view username, std::string reason) const;
+  void record(const Actor& actor, std::string event, std::string_view username, std::string reason,
+              std::string outcome = "ok") const;
   Accounts& accounts_;
   TokenRevocation& revocation_;
   RefreshTokens& refresh_;
