@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Proves OpenID Connect discovery against a real provider on loopback whose issuer identifier
-# ends in a slash (http://127.0.0.1:P/, as Auth0's do; README names Auth0 as a generic OIDC
+# ends in a slash (http://127.0.0.1:P/, as Auth0's do; docs/oauth.md names Auth0 as a generic OIDC
 # provider):
 #   slash     AUTHD_OAUTH_<NAME>_ISSUER set to the issuer exactly as the provider publishes it
 #             (with the slash) -> the whole flow works (discovery document's issuer and the ID

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Proves every error of GET /oauth against a real provider on loopback (README "Errors"): each
+# Proves every error of GET /oauth against a real provider on loopback (docs/oauth.md "Errors"): each
 # answers its exact status with a JSON body carrying `error`, issues no token, and creates or
 # changes no account (`authctl list` before == after), both for a subject that already has an
 # account and for a new one:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Proves account linking of third-party sign-in (README "Account linking"): accounts are linked
+# Proves account linking of third-party sign-in (docs/oauth.md "Account linking"): accounts are linked
 # by provider + subject, never by a bare username.
 #   - a local password account alice exists; a provider user whose preferred_username is alice
 #     gets another account, alice.default (the single unnamed provider is "default"); local alice

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Proves several identity providers at once (README "Several providers at once"), all configured
+# Proves several identity providers at once (docs/oauth.md "Several providers at once"), all configured
 # through the environment (AUTHD_OAUTH_PROVIDERS + AUTHD_OAUTH_<NAME>_*), against one real
 # provider on loopback:
 #   one   OpenID Connect by issuer (discovery), client_secret_post;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Proves the role rule of third-party sign-in (README "Roles"):
+# Proves the role rule of third-party sign-in (docs/oauth.md "Roles"):
 #   default (oauth_keep_role = false, the spec): every sign-in through the provider sets the
 #   account's role to user, so `authctl role NAME admin` lasts only until the next one (and the
 #   new token is refused for DELETE again);

@@ -34,7 +34,7 @@ export AUTHD_OAUTH_ISSUER=$PROVIDER_URL
 export AUTHD_OAUTH_CLIENT_ID=authd-browser-test
 export AUTHD_OAUTH_CLIENT_SECRET=browser-s3cret
 # The provider sends the browser back to the portal, which completes the
-# sign-in with GET /oauth (see README, Pages).
+# sign-in with GET /oauth (see docs/pages.md).
 export AUTHD_OAUTH_REDIRECT_URI='http://127.0.0.1:@PORT@/login'
 # Two more origins on this host (test/browser/apps.mjs): an app on the
 # portal's allow-list, and a foreign one. They listen before authd starts, so

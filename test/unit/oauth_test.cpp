@@ -811,7 +811,7 @@ TEST(OAuthSettings, ValidationErrors) {
 
 // An OpenID Connect provider (jwks_url set) without an issuer can never sign
 // anyone in: every ID token's iss is compared with an empty issuer and
-// refused. README: "A bad value stops authd and authctl at start with a
+// refused. docs/configuration.md: "A bad value stops authd and authctl at start with a
 // one-line reason; nothing is checked for the first time at request time."
 TEST(OAuthSettings, JwksUrlWithoutIssuerIsRefusedAtStart) {
   auto config = load_config({}, env_of({{"AUTHD_OAUTH_AUTHORIZATION_URL", "https://idp.example.test/auth"},
