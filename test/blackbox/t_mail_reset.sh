@@ -89,7 +89,7 @@ step "cross-site and form posts are refused"
 forgot '{"username":"alice"}' -H 'Sec-Fetch-Site: cross-site'
 expect_status 403 "cross-site forgot"
 http POST /password/forgot -H 'Content-Type: text/plain' --data-binary '{"username":"alice"}'
-expect_status 400 "text/plain forgot"
+expect_status 415 "text/plain forgot: JSON only (415 before parsing)"
 reset '{"token":"x","new_password":"y"}' -H 'Origin: https://evil.example'
 expect_status 403 "cross-origin reset"
 
