@@ -6,7 +6,6 @@
 // factor, a change needs a token whose amr shows a second factor or a
 // current TOTP or recovery code in the same request ("second_factor"); and a
 // change ends every other token and refresh family of the user.
-#include <optional>
 
 #include "authd/clock.hpp"
 #include "authd/mfa.hpp"
@@ -71,22 +70,7 @@ Result<http::Response> end_other_sessions(App& app, const http::Request& request
   }
   // This session goes on, as it authenticated: a new factor shows in a
   // token only after a sign-in that used it.
-  const std::string amr(amr_of(who));
-  // A new refresh family (named in the access token's `sid`, so that sign-out ends it).
-  std::optional<Started> family;
-  const auto now = unix_now();
-  if (app.core->refresh().enabled()) {
-    if (auto started = app.core->refresh().start(*user, now, amr)) {
-      family = std::move(*started);
-    } else {
-      log::warn("cannot start a refresh token: " + started.error().message);
-    }
-  }
-  const std::string token = app.core->issue_access_token(*user, amr, family ? std::string_view(family->family) : "");
-  response.header("Set-Cookie", auth_cookie(app, request, token)).header("token", token).header("Cache-Control", "no-store");
-  if (family) {
-    response.header("Set-Cookie", refresh_cookie(app, request, family->refresh_token, family->expires_at - now));
-  }
+  attach_session(response, start_session(app, request, *user, amr_of(who)));
   return response;
 }
 

@@ -2,7 +2,9 @@
 // dispatcher maps to HTTP (http/errors.cpp).
 #pragma once
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "app.hpp"
 #include "authd/audit.hpp"
@@ -78,6 +80,16 @@ void audit(const App& app, const http::Request& request, AuditEvent event);
 // the user authenticated when a second factor was used ("pwd otp", ...).
 http::Response token_response(const App& app, const http::Request& request, int status, const User& user,
                               Json user_body, std::string_view amr = {});
+
+// A new session for `user`: an access token and, with refresh_token_ttl, a new
+// refresh family that the token names (`sid`, so that POST /signout ends it).
+struct Session {
+  std::string token;
+  std::vector<std::string> cookies;  // Set-Cookie values: auth, then refresh (if any)
+};
+Session start_session(const App& app, const http::Request& request, const User& user, std::string_view amr);
+// Sets the session's cookies, header `token` and Cache-Control: no-store on `response`.
+void attach_session(http::Response& response, Session session);
 
 // Second factor (mfa.cpp, signin_mfa.cpp). The user's own factors:
 //   GET /me/mfa, POST /me/mfa/totp, POST /me/mfa/totp/confirm, DELETE /me/mfa/totp

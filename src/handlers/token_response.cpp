@@ -8,11 +8,7 @@
 
 namespace authd::handlers {
 
-http::Response token_response(const App& app, const http::Request& request, int status, const User& user,
-                              Json user_body, std::string_view amr) {
-  // With refresh_token_ttl: a new refresh family, in its own cookie only
-  // (the body keeps the spec's exact shape); the access token names it
-  // (`sid`) so that POST /signout can end it.
+Session start_session(const App& app, const http::Request& request, const User& user, std::string_view amr) {
   std::optional<Started> family;
   const auto now = unix_now();
   if (app.core->refresh().enabled()) {
@@ -22,19 +18,28 @@ http::Response token_response(const App& app, const http::Request& request, int 
       log::warn("cannot start a refresh token: " + started.error().message);
     }
   }
-  const std::string token = app.core->issue_access_token(user, amr, family ? std::string_view(family->family) : "");
+  Session session;
+  session.token = app.core->issue_access_token(user, amr, family ? std::string_view(family->family) : "");
+  session.cookies.push_back(auth_cookie(app, request, session.token));
+  if (family) session.cookies.push_back(refresh_cookie(app, request, family->refresh_token, family->expires_at - now));
+  return session;
+}
 
-  std::string cookie = auth_cookie(app, request, token);
-
-  Json body = Json::object();
-  body.set("token", Json::string(token)).set("user", std::move(user_body));
-  auto response = http::Response::json(status, body);
-  response.header("Set-Cookie", std::move(cookie))
-      .header("token", token)
+void attach_session(http::Response& response, Session session) {
+  response.header("Set-Cookie", std::move(session.cookies.front()))
+      .header("token", session.token)
       .header("Cache-Control", "no-store");  // RFC 6749 §5.1: never cache a token
-  if (family) {
-    response.header("Set-Cookie", refresh_cookie(app, request, family->refresh_token, family->expires_at - now));
-  }
+  for (std::size_t i = 1; i < session.cookies.size(); ++i) response.header("Set-Cookie", std::move(session.cookies[i]));
+}
+
+http::Response token_response(const App& app, const http::Request& request, int status, const User& user,
+                              Json user_body, std::string_view amr) {
+  // The refresh token travels in its own cookie only: the body keeps the spec's exact shape.
+  Session session = start_session(app, request, user, amr);
+  Json body = Json::object();
+  body.set("token", Json::string(session.token)).set("user", std::move(user_body));
+  auto response = http::Response::json(status, body);
+  attach_session(response, std::move(session));
   return response;
 }
 
