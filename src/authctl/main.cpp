@@ -33,7 +33,6 @@ struct Command {
   std::size_t max_operands;
   std::vector<OptionSpec> options;  // besides the global ones
   int (*run)(Context&, const Invocation&);
-  bool opens_store = true;  // false: runs before (and without) the store is opened
 };
 
 const std::vector<Command>& commands() {
@@ -52,7 +51,7 @@ const std::vector<Command>& commands() {
       {"signout", "USER", "end every token and refresh token of the user", 1, 1, {}, sign_out_user},
       {"backup", "FILE", "consistent copy of the store while authd serves (LMDB compacting copy)", 1, 1, {}, backup},
       {"restore", "FILE [--force]", "put a backup back (authd stopped); --force replaces a non-empty store", 1, 1,
-       {{"force", false}}, restore, false},
+       {{"force", false}}, restore},
       {"export", "[FILE]", "users (with hashes, roles, links) and records as JSON lines (default: stdout)", 0, 1, {},
        export_all},
       {"import", "[--skip-bad] FILE|-",
