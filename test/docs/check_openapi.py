@@ -8,23 +8,17 @@ can name for a path: get, put, post, delete, options, head, patch.
 
 usage: check_openapi.py SOURCE_DIR
 """
-import re
 import sys
 
 import yaml
+
+from route_table import routes
 
 ANY = {"get", "put", "post", "delete", "options", "head", "patch"}
 
 
 def table_routes(source):
-    text = open(f"{source}/src/routes.cpp", encoding="utf-8").read()
-    routes = set()
-    for method, path in re.findall(r'Route\{"([A-Z]+|\*)",\s*"([^"]+)"', text):
-        for m in (ANY if method == "*" else {method.lower()}):
-            routes.add((m, path))
-    if not routes:
-        sys.exit("check_openapi: no Route{...} found in src/routes.cpp (has the table moved?)")
-    return routes
+    return {(m, path) for method, path in routes(source) for m in (ANY if method == "*" else {method.lower()})}
 
 
 def document_routes(source):

@@ -22,6 +22,8 @@ import os
 import re
 import sys
 
+from route_table import routes
+
 # Where the front servers' routing expressions live (globs, relative to the tree).
 CONFIGURATIONS = ["conf/**/*.conf", "conf/**/*.in", "conf/**/Caddyfile*", "packaging/**/*.in",
                   "packaging/**/*.conf", "debian/**/*.conf", "debian/**/*.in", "README.md", "docs/*.md"]
@@ -33,19 +35,14 @@ EXPRESSION = re.compile(r"\^/?\((?:[^()]|\([^()]*\))*?" + re.escape(MARKER) + r"
 
 
 def route_paths(source):
-    text = open(f"{source}/src/routes.cpp", encoding="utf-8").read()
-    paths = {re.sub(r"\{[^}]*\}", "x1", p) for p in re.findall(r'Route\{"(?:[A-Z]+|\*)",\s*"([^"]+)"', text)}
-    if not paths:
-        sys.exit("check_route_prefixes: no Route{...} in src/routes.cpp")
-    return sorted(paths)
+    return sorted({re.sub(r"\{[^}]*\}", "x1", path) for _, path in routes(source)})
 
 
 def canonical_prefixes(source):
     """The alternation the route table implies, in the table's order."""
-    text = open(f"{source}/src/routes.cpp", encoding="utf-8").read()
     pages = {os.path.splitext(name)[0] for name in os.listdir(f"{source}/www")}
     prefixes = []
-    for path in re.findall(r'Route\{"(?:[A-Z]+|\*)",\s*"([^"]+)"', text):
+    for _, path in routes(source):
         segments = path.strip("/").split("/")
         if segments[0] == ".well-known":
             prefix = path.strip("/")
