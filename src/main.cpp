@@ -167,6 +167,17 @@ int main(int argc, char** argv) {
   }
   prepare_logging(*settings);
   ProgramSettings running = *settings;  // what a failed reload falls back to
+  // Signals: the main thread waits for TERM/INT/HUP; no other thread may see
+  // them, so they are blocked before App::create starts any (the PostgreSQL
+  // store's listener, pools): a thread with TERM unblocked would take the
+  // default action and kill the process in the middle of a graceful stop.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);  // a client that went away must not kill us
   const std::string state_dir = settings->core.store.lmdb.directory.string();
   auto app = App::create(std::move(*settings));
   if (!app) {
@@ -180,16 +191,10 @@ int main(int argc, char** argv) {
   // systemd's socket (authd.socket) comes before fd 0 and CGI.
   const auto systemd_fd = options.listen.empty() ? systemd::listen_fd() : std::nullopt;
   // Shared hosting without mod_fcgid: one request from the environment, then exit.
-  if (options.listen.empty() && !systemd_fd && started_as_cgi()) return serve_cgi_request(**app);
-
-  // Signals: the main thread waits for TERM/INT/HUP; workers never see them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGHUP);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  ::signal(SIGPIPE, SIG_IGN);  // a client that went away must not kill us
+  if (options.listen.empty() && !systemd_fd && started_as_cgi()) {
+    pthread_sigmask(SIG_UNBLOCK, &signals, nullptr);  // one request: the web server's TERM ends it
+    return serve_cgi_request(**app);
+  }
 
   const auto listen_fd = systemd_fd ? Result<int>(*systemd_fd) : open_listen_socket(options.listen);
   if (!listen_fd) {
