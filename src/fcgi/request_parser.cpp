@@ -161,7 +161,10 @@ Step RequestParser::end_of_params() {
     request_ready_ = true;
     return Step{Step::Kind::request, std::nullopt, keep_conn_};
   }
-  if (const auto text = find(params_, "CONTENT_LENGTH"); text && !text->empty()) {
+  // "-1" is Caddy's (2.6) CONTENT_LENGTH for a chunked request body: the
+  // length is unknown, as when there is none; the body is the stdin stream
+  // up to its end, capped at max_body_bytes like any other.
+  if (const auto text = find(params_, "CONTENT_LENGTH"); text && !text->empty() && *text != "-1") {
     std::size_t length = 0;
     const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), length);
     if (ec != std::errc() || end != text->data() + text->size()) {

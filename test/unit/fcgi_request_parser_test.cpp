@@ -338,12 +338,34 @@ TEST(FcgiRequestParser, BodyShorterOrLongerThanContentLengthIsRefused) {
 }
 
 TEST(FcgiRequestParser, InvalidContentLengthIsRefused) {
-  for (const char* text : {"-1", "12x", "0x10", " 5", "99999999999999999999999"}) {
+  for (const char* text : {"-2", "--1", "-1 ", "12x", "0x10", " 5", "99999999999999999999999"}) {
     RequestParser parser(Limits{});
     const auto fed = feed(parser, begin(1) + params(1, {{"CONTENT_LENGTH", text}}) + stdin_stream(1, ""));
     ASSERT_FALSE(fed.steps.empty()) << text;
     EXPECT_EQ(fed.steps[0].kind, Kind::reject) << text;
     EXPECT_EQ(fed.steps[0].error->code, Errc::invalid_input) << text;
+  }
+}
+
+// Caddy 2.6 passes CONTENT_LENGTH "-1" for a chunked body: the body is the
+// whole stdin stream, and the body cap still applies.
+TEST(FcgiRequestParser, UnknownContentLengthReadsTheStreamToItsEnd) {
+  {
+    RequestParser parser(Limits{});
+    const auto fed = feed(parser, begin(1, Role::responder, true) + params(1, {{"CONTENT_LENGTH", "-1"}}) +
+                                      stdin_stream(1, "{\"a\":1}"));
+    ASSERT_EQ(fed.requests.size(), 1u);
+    EXPECT_EQ(fed.requests[0].body, "{\"a\":1}");
+  }
+  {
+    Limits limits;
+    limits.max_body_bytes = 10;
+    RequestParser parser(limits);
+    const auto fed = feed(parser, begin(1) + params(1, {{"CONTENT_LENGTH", "-1"}}) + stdin_stream(1, std::string(11, 'x')));
+    ASSERT_FALSE(fed.steps.empty());
+    EXPECT_EQ(fed.steps[0].kind, Kind::reject);
+    EXPECT_EQ(fed.steps[0].error->code, Errc::too_large);
+    EXPECT_TRUE(fed.requests.empty());
   }
 }
 
