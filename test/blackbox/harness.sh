@@ -26,7 +26,7 @@
 #                          bench): proc_alive, stop_group, stop_pid, pick_port,
 #                          port_in_use, wait_for_port, wait_for_socket,
 #                          wait_for_http, http_status, now_ms, fcgi_spawn...
-#   apache.sh, nginx.sh, h2o.sh   the other front ends (AUTHD_FRONTEND below)
+#   apache.sh, nginx.sh, h2o.sh, caddy.sh   the other front ends (AUTHD_FRONTEND below)
 #
 # Inputs (environment; defaults derived from this file's location)
 #   SOURCE_DIR     repository root                    (default: ../.. from here)
@@ -41,7 +41,8 @@
 #                            use another file;
 #                  apache    Apache 2.4, conf/apache/authd.conf (apache.sh);
 #                  nginx     nginx, conf/nginx/authd.conf (nginx.sh);
-#                  h2o       H2O 2.2, conf/h2o/authd.conf (h2o.sh).
+#                  h2o       H2O 2.2, conf/h2o/authd.conf (h2o.sh);
+#                  caddy     Caddy 2.6, conf/caddy/Caddyfile (caddy.sh).
 #                  Everything else is alike; CTest runs the suite on each, as
 #                  blackbox.NAME, blackbox-apache.NAME and blackbox-nginx.NAME.
 #
@@ -221,7 +222,11 @@ case $AUTHD_FRONTEND in
     # shellcheck source=h2o.sh
     source "$_HARNESS_DIR/h2o.sh"
     ;;
-  *) _harness_die "AUTHD_FRONTEND must be lighttpd, apache, nginx or h2o, not '$AUTHD_FRONTEND'" ;;
+  caddy)
+    # shellcheck source=caddy.sh
+    source "$_HARNESS_DIR/caddy.sh"
+    ;;
+  *) _harness_die "AUTHD_FRONTEND must be lighttpd, apache, nginx, h2o or caddy, not '$AUTHD_FRONTEND'" ;;
 esac
 
 # _frontend_spawn NAME OUT_FILE ERROR_LOG COMMAND...: starts the front end:

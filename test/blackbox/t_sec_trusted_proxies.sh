@@ -42,8 +42,9 @@ for i in 1 2 3 4 5; do
 done
 expect_status 429 "the 4th+ guess from 127.0.0.2 is throttled whatever X-Forwarded-For says"
 
-if [[ $AUTHD_FRONTEND == apache || $AUTHD_FRONTEND == nginx || $AUTHD_FRONTEND == h2o ]]; then
-  # conf/apache/authd.conf, conf/nginx/authd.conf and conf/h2o/authd.conf are the edge: they
+if [[ $AUTHD_FRONTEND == apache || $AUTHD_FRONTEND == nginx || $AUTHD_FRONTEND == h2o || $AUTHD_FRONTEND == caddy ]]; then
+  # conf/apache/authd.conf, conf/nginx/authd.conf, conf/h2o/authd.conf and
+  # conf/caddy/Caddyfile (no trusted_proxies in Caddy) are the edge: they
   # replace X-Forwarded-For with the address they see, so even a trusted
   # (loopback) client cannot name another.
   step "$AUTHD_FRONTEND replaces a client's X-Forwarded-For with the real address"
