@@ -52,7 +52,8 @@ EOF
   # file cannot go unnoticed.
   grep -q "^http://127.0.0.1:$port {" "$dir/Caddyfile" &&
     grep -qF "root * $SOURCE_DIR/www" "$dir/Caddyfile" &&
-    [[ $(grep -cF "unix/$FCGI_SOCKET {" "$dir/Caddyfile") == 2 ]] &&
+    grep -qF "forward_auth unix/$FCGI_SOCKET {" "$dir/Caddyfile" &&
+    ! grep -qF unix//run/authd/authd.sock "$dir/Caddyfile" &&
     grep -qF "reverse_proxy unix/$dir/app.sock " "$dir/Caddyfile" &&
     grep -qF "output file $STATE_DIR/caddy-access.log" "$dir/Caddyfile" ||
     _harness_die "$CADDY_CONF: the address/root/socket/application lines marked CHANGE were not found"

@@ -2,7 +2,8 @@
 # The attack: reaching an application behind Caddy without the capability its
 # access rule asks for - no token, a bad token, a role too weak, a forged
 # X-Auth-User / X-Auth-Role or X-Original-* header, a path that borrows a
-# public rule, authd down. conf/caddy/Caddyfile guards /app/ with
+# public rule, authd down; and a browser without credentials sent to the
+# sign-in portal with rd=<its URI>, and back once signed in. conf/caddy/Caddyfile guards /app/ with
 # forward_auth to authd's GET /auth/check over FastCGI (transport fastcgi on
 # authd's socket); caddy.sh runs the shipped file, with the application of
 # /app/ a second Caddy site that echoes what it was told:
@@ -39,6 +40,25 @@ http GET /app/items -H 'Authorization: Bearer not.a.token'
 refused "a bad token: 401" 401 'error="invalid_token"'
 http GET /app/items -H 'X-Auth-User: admin-1' -H 'X-Auth-Role: admin'
 refused "forged X-Auth-* headers alone: 401" 401 '^Bearer'
+
+step "a browser without credentials: to the sign-in portal and back"
+BROWSER_ACCEPT='Accept: text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'
+http GET '/app/report?x=1&y=a+b' -H "$BROWSER_ACCEPT"
+expect_status 302 "a page load without credentials goes to the portal"
+expect_eq "with the original URI, percent-encoded, as rd" \
+  '/login?rd=%2Fapp%2Freport%3Fx%3D1%26y%3Da%2Bb' "$(header Location)"
+http POST /app/items -H "$BROWSER_ACCEPT" -d 'x=1'
+expect_status 302 "a form post without credentials goes to the portal"
+http GET /app/admin/keys -H "$BROWSER_ACCEPT" -H "$(role_bearer user)"
+refused "a page load with too weak a role stays 403" 403 'error="insufficient_scope"'
+JAR=$STATE_DIR/jar
+http POST /signin -u writer-1:pw-writer -c "$JAR"
+expect_status 200 "sign in at the portal"
+http GET '/auth/return?rd=%2Fapp%2Freport%3Fx%3D1' -b "$JAR"
+expect_status 303 "the portal's way back"
+expect_eq "back to the original URI" '/app/report?x=1' "$(header Location)"
+http GET '/app/report?x=1' -b "$JAR" -H "$BROWSER_ACCEPT"
+app "the application, with the cookie the portal set" writer-1 writer GET '/app/report?x=1'
 
 step "the capability each method needs (check_unmatched = method)"
 http GET '/app/items?page=2' -H "$(role_bearer user)"
