@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "../unit/test_support.hpp"
@@ -394,6 +395,21 @@ TEST(SettingsFile, EveryFixedSettingIsInConfCommentedOutWithItsDefault) {
   const auto names = program_setting_names();
   for (const auto& [name, value] : listed) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+  }
+}
+
+TEST(SettingsFile, EverySettingHasAGroupAndADescription) {
+  // A new row must say what it does: the reference (conf/authd.conf,
+  // docs/configuration.md, authd.conf(5)) is written from the tables.
+  const auto conf = program_settings_reference(settings::ReferenceFormat::conf);
+  EXPECT_EQ(conf.find("--- Other settings"), std::string::npos) << "a setting has no group";
+  std::istringstream lines(conf);
+  std::string previous, before_previous;
+  for (std::string text; std::getline(lines, text); before_previous = previous, previous = text) {
+    if (text.size() < 2 || text[0] != '#' || !std::islower(static_cast<unsigned char>(text[1]))) continue;
+    // "# doc ...", then "# (type; AUTHD_NAME)", then "#name = default".
+    EXPECT_TRUE(previous.starts_with("# (")) << text;
+    EXPECT_TRUE(before_previous.starts_with("# ") && before_previous.size() > 2) << text << " has no description";
   }
 }
 
