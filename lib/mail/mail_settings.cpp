@@ -3,6 +3,11 @@
 namespace authd {
 
 std::vector<settings::Setting> mail_settings(MailSettings& s) {
+  auto starttls = settings::text("smtp_starttls", s.smtp_starttls,
+                                 "STARTTLS on smtp:// URLs: auto (required with smtp_user, else used when the "
+                                 "server offers it), required, or off.");
+  starttls.kind = settings::Kind::choice;  // checked by finish_mail_settings
+  starttls.choices = {"auto", "required", "off"};
   return settings::grouped("Mail", {
       settings::text("smtp_url", s.smtp_url,
                      "The mail server (docs/mail.md): smtp://host:587 (STARTTLS) or smtps://host:465. Empty = no "
@@ -12,9 +17,7 @@ std::vector<settings::Setting> mail_settings(MailSettings& s) {
                      "The From of every message: \"authd <noreply@example.org>\" or a bare address."),
       settings::text("smtp_user", s.smtp_user, "The SMTP AUTH user; empty = no AUTH."),
       settings::secret("smtp_password", s.smtp_password, "The SMTP AUTH password."),
-      settings::text("smtp_starttls", s.smtp_starttls,
-                     "STARTTLS on smtp:// URLs: auto (required with smtp_user, else used when the server offers "
-                     "it), required, or off."),
+      std::move(starttls),
       settings::text("public_url", s.public_url,
                      "The site's address used in mailed links, e.g. https://example.org (a trailing / is "
                      "dropped)."),

@@ -34,7 +34,7 @@ std::string value_type(const Setting& row) {
     case Kind::milliseconds: return "milliseconds, " + range();
     case Kind::boolean: return "true or false";
     case Kind::text: return "text";
-    case Kind::secret: return "text, secret (--print-config shows (set))";
+    case Kind::secret: return "secret text, printed as (set)";
     case Kind::path: return "path";
     case Kind::choice: return joined(row.choices, " or ");
     case Kind::list: return "list";
