@@ -10,6 +10,8 @@
 #                   $(DEB_DIR)/authd_<version>_<arch>.deb, checked by lintian
 #   make dist       the relocatable release for shared hosting (scripts/dist.sh):
 #                   $(DIST_DIR)/authd-<version>-linux-<arch>.tar.gz
+#   make settings-docs  regenerate conf/authd.conf and the settings reference of
+#                   docs/configuration.md and man/authd.conf.5 from the settings tables
 #   make clean      remove the build trees
 #
 # Variables: BUILD_DIR (build), BUILD_TYPE (RelWithDebInfo), JOBS (2), PORT (8080),
@@ -23,7 +25,7 @@ PORT       ?= 8080
 DEPS  := scripts/deps.sh
 CTEST ?= ctest
 
-.PHONY: all build configure run test test-asan clean deps
+.PHONY: all build configure run test test-asan clean deps settings-docs
 
 all: build
 
@@ -53,6 +55,11 @@ test-asan:
 	@$(DEPS) test
 	$(CTEST) -V -S test/ci.cmake -DBUILD_DIR=build-asan -DBUILD_TYPE=Debug \
 	  -DCONFIGURE_OPTIONS=-DAUTHD_SANITIZE=ON -DJOBS=$(JOBS) "-DEXCLUDE_LABEL=$(ASAN_EXCLUDE)"
+
+# conf/authd.conf, docs/configuration.md and man/authd.conf.5 from the settings
+# tables (scripts/settings-docs.sh; CTest docs.settings fails when they differ).
+settings-docs: build
+	scripts/settings-docs.sh $(BUILD_DIR)/authd
 
 clean:
 	rm -rf $(BUILD_DIR) build-asan $(DIST_DIR)

@@ -34,6 +34,13 @@ std::vector<std::pair<std::string, std::string>> program_setting_defaults() {
   return loader.defaults();
 }
 
+std::string program_settings_reference(settings::ReferenceFormat format) {
+  ProgramSettings settings;
+  settings::Loader loader;
+  ProgramTables tables(settings, loader);
+  return settings::render_reference(loader.documented(), format);
+}
+
 Result<ProgramSettings> load_program_settings(const EnvLookup& env, const std::filesystem::path& compiled_default) {
   ProgramSettings settings;
   settings::Loader loader;

@@ -11,6 +11,7 @@
 #include "authd/core.hpp"
 #include "authd/password_reset.hpp"
 #include "authd/settings.hpp"
+#include "authd/settings_reference.hpp"
 #include "server_settings.hpp"
 
 namespace authd {
@@ -30,6 +31,9 @@ Result<ProgramSettings> load_program_settings(const EnvLookup& env, const std::f
 // ones such as oauth_<setting>), and the fixed ones' declared defaults.
 std::vector<std::string> program_setting_names();
 std::vector<std::pair<std::string, std::string>> program_setting_defaults();
+// The reference of every setting (defaults and docs, no file read):
+// `authd --print-config=conf|markdown|man`.
+std::string program_settings_reference(settings::ReferenceFormat format);
 
 // What a request handler needs: the core and the program's own settings.
 struct App {

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,17 +58,20 @@ struct Options {
   std::string listen;  // empty: fd 0 from the web server / spawn-fcgi
   bool check = false;         // validate config and state, then exit
   bool print_config = false;  // print the effective settings, then exit
+  std::optional<settings::ReferenceFormat> reference;  // --print-config=FORMAT
 };
 
 void usage() {
   std::fputs(
-      "usage: authd [--listen PATH|:PORT|HOST:PORT] [--check] [--print-config]\n"
+      "usage: authd [--listen PATH|:PORT|HOST:PORT] [--check] [--print-config[=conf|markdown|man]]\n"
       "  Runs as a FastCGI responder on the socket systemd passes (LISTEN_FDS), else\n"
       "  on fd 0 (spawn-fcgi -s SOCKET -- authd),\n"
       "  or on its own socket with --listen (:PORT is 127.0.0.1 only); started as a CGI program (GATEWAY_INTERFACE\n"
       "  set, no socket) it answers the one request. --check validates the configuration,\n"
       "  the state directory and the signing key, then exits. --print-config prints\n"
-      "  the effective settings (secrets redacted) and exits.\n"
+      "  the effective settings (secrets redacted) and exits; --print-config=FORMAT prints\n"
+      "  the reference of every setting (default, doc) as a config file, Markdown or roff\n"
+      "  without reading any configuration.\n"
       "  Settings: " AUTHD_DEFAULT_CONFIG " or $AUTHD_CONFIG, overridden by AUTHD_<NAME>;\n"
       "  SIGHUP re-reads them (and the signing keys), keeping the running ones if invalid.\n",
       stderr);
@@ -79,6 +83,10 @@ bool parse_options(int argc, char** argv, Options& options) {
     if (arg == "--listen" && i + 1 < argc) options.listen = argv[++i];
     else if (arg == "--check") options.check = true;
     else if (arg == "--print-config") options.print_config = true;
+    else if (arg.starts_with("--print-config=")) {
+      options.reference = settings::reference_format(std::string_view(arg).substr(15));
+      if (!options.reference) return false;
+    }
     else return false;
   }
   return true;
@@ -154,6 +162,10 @@ int main(int argc, char** argv) {
   if (!parse_options(argc, argv, options)) {
     usage();
     return 2;
+  }
+  if (options.reference) {
+    std::fputs(program_settings_reference(*options.reference).c_str(), stdout);
+    return 0;
   }
   const EnvLookup env = [](const char* name) { return std::getenv(name); };
   auto settings = load_program_settings(env, AUTHD_DEFAULT_CONFIG);

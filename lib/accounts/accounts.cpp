@@ -81,15 +81,21 @@ Result<void> validate_signup(const SignupRequest& request, const CredentialPolic
 }
 
 std::vector<settings::Setting> credential_settings(CredentialPolicy& p) {
-  return {
+  return settings::grouped("Passwords and credentials", {
       settings::integer("username_max_length", p.username_max_length, 1, 256,
-                        "characters of A-Z a-z 0-9 . _ @ + -"),
-      settings::integer("password_min_length", p.password_min_length, 1, 1024, "bytes"),
+                        "Longest username, in characters of A-Z a-z 0-9 . _ @ + -. Checked before any hashing: a "
+                        "longer name signs in as nobody."),
+      settings::integer("password_min_length", p.password_min_length, 1, 1024,
+                        "Shortest password a sign-up or password change accepts, in bytes; raise it to enforce a "
+                        "policy (OWASP: 8, ASVS: 12). At most password_max_length."),
       settings::integer("password_max_length", p.password_max_length, 8, 4096,
-                        "bytes; bounds the cost of hashing a hostile input"),
-      settings::integer("fullname_max_length", p.fullname_max_length, 1, 4096, "bytes"),
-      settings::integer("email_max_length", p.email_max_length, 3, 1024, "bytes"),
-  };
+                        "Longest password accepted, in bytes: bounds the cost of hashing a hostile input (a "
+                        "longer one is refused before any hashing)."),
+      settings::integer("fullname_max_length", p.fullname_max_length, 1, 4096,
+                        "Longest full name of a sign-up, in bytes (control characters are refused)."),
+      settings::integer("email_max_length", p.email_max_length, 3, 1024,
+                        "Longest e-mail address of a sign-up, in bytes."),
+  });
 }
 
 namespace {

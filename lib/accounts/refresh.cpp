@@ -165,12 +165,16 @@ Result<void> RefreshTokens::end_user(std::string_view user_id) {
 }
 
 std::vector<settings::Setting> refresh_settings(RefreshPolicy& p) {
-  return {
+  return settings::grouped("Tokens", {
       settings::seconds("refresh_token_ttl", p.ttl, 0, 366LL * 24 * 3600,
-                        "rotating refresh tokens (cookie `refresh`, POST /token/refresh) live this long; 0 = off"),
+                        "Lifetime of a rotating refresh token, in seconds; 0 turns refresh tokens off. When on, "
+                        "sign-up, sign-in and /oauth also set an HttpOnly cookie `refresh` (Path=/token/refresh); "
+                        "POST /token/refresh trades it (or {\"refresh_token\"}) for a new access token and a new "
+                        "refresh token. A refresh token works once; replaying a used one ends its whole family."),
       settings::seconds("refresh_token_max_age", p.max_age, 1, 366LL * 24 * 3600,
-                        "a refresh family's absolute lifetime from its sign-in, whatever the rotations"),
-  };
+                        "The absolute lifetime of a refresh family, in seconds from its sign-in: rotating never "
+                        "keeps one alive longer. POST /signout ends the family of the token it signs out."),
+  });
 }
 
 }  // namespace authd

@@ -141,28 +141,39 @@ std::string address_group(std::string_view address) {
 }
 
 std::vector<settings::Setting> throttle_settings(ThrottlePolicy& p) {
-  return {
-      settings::boolean("signin_throttle", p.enabled, "throttle failed password sign-ins"),
+  return settings::grouped("Sign-in throttling", {
+      settings::boolean("signin_throttle", p.enabled,
+                        "Throttle failed password sign-ins (SECURITY.md). Failures are counted per username and "
+                        "per client address over signin_window; past a threshold each further failure imposes a "
+                        "delay (signin_first_delay, then doubling, up to the maximum) during which attempts get 429 "
+                        "with Retry-After. The state is in the store: every process sees it."),
       settings::integer("signin_user_threshold", p.user_threshold, 1, 100000,
-                        "failures per username within the window before delays start"),
+                        "Failures per username within signin_window before delays start."),
       settings::integer("signin_address_threshold", p.address_threshold, 1, 1000000,
-                        "failures per client address within the window before delays start"),
-      settings::seconds("signin_window", p.window, 1, 7LL * 24 * 3600, "seconds over which failures are counted"),
-      settings::seconds("signin_first_delay", p.first_delay, 1, 3600, "first delay, doubled per further failure"),
-      settings::seconds("signin_user_max_delay", p.user_max_delay, 1, 24LL * 3600, "cap of a username's delay"),
+                        "Failures per client address (IPv6: per /64) within signin_window before delays start."),
+      settings::seconds("signin_window", p.window, 1, 7LL * 24 * 3600,
+                        "The time over which failed sign-ins are counted, in seconds."),
+      settings::seconds("signin_first_delay", p.first_delay, 1, 3600,
+                        "The first delay past a threshold, in seconds; it doubles with each further failure."),
+      settings::seconds("signin_user_max_delay", p.user_max_delay, 1, 24LL * 3600,
+                        "The longest delay of a username, in seconds."),
       settings::seconds("signin_address_max_delay", p.address_max_delay, 1, 24LL * 3600,
-                        "cap of an address's delay"),
+                        "The longest delay of a client address, in seconds."),
       settings::seconds("signin_known_address_ttl", p.known_address_ttl, 0, 366LL * 24 * 3600,
-                        "how long an address that signed in stays exempt from the username's delay"),
+                        "A username's delay never applies to an address that signed in as that user within this "
+                        "many seconds, so that an attacker cannot lock a real user out."),
       settings::integer("signin_account_budget", p.account_budget, 1, 100000,
-                        "failures per account from untrusted clients, all addresses together, per budget window"),
+                        "Clients with neither a device cookie nor a known address share a budget of this many "
+                        "failures per account per signin_account_budget_window, from all addresses together."),
       settings::seconds("signin_account_budget_window", p.account_budget_window, 60, 7LL * 24 * 3600,
-                        "the window of signin_account_budget"),
+                        "The window of signin_account_budget, in seconds."),
       settings::seconds("signin_device_ttl", p.device_ttl, 60, 3660LL * 24 * 3600,
-                        "lifetime of the device cookie a successful sign-in gives"),
+                        "Lifetime of the device cookie (`authd_device`, signed, HttpOnly) a successful sign-in "
+                        "gives the browser, in seconds. With it that browser skips every delay above, counting its "
+                        "own failures only."),
       settings::integer("signup_address_limit", p.signup_address_limit, 0, 1000000,
-                        "sign-ups per client address (IPv6: per /64) per hour; 0 = no limit"),
-  };
+                        "Sign-ups per client address (IPv6: per /64) per hour; 0 = no limit."),
+  });
 }
 
 Result<void> SigninThrottle::check(std::string_view username, std::string_view address, std::int64_t now,

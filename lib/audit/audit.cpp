@@ -13,9 +13,11 @@
 namespace authd {
 
 std::vector<settings::Setting> audit_settings(AuditSettings& s) {
-  return {settings::text("audit_log", s.log,
-                         "audit log file (one JSON object a line, O_APPEND: rotate with copytruncate); "
-                         "'-' for stderr; empty for none")};
+  return settings::grouped("Operations", {settings::text(
+      "audit_log", s.log,
+      "The audit log: one JSON object a line {time, event, username, client, request_id, outcome, reason[, actor]}, "
+      "never a password, token, cookie or secret (docs/operations.md). A file path (opened O_APPEND, created 0600; "
+      "each line is one write(2), so rotate it with logrotate's copytruncate), `-` for stderr, empty for none.")});
 }
 
 std::string rfc3339_utc(std::int64_t unix_seconds) {

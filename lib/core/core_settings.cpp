@@ -11,8 +11,8 @@ CoreSettingsTables::CoreSettingsTables(CoreSettings& s, settings::Loader& loader
   loader.add(password_settings(s.argon2));
   loader.add(credential_settings(s.credentials));
   loader.add(throttle_settings(s.throttle));
-  loader.add(oauth_settings(s.oauth));
   loader.add(oauth_providers_);
+  loader.add(oauth_settings(s.oauth));
   loader.add(access_rule_settings(s.access_rules));
   loader.add(audit_settings(s.audit));
   loader.add(mfa_settings(s.mfa));

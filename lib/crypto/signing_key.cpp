@@ -124,10 +124,18 @@ Result<SigningKey> signing_key_from_hex(std::string_view hex) {
 }
 
 std::vector<settings::Setting> key_settings(KeySettings& s) {
-  return {
-      settings::path("signing_key_file", s.file, "HMAC key file; default <state_dir>/signing.key (created 0600)"),
-      settings::secret("signing_key", s.hex, "the key inline as hex (at least 64 digits), instead of the file"),
-  };
+  return settings::grouped("Tokens", {
+      settings::path("signing_key_file", s.file,
+                     "The HMAC-SHA256 key file. The key signs access tokens with token_algorithm = HS256, and "
+                     "authd's own short-lived tokens (OAuth state, WebAuthn challenges, the device cookie) "
+                     "whatever the algorithm. Empty: `<state_dir>/signing.key`, a 32-byte random key created on "
+                     "first start (mode 0600) and used by every process sharing the state directory. A file "
+                     "named here must hold at least 32 bytes."),
+      settings::secret("signing_key", s.hex,
+                       "The HMAC key inline as hex (at least 64 hex digits), instead of signing_key_file: e.g. "
+                       "for several hosts behind one name. Better AUTHD_SIGNING_KEY in the environment than in "
+                       "this file."),
+  });
 }
 
 Result<SigningKey> load_signing_key(const KeySettings& s) {

@@ -102,7 +102,16 @@ std::vector<settings::Setting> access_rule_settings(AccessRules& rules) {
   settings::Setting s;
   s.name = "authorize_rule";
   s.kind = settings::Kind::list;
-  s.doc = "PREFIX METHOD public|authenticated|read|create|update|delete|method|deny [case-insensitive]; repeatable";
+  s.doc =
+      "A rule of the FastCGI authorizer and of GET /auth/check (docs/protecting-apps.md): PREFIX METHOD "
+      "REQUIREMENT [case-insensitive], where METHOD is an HTTP method or *, and REQUIREMENT public, "
+      "authenticated, read, create, update, delete, method (GET, HEAD, OPTIONS read, POST create, PUT/PATCH update, DELETE "
+      "delete) or deny; e.g. `/app/admin/ * delete`. Repeat the line for more rules (in the environment: "
+      "AUTHD_AUTHORIZE_RULES='rule; rule'). The fourth word makes the prefix match whatever the ASCII case "
+      "(default: exact, as Linux file systems compare). Paths are canonicalised first (one %-decoding, ., .. and "
+      "// resolved, ;params cut; an encoded `/` or `\\`, %25, NUL or invalid UTF-8 is refused with 400); a rule for "
+      "/app/admin/ also covers /app/admin.";
+  s.group = "Protecting other applications";
   s.env = "AUTHD_AUTHORIZE_RULES";
   s.assign = [&rules](std::string_view value) -> Result<void> {
     auto more = AccessRules::parse(value);
@@ -128,11 +137,15 @@ std::vector<settings::Setting> access_rule_settings(AccessRules& rules) {
   table.push_back(std::move(s));
   table.push_back(settings::choice("authorize_unmatched", rules.unmatched,
                                    {{"deny", Unmatched::deny}, {"method", Unmatched::method}},
-                                   "paths no authorize_rule matches (authorizer): deny, or the method's capability"));
+                                   "What the FastCGI authorizer does with a path no authorize_rule matches (the web "
+                                   "server asks for every request of the protected tree): deny (403), or method "
+                                   "(GET, HEAD, OPTIONS read, POST create, PUT/PATCH update, DELETE delete)."));
   table.push_back(settings::choice("check_unmatched", rules.check_unmatched,
                                    {{"method", Unmatched::method}, {"deny", Unmatched::deny}},
-                                   "paths no authorize_rule matches at GET /auth/check: the method's capability, or deny"));
-  return table;
+                                   "What GET /auth/check does with a path no authorize_rule matches (the proxy asks "
+                                   "only for the locations it protects): method (GET, HEAD, OPTIONS read, POST create, "
+                                   "PUT/PATCH update, DELETE delete), or deny (403)."));
+  return settings::grouped("Protecting other applications", std::move(table));
 }
 
 }  // namespace authd

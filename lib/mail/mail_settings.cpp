@@ -3,29 +3,41 @@
 namespace authd {
 
 std::vector<settings::Setting> mail_settings(MailSettings& s) {
-  return {
+  auto starttls = settings::text("smtp_starttls", s.smtp_starttls,
+                                 "STARTTLS on smtp:// URLs: auto (required with smtp_user, else used when the "
+                                 "server offers it), required, or off.");
+  starttls.kind = settings::Kind::choice;  // checked by finish_mail_settings
+  starttls.choices = {"auto", "required", "off"};
+  return settings::grouped("Mail", {
       settings::text("smtp_url", s.smtp_url,
-                     "mail server: smtp://host:587 (STARTTLS) or smtps://host:465; empty = no mail at all"),
-      settings::text("smtp_from", s.smtp_from, "From of every message: \"Name <address>\" or an address"),
-      settings::text("smtp_user", s.smtp_user, "SMTP AUTH user; empty = no AUTH"),
-      settings::secret("smtp_password", s.smtp_password, "SMTP AUTH password"),
-      settings::text("smtp_starttls", s.smtp_starttls,
-                     "smtp:// only: auto (required with smtp_user, else used when offered), required, off"),
-      settings::text("public_url", s.public_url, "the site's address in mailed links, e.g. https://example.com"),
+                     "The mail server (docs/mail.md): smtp://host:587 (STARTTLS) or smtps://host:465. Empty = no "
+                     "mail at all (a password reset by mail answers as usual but sends nothing). When set, "
+                     "smtp_from and public_url are required."),
+      settings::text("smtp_from", s.smtp_from,
+                     "The From of every message: \"authd <noreply@example.org>\" or a bare address."),
+      settings::text("smtp_user", s.smtp_user, "The SMTP AUTH user; empty = no AUTH."),
+      settings::secret("smtp_password", s.smtp_password, "The SMTP AUTH password."),
+      std::move(starttls),
+      settings::text("public_url", s.public_url,
+                     "The site's address used in mailed links, e.g. https://example.org (a trailing / is "
+                     "dropped)."),
       settings::path("mail_templates", s.templates,
-                     "directory of mail templates (<name>.subject/.txt/.html, see conf/mail/); empty = built in"),
-      settings::seconds("mail_retry_max", s.retry_max, 1, 86400, "longest wait between two attempts at one message"),
+                     "A directory of mail templates an operator edits (<name>.subject, .txt, .html; copy "
+                     "conf/mail/); empty = the built-in ones."),
+      settings::seconds("mail_retry_max", s.retry_max, 1, 86400,
+                        "The longest wait between two attempts at one message, in seconds."),
       settings::seconds("mail_message_ttl", s.message_ttl, 60, 30 * 86400,
-                        "a message the mail server has not accepted by then is dropped"),
+                        "A message the mail server has not accepted after this many seconds is dropped."),
       settings::seconds("password_reset_ttl", s.password_reset_ttl, 60, 7 * 86400,
-                        "lifetime of a password reset link"),
+                        "Lifetime of a password reset link, in seconds."),
       settings::integer("password_reset_account_limit", s.password_reset_account_limit, 1, 1000,
-                        "reset mails per account per hour"),
+                        "Password reset mails per account per hour."),
       settings::integer("password_reset_address_limit", s.password_reset_address_limit, 0, 1000000,
-                        "POST /password/forgot per client address per hour (0: no limit)"),
+                        "POST /password/forgot requests per client address per hour; 0 = no limit."),
       settings::milliseconds("password_forgot_time", s.password_forgot_time, 0, 10000,
-                             "every POST /password/forgot answer takes at least this long (no enumeration by timing)"),
-  };
+                             "Every POST /password/forgot answer takes at least this long, in milliseconds: no "
+                             "account enumeration by timing."),
+  });
 }
 
 Result<void> finish_mail_settings(MailSettings& s) {

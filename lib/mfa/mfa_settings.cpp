@@ -21,20 +21,35 @@ std::vector<std::string> words(std::string_view text) {
 }  // namespace
 
 std::vector<settings::Setting> mfa_settings(MfaSettings& s) {
-  return {
+  return settings::grouped("Second factor", {
       settings::text("mfa_required_roles", s.required_roles_text,
-                     "roles whose tokens must show a second factor (amr), e.g. \"admin editor\"; empty = none"),
-      settings::boolean("mfa_for_oauth", s.for_oauth, "third-party sign-in (GET /oauth) also asks for the second factor"),
-      settings::seconds("mfa_token_ttl", s.token_ttl, 30, 3600, "lifetime of the mfa_token between the two sign-in steps"),
-      settings::text("mfa_issuer", s.issuer, "the issuer name authenticator apps show for TOTP"),
-      settings::boolean("passkey_signin", s.passkey_signin, "passkeys may sign in without a password"),
-      settings::text("webauthn_rp_id", s.rp_id, "WebAuthn relying-party id (the site's domain); empty = passkeys off"),
-      settings::text("webauthn_origins", s.origins_text, "origins allowed in WebAuthn ceremonies, space-separated"),
-      settings::text("webauthn_rp_name", s.rp_name, "relying-party name shown by the authenticator"),
+                     "Roles (admin, editor, writer, user; separated by spaces or commas) whose tokens must show a "
+                     "second factor (claim amr with otp or hwk), else 403 {\"error\":\"MFA Required\"}; until they "
+                     "enrol, such users reach only /me, /me/mfa/* and /signout. Users enrol TOTP or passkeys "
+                     "themselves (docs/second-factor.md); a user with an active factor gets 401 with an mfa_token "
+                     "from /signin and finishes with POST /signin/mfa. Empty = no role must."),
+      settings::boolean("mfa_for_oauth", s.for_oauth,
+                        "Third-party sign-in (GET /oauth) also asks a user with an active factor for it (the "
+                        "answer is then the same 401 as /signin's)."),
+      settings::seconds("mfa_token_ttl", s.token_ttl, 30, 3600,
+                        "Lifetime of the single-use mfa_token between the two sign-in steps, in seconds."),
+      settings::text("mfa_issuer", s.issuer, "The issuer name authenticator apps show next to a TOTP account."),
+      settings::boolean("passkey_signin", s.passkey_signin,
+                        "Passkeys also sign in without a password (POST /signin/passkey/begin and finish); needs "
+                        "webauthn_rp_id."),
+      settings::text("webauthn_rp_id", s.rp_id,
+                     "The WebAuthn relying-party id: the site's registrable domain, e.g. example.org. Empty = "
+                     "passkeys off."),
+      settings::text("webauthn_origins", s.origins_text,
+                     "The exact origins of the pages that run WebAuthn ceremonies (e.g. https://example.org), "
+                     "separated by spaces or commas; at least one when webauthn_rp_id is set."),
+      settings::text("webauthn_rp_name", s.rp_name, "The relying-party name authenticators show."),
       settings::boolean("webauthn_user_verification", s.require_user_verification,
-                        "require user verification (PIN, biometrics) in registration and second-factor use (password-less sign-in always requires it)"),
-      settings::seconds("webauthn_challenge_ttl", s.challenge_ttl, 10, 3600, "lifetime of a WebAuthn challenge"),
-  };
+                        "Require user verification (PIN, fingerprint) in passkey registration and second-factor "
+                        "use; a password-less sign-in (passkey_signin) always requires it."),
+      settings::seconds("webauthn_challenge_ttl", s.challenge_ttl, 10, 3600,
+                        "Lifetime of a WebAuthn challenge, in seconds."),
+  });
 }
 
 Result<void> finish_mfa_settings(MfaSettings& s) {

@@ -187,16 +187,73 @@ std::vector<std::string> OAuthProviderSettings::describe() const {
   return lines;
 }
 
-std::vector<settings::Setting> oauth_settings(OAuthSettings& s) {
-  return {
-      settings::boolean("oauth_keep_role", s.keep_role,
-                        "false (the spec): a third-party sign-in sets role user; true keeps an operator's role"),
-      settings::milliseconds("oauth_connect_timeout_ms", s.connect_timeout, 100, 60000,
-                             "connect timeout for calls to identity providers"),
-      settings::milliseconds("oauth_timeout_ms", s.total_timeout, 100, 120000,
-                             "total timeout for one call to an identity provider"),
-      settings::seconds("oauth_state_ttl", s.state_ttl, 30, 3600, "how long a started sign-in may take"),
+std::vector<settings::Setting> OAuthProviderSettings::reference() const {
+  auto row = [](std::string setting, settings::Kind kind, std::string doc, std::string value = {}) {
+    settings::Setting s;
+    s.name = std::move(setting);
+    s.kind = kind;
+    s.doc = std::move(doc);
+    s.show = [value = std::move(value)] { return value; };
+    return s;
   };
+  using settings::Kind;
+  auto token_auth = row("oauth_token_auth", Kind::choice,
+                        "How the client authenticates at the token endpoint: post (client_secret in the form "
+                        "body) or basic (HTTP Basic).",
+                        "post");
+  token_auth.choices = {"post", "basic"};
+  return settings::grouped("Third-party sign-in", {
+      row("oauth_issuer", Kind::text,
+          "The OpenID Connect issuer of the provider (e.g. https://accounts.google.com): its endpoints come from "
+          "discovery and the ID token is checked against it. Third-party sign-in (GET /oauth) is off, answering "
+          "501, until a provider is configured. One provider takes the oauth_<setting> names (or "
+          "AUTHD_OAUTH_<SETTING>); several take `oauth.<name>.<setting>` lines (name: lower-case letters, digits, "
+          "_), and GET /oauth?provider=<name> starts with that one (docs/oauth.md). A provider needs client_id, "
+          "redirect_uri and either issuer or authorization_url and token_url."),
+      row("oauth_client_id", Kind::text, "The client id registered at the provider."),
+      row("oauth_client_secret", Kind::secret, "The client secret registered at the provider; never logged."),
+      row("oauth_redirect_uri", Kind::text,
+          "This service's GET /oauth as registered at the provider, e.g. https://example.com/oauth."),
+      row("oauth_scopes", Kind::text,
+          "The scopes asked for, separated by spaces; empty with an issuer = `openid profile email`."),
+      row("oauth_authorization_url", Kind::text,
+          "The authorization endpoint, for a plain OAuth 2.0 provider without an issuer (e.g. GitHub's "
+          "https://github.com/login/oauth/authorize); with an issuer it overrides discovery."),
+      row("oauth_token_url", Kind::text,
+          "The token endpoint, for a plain OAuth 2.0 provider; with an issuer it overrides discovery."),
+      row("oauth_userinfo_url", Kind::text,
+          "The user endpoint the identity is read from; needed by a plain OAuth 2.0 provider (no issuer), which "
+          "has no ID token."),
+      row("oauth_jwks_url", Kind::text,
+          "The provider's JSON Web Key Set, overriding discovery; needs an issuer (ID tokens are checked against "
+          "it)."),
+      std::move(token_auth),
+      row("oauth_subject_claim", Kind::text,
+          "The claim (or user-endpoint field) naming the user at the provider; empty = sub with an issuer, id "
+          "without."),
+      row("oauth_username_claim", Kind::text,
+          "The claim (or user-endpoint field) a new account's username is made from; empty = "
+          "preferred_username with an issuer, login without."),
+      row("oauth_providers", Kind::list,
+          "The provider names, separated by spaces or commas, whose settings come from the environment: "
+          "AUTHD_OAUTH_PROVIDERS=github,google reads AUTHD_OAUTH_GITHUB_CLIENT_ID and the like. In the file, "
+          "`oauth.<name>.<setting>` lines name their provider by themselves."),
+  });
+}
+
+std::vector<settings::Setting> oauth_settings(OAuthSettings& s) {
+  return settings::grouped("Third-party sign-in", {
+      settings::boolean("oauth_keep_role", s.keep_role,
+                        "false (the spec's behaviour): every third-party sign-in sets the account's role to user. "
+                        "true: a role an operator set with authctl survives later third-party sign-ins."),
+      settings::milliseconds("oauth_connect_timeout_ms", s.connect_timeout, 100, 60000,
+                             "How long connecting to an identity provider may take, in milliseconds."),
+      settings::milliseconds("oauth_timeout_ms", s.total_timeout, 100, 120000,
+                             "How long one whole exchange with an identity provider may take, in milliseconds."),
+      settings::seconds("oauth_state_ttl", s.state_ttl, 30, 3600,
+                        "How long a started third-party sign-in may take (the lifetime of its state cookie), in "
+                        "seconds."),
+  });
 }
 
 }  // namespace authd

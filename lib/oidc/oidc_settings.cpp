@@ -3,15 +3,19 @@
 namespace authd {
 
 std::vector<settings::Setting> oidc_settings(OidcSettings& s) {
-  return {
+  return settings::grouped("OpenID Connect provider", {
       settings::boolean("oidc_provider", s.provider,
-                        "authd is an OpenID Connect provider for registered clients (authctl client add)"),
+                        "authd is an OpenID Connect provider: it signs the users of registered applications "
+                        "(`authctl client add`) in, and its ID-token keys are made and published in "
+                        "/.well-known/jwks.json (docs/openid-provider.md)."),
       settings::choice("id_token_algorithm", s.id_token_algorithm,
                        {{"RS256", crypto::KeyAlgorithm::rs256},
                         {"ES256", crypto::KeyAlgorithm::es256},
                         {"EdDSA", crypto::KeyAlgorithm::ed25519}},
-                       "signature of ID tokens (keys in <state_dir>/id-token-keys, published in the JWKS)"),
-  };
+                       "The signature of ID tokens: RS256 (every relying party accepts it), ES256 or EdDSA. The "
+                       "keys are in `<state_dir>/id-token-keys` (store = lmdb) or the database (store = "
+                       "postgresql)."),
+  });
 }
 
 }  // namespace authd

@@ -212,11 +212,16 @@ bool PasswordHasher::verify_dummy(std::string_view password) const {
 }
 
 std::vector<settings::Setting> password_settings(Argon2Params& p) {
-  return {
-      settings::integer("argon2_iterations", p.iterations, 1, 64, "argon2id passes (t)"),
-      settings::integer("argon2_memory_kib", p.memory_kib, 8, 4 << 20, "argon2id memory in KiB (m)"),
-      settings::integer("argon2_parallelism", p.parallelism, 1, 16, "argon2id lanes (p)"),
-  };
+  // The defaults are the OWASP Password Storage Cheat Sheet's: m=19 MiB, t=2, p=1.
+  return settings::grouped("Passwords and credentials", {
+      settings::integer("argon2_iterations", p.iterations, 1, 64,
+                        "argon2id passes (t) of a new password hash. Raising argon2_iterations, argon2_memory_kib "
+                        "or argon2_parallelism slows every sign-in and sign-up; existing hashes keep their own "
+                        "parameters."),
+      settings::integer("argon2_memory_kib", p.memory_kib, 8, 4 << 20,
+                        "argon2id memory (m) of a new password hash, in KiB; at least 8 x argon2_parallelism."),
+      settings::integer("argon2_parallelism", p.parallelism, 1, 16, "argon2id lanes (p) of a new password hash."),
+  });
 }
 
 }  // namespace authd

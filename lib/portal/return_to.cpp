@@ -100,7 +100,13 @@ std::vector<settings::Setting> portal_settings(PortalSettings& p) {
   settings::Setting origins;
   origins.name = "portal_return_origins";
   origins.kind = settings::Kind::list;
-  origins.doc = "origins the sign-in portal may return to, separated by spaces or commas";
+  origins.doc =
+      "After a sign-in the portal (/login, docs/pages.md) sends the browser back to its ?rd= (or ?return_to=) "
+      "address, checked by authd (GET /auth/return), never by page script alone: a path on this site is always "
+      "allowed; an absolute URL only when its origin (scheme://host[:port], no path) is listed here, separated by "
+      "spaces or commas, e.g. `https://app.example.com, http://127.0.0.1:8081`. Anything else (other hosts, "
+      "//host, javascript:, userinfo tricks, control characters) goes to portal_default_return. The `auth` "
+      "cookie is host-only, so an app on another origin receives it only on the same host name (another port).";
   origins.assign = [&p](std::string_view v) -> Result<void> {
     std::vector<std::string> parsed;
     while (!v.empty()) {
@@ -120,11 +126,12 @@ std::vector<settings::Setting> portal_settings(PortalSettings& p) {
     for (const auto& origin : p.return_origins) out += (out.empty() ? "" : " ") + origin;
     return out;
   };
-  return {
+  return settings::grouped("Sign-in portal", {
       std::move(origins),
       settings::text("portal_default_return", p.default_return,
-                     "where the portal sends a browser whose return address is missing or refused"),
-  };
+                     "Where a sign-in leads when the return address is missing or refused: a path on this site, "
+                     "or a URL on one of portal_return_origins."),
+  });
 }
 
 Result<void> validate_portal_settings(const PortalSettings& p) {

@@ -29,6 +29,8 @@ Result<bool> parse_bool(std::string_view text) {
   return fail(Errc::config, "expected true or false");
 }
 
+}  // namespace
+
 std::string variable_for(const Setting& setting) {
   if (!setting.env.empty()) return setting.env;
   std::string variable = "AUTHD_" + setting.name;
@@ -37,7 +39,12 @@ std::string variable_for(const Setting& setting) {
   return variable;
 }
 
-}  // namespace
+std::vector<Setting> grouped(std::string_view group, std::vector<Setting> rows) {
+  for (auto& row : rows) {
+    if (row.group.empty()) row.group = std::string(group);
+  }
+  return rows;
+}
 
 Setting seconds(std::string name, std::chrono::seconds& field, long long min, long long max, std::string doc) {
   return detail::bounded(std::move(name), Kind::seconds, field, min, max, std::move(doc));
@@ -98,11 +105,18 @@ Setting path(std::string name, std::filesystem::path& field, std::string doc) {
 void Loader::add(std::vector<Setting> table) {
   for (auto& row : table) {
     defaults_.emplace_back(row.name, row.show());
+    documented_.push_back({row, defaults_.back().second});
     rows_.push_back(std::move(row));
   }
 }
 
-void Loader::add(DynamicSettings& dynamic) { dynamic_.push_back(&dynamic); }
+void Loader::add(DynamicSettings& dynamic) {
+  dynamic_.push_back(&dynamic);
+  for (auto& row : dynamic.reference()) {
+    auto value = row.show ? row.show() : std::string();
+    documented_.push_back({std::move(row), std::move(value)});
+  }
+}
 
 void Loader::add_check(std::function<Result<void>()> check) { checks_.push_back(std::move(check)); }
 

@@ -300,17 +300,30 @@ Result<TokenClaims> TokenService::verify_uncached(std::string_view token, std::s
 }
 
 std::vector<settings::Setting> token_settings(TokenPolicy& p) {
-  return {
+  return settings::grouped("Tokens", {
       settings::choice("token_algorithm", p.algorithm,
                        {{"HS256", TokenAlgorithm::hs256}, {"EdDSA", TokenAlgorithm::eddsa}, {"ES256", TokenAlgorithm::es256}},
-                       "HS256 (secret key) or a public-key algorithm with keys in <state_dir>/keys and a JWKS"),
-      settings::seconds("token_ttl", p.ttl, 1, 366LL * 24 * 3600, "access token lifetime; also the auth cookie's Max-Age"),
-      settings::seconds("token_leeway", p.leeway, 0, 300, "clock skew tolerated on exp/nbf/iat"),
-      settings::text("token_issuer", p.issuer, "the iss claim written and required"),
-      settings::text("token_audience", p.audience, "the aud claim written and required"),
+                       "How access tokens are signed: HS256 with the secret HMAC key (the default), or EdDSA "
+                       "(Ed25519) / ES256 (P-256) with a private key only authd holds. With EdDSA or ES256 every "
+                       "token names its key (`kid`); the keys live in `<state_dir>/keys` (files 0600, the first "
+                       "made at start), or in the database with store = postgresql; GET /.well-known/jwks.json "
+                       "publishes the public halves. Rotate with `authctl key rotate`, and `authctl key retire` "
+                       "once the old key's tokens have expired (docs/tokens-and-keys.md)."),
+      settings::seconds("token_ttl", p.ttl, 1, 366LL * 24 * 3600,
+                        "Access token lifetime in seconds (`exp` = `iat` + token_ttl); also the Max-Age of the "
+                        "`auth` cookie."),
+      settings::seconds("token_leeway", p.leeway, 0, 300,
+                        "Clock skew tolerated when checking a token's exp, nbf and iat, in seconds."),
+      settings::text("token_issuer", p.issuer,
+                     "The `iss` claim authd writes into its tokens and requires in the ones it checks. Must not "
+                     "be empty."),
+      settings::text("token_audience", p.audience,
+                     "The `aud` claim authd writes into its tokens and requires in the ones it checks. Must not "
+                     "be empty."),
       settings::integer("token_cache_entries", p.cache_entries, 0, 1 << 20,
-                        "verified tokens remembered per process; 0 = none"),
-  };
+                        "Verified access tokens remembered per process, so that a token seen again skips the "
+                        "signature check (its expiry is still checked on each use); 0 disables the cache."),
+  });
 }
 
 TokenService::CacheCounts TokenService::cache_counts() const noexcept {

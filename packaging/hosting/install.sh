@@ -104,7 +104,7 @@ else
   {
     printf '# authd settings for the installation in %s, written by install.sh.\n' "$docroot"
     printf '# install.sh keeps this file on upgrade: edit it freely.\n\n'
-    sed -e "s|^state_dir = .*|state_dir = $state|" "$here/conf/authd.conf"
+    sed -e "s|^#\?state_dir = .*|state_dir = $state|" "$here/conf/authd.conf"
   } >"$tmp"
   chmod 0600 "$tmp"
   mv -f "$tmp" "$config"

@@ -38,7 +38,10 @@ std::string_view forwarded_for(std::string_view element) {
 settings::Setting trusted_proxies_setting(AddressList& proxies) {
   return address_list_setting(
       "trusted_proxies", proxies,
-      "addresses/CIDRs whose X-Forwarded-For, Forwarded and X-Original-*/X-Forwarded-Method|Uri are believed");
+      "Addresses and CIDR ranges of the proxies in front of authd's web server, separated by spaces or commas. "
+      "Only their X-Forwarded-For or Forwarded name the client (for the throttle and the limits per address), and "
+      "only their X-Original-Method/-URI (nginx) or X-Forwarded-Method/-Uri (Traefik, Caddy) are believed by GET "
+      "/auth/check.");
 }
 
 std::string client_address(const AddressList& proxies, std::string_view remote_addr,

@@ -88,7 +88,7 @@ expect_eq "check-release.sh: libraries and glibc as claimed, README names them" 
 
 step "the programs run"
 mkdir -m 0700 "$WORK/state"
-sed "s|^state_dir = .*|state_dir = $WORK/state|" "$R/conf/authd.conf" >"$WORK/authd.conf"
+sed "s|^#\?state_dir = .*|state_dir = $WORK/state|" "$R/conf/authd.conf" >"$WORK/authd.conf"
 out=$(env -i PATH=/usr/bin:/bin AUTHD_CONFIG="$WORK/authd.conf" "$I/authd.fcgi" --check 2>&1)
 expect_eq "authd --check with a config" 0 "$?"
 out=$(printf 'pw' | env -i PATH=/usr/bin:/bin AUTHD_CONFIG="$WORK/authd.conf" "$I/authctl" add root1 admin 2>&1)

@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "../unit/test_support.hpp"
@@ -366,35 +368,48 @@ TEST(SettingsFile, UnterminatedQuoteOrTextAfterItIsAnErrorNamingTheLine) {
   }
 }
 
-TEST(SettingsFile, EveryFixedSettingIsDocumentedInConfWithItsDefault) {
-  // conf/authd.conf is the reference: each setting with its default, as a
-  // live line ("name = default"), or commented out when it has none.
+TEST(SettingsFile, EveryFixedSettingIsInConfCommentedOutWithItsDefault) {
+  // conf/authd.conf (generated from the tables: scripts/settings-docs.sh)
+  // lists each setting commented out as `#name = default`, and sets none:
+  // the file as shipped means the built-in defaults.
   std::ifstream in(std::string(AUTHD_SOURCE_DIR) + "/conf/authd.conf");
   ASSERT_TRUE(in) << "conf/authd.conf";
-  std::map<std::string, std::string> live;
-  std::set<std::string> commented;
+  std::map<std::string, std::string> listed;
+  std::set<std::string> live;
   std::string text;
   while (std::getline(in, text)) {
     std::string_view view = text;
-    const bool is_comment = view.starts_with("#");
-    if (is_comment) view.remove_prefix(1);
+    const bool is_setting_comment = view.size() > 1 && view[0] == '#' && std::islower(static_cast<unsigned char>(view[1]));
+    if (is_setting_comment) view.remove_prefix(1);
     auto line = settings::parse_line(view);
     if (!line || !*line) continue;
-    if (is_comment) commented.insert((*line)->name);
-    else live[(*line)->name] = (*line)->value;
+    if (is_setting_comment) listed[(*line)->name] = (*line)->value;
+    else live.insert((*line)->name);
   }
   for (const auto& [name, value] : program_setting_defaults()) {
-    if (value.empty()) {
-      EXPECT_TRUE(commented.contains(name) || live.contains(name)) << name << " is not in conf/authd.conf";
-      continue;
-    }
-    ASSERT_TRUE(live.contains(name)) << name << " = " << value << " is not in conf/authd.conf";
-    EXPECT_EQ(live[name], value) << name << ": conf/authd.conf says " << live[name] << ", the default is " << value;
+    ASSERT_TRUE(listed.contains(name)) << "#" << name << " = " << value << " is not in conf/authd.conf";
+    EXPECT_EQ(listed[name], value) << name << ": conf/authd.conf says " << listed[name] << ", the default is " << value;
   }
-  // And nothing in the file is unknown (a stale name would fail the start anyway).
+  EXPECT_TRUE(live.empty()) << *live.begin() << " is set in conf/authd.conf";
+  // And nothing in the file is unknown.
   const auto names = program_setting_names();
-  for (const auto& [name, value] : live) {
+  for (const auto& [name, value] : listed) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+  }
+}
+
+TEST(SettingsFile, EverySettingHasAGroupAndADescription) {
+  // A new row must say what it does: the reference (conf/authd.conf,
+  // docs/configuration.md, authd.conf(5)) is written from the tables.
+  const auto conf = program_settings_reference(settings::ReferenceFormat::conf);
+  EXPECT_EQ(conf.find("--- Other settings"), std::string::npos) << "a setting has no group";
+  std::istringstream lines(conf);
+  std::string previous, before_previous;
+  for (std::string text; std::getline(lines, text); before_previous = previous, previous = text) {
+    if (text.size() < 2 || text[0] != '#' || !std::islower(static_cast<unsigned char>(text[1]))) continue;
+    // "# doc ...", then "# (type; AUTHD_NAME)", then "#name = default".
+    EXPECT_TRUE(previous.starts_with("# (")) << text;
+    EXPECT_TRUE(before_previous.starts_with("# ") && before_previous.size() > 2) << text << " has no description";
   }
 }
 

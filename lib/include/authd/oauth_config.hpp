@@ -72,6 +72,7 @@ class OAuthProviderSettings final : public settings::DynamicSettings {
   Result<void> finish() override;
   std::vector<std::string> names() const override;
   std::vector<std::string> describe() const override;
+  std::vector<settings::Setting> reference() const override;
 
   // issuer, client_id, ... token_auth.
   static std::vector<std::string> provider_setting_names();

@@ -1,12 +1,18 @@
 // Typed settings, declared where they are used.
 //
 // Each module declares its settings as a table of rows — name, type,
-// default, bounds or allowed values, one line of doc — bound to the fields of
-// its own options struct (lighttpd's config_plugin_keys_t is the model):
+// default, bounds or allowed values, a group and one paragraph of doc — bound
+// to the fields of its own options struct (lighttpd's config_plugin_keys_t is
+// the model):
 //
 //   std::vector<settings::Setting> token_settings(TokenPolicy& p) {
-//     return {settings::seconds("token_ttl", p.ttl, 1, 366 * 86400, "access token lifetime")};
+//     return settings::grouped("Tokens", {
+//         settings::seconds("token_ttl", p.ttl, 1, 366 * 86400, "Access token lifetime.")});
 //   }
+//
+// The tables are the one source of the settings reference: conf/authd.conf,
+// docs/configuration.md and authd.conf(5) are generated from them
+// (settings_reference.hpp, `authd --print-config=conf|markdown|man`).
 //
 // One generic Loader fills every table from the config file (`name = value`
 // lines, `#` comments, values optionally in double quotes that keep `#` and
@@ -41,7 +47,8 @@ enum class Kind { integer, seconds, milliseconds, boolean, text, secret, path, c
 struct Setting {
   std::string name;                   // as written in the file; variable AUTHD_<NAME>
   Kind kind = Kind::text;
-  std::string doc;                    // one line
+  std::string doc;                    // one paragraph: what it does, its units, what 0/empty means
+  std::string group;                  // the section of the reference it is listed in
   long long min = 0, max = 0;         // integer, seconds, milliseconds
   std::vector<std::string> choices;   // choice
   std::string env;                    // the variable, when not AUTHD_<NAME> (e.g. a list's plural)
@@ -50,6 +57,12 @@ struct Setting {
   // The current value as it would be written in the file ("" for none).
   std::function<std::string()> show;
 };
+
+// The variable that overrides a setting: AUTHD_<NAME>, or its own `env`.
+std::string variable_for(const Setting& setting);
+
+// `rows` with `group` set on each row that has none yet.
+std::vector<Setting> grouped(std::string_view group, std::vector<Setting> rows);
 
 // --- row builders: each binds a row to a field of the module's struct ------
 template <class Int>
@@ -81,6 +94,15 @@ class DynamicSettings {
   virtual std::vector<std::string> names() const = 0;
   // Effective `name = value` lines, secrets redacted.
   virtual std::vector<std::string> describe() const = 0;
+  // Rows for the settings reference only (never assigned through): name,
+  // kind, group, doc, and `show` giving the default.
+  virtual std::vector<Setting> reference() const { return {}; }
+};
+
+// A row of the settings reference with its declared default.
+struct Documented {
+  Setting row;
+  std::string default_value;
 };
 
 class Loader {
@@ -104,11 +126,14 @@ class Loader {
   const std::vector<std::pair<std::string, std::string>>& defaults() const noexcept { return defaults_; }
   std::vector<std::string> names() const;
   const std::vector<Setting>& rows() const noexcept { return rows_; }
+  // Every documented row, fixed and dynamic, in the order the tables were added.
+  const std::vector<Documented>& documented() const noexcept { return documented_; }
 
  private:
   Result<void> assign(std::string_view name, std::string_view value, const std::string& where);
   std::vector<Setting> rows_;
   std::vector<std::pair<std::string, std::string>> defaults_;
+  std::vector<Documented> documented_;
   std::vector<DynamicSettings*> dynamic_;
   std::vector<std::function<Result<void>()>> checks_;
   bool skip_unknown_ = false;
