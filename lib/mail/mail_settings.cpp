@@ -25,6 +25,19 @@ std::vector<settings::Setting> mail_settings(MailSettings& s) {
                         "POST /password/forgot per client address per hour (0: no limit)"),
       settings::milliseconds("password_forgot_time", s.password_forgot_time, 0, 10000,
                              "every POST /password/forgot answer takes at least this long (no enumeration by timing)"),
+      settings::seconds("email_verify_ttl", s.email_verify_ttl, 60, 30 * 86400, "lifetime of an email verification link"),
+      settings::integer("email_verify_account_limit", s.email_verify_account_limit, 1, 1000,
+                        "verification mails per account per hour (sign-up, resend, address change)"),
+      settings::boolean("require_verified_email", s.require_verified_email,
+                        "refuse sign-in (403 Email Not Verified) while the account's email is not verified"),
+      settings::boolean("notify_password_changed", s.notify_password_changed,
+                        "mail the verified address when the password is changed or reset"),
+      settings::boolean("notify_email_changed", s.notify_email_changed,
+                        "mail the old address when a new one replaced it"),
+      settings::boolean("notify_mfa_added", s.notify_mfa_added,
+                        "mail the verified address when a second factor is added"),
+      settings::boolean("notify_mfa_removed", s.notify_mfa_removed,
+                        "mail the verified address when a second factor is removed"),
   };
 }
 
