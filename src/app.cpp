@@ -66,6 +66,8 @@ Result<std::unique_ptr<App>> App::create(ProgramSettings settings) {
   Core& c = *app->core;
   app->password_reset = std::make_unique<PasswordReset>(c.store(), c.accounts(), c.hasher(), c.settings().mail,
                                                         *app->mail_templates);
+  app->email_verification =
+      std::make_unique<EmailVerification>(c.store(), c.settings().mail, *app->mail_templates);
   return app;
 }
 

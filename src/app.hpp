@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "authd/core.hpp"
+#include "authd/email_verification.hpp"
 #include "authd/password_reset.hpp"
 #include "authd/settings.hpp"
 #include "authd/settings_reference.hpp"
@@ -42,6 +43,7 @@ struct App {
   // Mail (authd/mail.hpp): the templates, loaded once; the reset links.
   std::unique_ptr<mail::Templates> mail_templates;
   std::unique_ptr<PasswordReset> password_reset;
+  std::unique_ptr<EmailVerification> email_verification;
 
   // Opens the store and loads the signing key. Errors: io, config — the
   // caller prints the one-line reason and refuses to start.

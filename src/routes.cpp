@@ -27,6 +27,10 @@ constexpr std::array kRoutes{
     // forgot waits out a fixed answer time: off the direct lane.
     Route{"POST", "/password/forgot", password_forgot, Access::open, std::nullopt, Lane::upstream, Body::json},
     Route{"POST", "/password/reset", password_reset, Access::open, std::nullopt, Lane::password, Body::json},
+    Route{"GET", "/email/verify", email_verify_link, Access::open, std::nullopt},
+    Route{"POST", "/email/verify", email_verify, Access::open, std::nullopt, Lane::direct, Body::json},
+    // resend waits out a fixed answer time: off the direct lane.
+    Route{"POST", "/email/verify/resend", email_verify_resend, Access::open, std::nullopt, Lane::upstream, Body::json},
     Route{"GET", "/oauth", oauth, Access::open, std::nullopt, Lane::upstream},
     Route{"*", "/auth/check", auth_check, Access::open, std::nullopt},
     Route{"GET", "/auth/providers", auth_providers, Access::open, std::nullopt},
@@ -65,6 +69,7 @@ constexpr std::array kRoutes{
     Route{"POST", "/signin/passkey/begin", passkey_signin_begin, Access::open, std::nullopt, Lane::direct, Body::json},
     Route{"POST", "/signin/passkey/finish", passkey_signin_finish, Access::open, std::nullopt, Lane::direct, Body::json},
     Route{"PUT", "/me/password", change_password, Access::session, std::nullopt, Lane::password, Body::json},
+    Route{"PUT", "/me/email", change_email, Access::session, std::nullopt, Lane::password, Body::json},
     Route{"GET", "/records", list_records, Access::bearer, std::nullopt},
     Route{"POST", "/records", create_record, Access::bearer, create, Lane::direct, Body::json},
     Route{"GET", "/records/{id}", get_record, Access::bearer, read},

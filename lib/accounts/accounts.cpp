@@ -246,7 +246,10 @@ Result<ExternalSignIn> Accounts::sign_in_external(const ExternalIdentity& identi
       auto user = txn.find_user(*linked_name);
       if (user && std::find(user->links.begin(), user->links.end(), link) != user->links.end()) {
         if (!identity.fullname.empty()) user->fullname = identity.fullname;
-        if (!identity.email.empty()) user->email = identity.email;
+        if (!identity.email.empty() && identity.email != user->email) {
+          user->email = identity.email;
+          user->email_verified = false;  // a new address: not verified by us
+        }
         if (!keep_role) user->role = Role::user;
         user->version += 1;
         user->updated_at = now;

@@ -109,6 +109,7 @@ Result<std::string> PasswordReset::request(std::string_view username, std::strin
       Json value = Json::object();
       value.set("user", Json::string(user.id))
           .set("username", Json::string(user.username))
+          .set("email", Json::string(user.email))
           .set("exp", Json::integer(expires));
       if (auto ok = txn.put_entry(kNamespace, token_key(token), value.dump(), expires); !ok) return ok;
       auto queued = mail::Outbox::enqueue(txn, *message, "password_reset", user.username, now, expires);
@@ -166,6 +167,8 @@ Result<User> PasswordReset::reset(std::string_view token, std::string_view new_p
     user->version += 1;
     user->updated_at = now;
     user->token_generation += 1;
+    // The link reached the account's address: that verifies it.
+    if (!user->email.empty() && value->get_string("email").value_or("") == user->email) user->email_verified = true;
     changed = *user;
     valid = true;
     return txn.replace_user(*user);

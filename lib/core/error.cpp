@@ -29,6 +29,7 @@ std::string_view to_string(Errc code) noexcept {
     case Errc::internal: return "internal";
     case Errc::mfa_challenge: return "mfa_challenge";
     case Errc::mfa_required: return "mfa_required";
+    case Errc::email_not_verified: return "email_not_verified";
     case Errc::mfa_failed: return "mfa_failed";
   }
   return "unknown";

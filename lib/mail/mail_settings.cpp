@@ -37,6 +37,21 @@ std::vector<settings::Setting> mail_settings(MailSettings& s) {
       settings::milliseconds("password_forgot_time", s.password_forgot_time, 0, 10000,
                              "Every POST /password/forgot answer takes at least this long, in milliseconds: no "
                              "account enumeration by timing."),
+      settings::seconds("email_verify_ttl", s.email_verify_ttl, 60, 30 * 86400,
+                        "Lifetime of an email verification link, in seconds."),
+      settings::integer("email_verify_account_limit", s.email_verify_account_limit, 1, 1000,
+                        "Verification mails per account per hour (sign-up, resend, address change)."),
+      settings::boolean("require_verified_email", s.require_verified_email,
+                        "Refuse sign-in (403 Email Not Verified) while the account's email is not verified. "
+                        "Accounts without an email are not refused: they have nothing to verify."),
+      settings::boolean("notify_password_changed", s.notify_password_changed,
+                        "Mail the verified address when the password is changed or reset."),
+      settings::boolean("notify_email_changed", s.notify_email_changed,
+                        "Mail the old address when a new one replaced it."),
+      settings::boolean("notify_mfa_added", s.notify_mfa_added,
+                        "Mail the verified address when a second factor is added."),
+      settings::boolean("notify_mfa_removed", s.notify_mfa_removed,
+                        "Mail the verified address when a second factor is removed."),
   });
 }
 

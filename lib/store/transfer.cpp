@@ -26,6 +26,7 @@ Json user_line(const User& user) {
       .set("role", Json::string(to_string(user.role)))
       .set("fullname", Json::string(user.fullname))
       .set("email", Json::string(user.email))
+      .set("email_verified", Json::boolean(user.email_verified))
       .set("__v", Json::integer(user.version))
       .set("created_at", Json::integer(user.created_at))
       .set("updated_at", Json::integer(user.updated_at))
@@ -112,6 +113,8 @@ Result<User> user_from(const Json& line, const CredentialPolicy& policy) {
   user.updated_at = integer_of(line, "updated_at", now);
   user.token_generation = integer_of(line, "token_generation", 0);
   user.last_revocation = integer_of(line, "last_revocation", 0);
+  // An import without it (another system, an older export): unverified.
+  user.email_verified = line.get("email_verified").is_true();
   if (line.has("links")) {
     const Json links = line.get("links");
     if (!links.is_array()) return fail(Errc::invalid_input, "links must be an array of strings");

@@ -59,7 +59,8 @@ Json user_json(const User& user) {
       .set("_id", Json::string(user.id))
       .set("__v", Json::integer(user.version))
       .set("fullname", Json::string(user.fullname))
-      .set("email", Json::string(user.email));
+      .set("email", Json::string(user.email))
+      .set("email_verified", Json::boolean(user.email_verified));
   return shown;
 }
 
@@ -131,9 +132,10 @@ int show_user(Context& context, const Invocation& invocation) {
     print_json(user_json(*user));
     return kOk;
   }
-  std::printf("username  %s\nrole      %s\n_id       %s\n__v       %lld\nfullname  %s\nemail     %s\n",
+  std::printf("username  %s\nrole      %s\n_id       %s\n__v       %lld\nfullname  %s\nemail     %s%s\n",
               user->username.c_str(), std::string(to_string(user->role)).c_str(), user->id.c_str(),
-              static_cast<long long>(user->version), user->fullname.c_str(), user->email.c_str());
+              static_cast<long long>(user->version), user->fullname.c_str(), user->email.c_str(),
+              user->email.empty() ? "" : user->email_verified ? " (verified)" : " (not verified)");
   return kOk;
 }
 

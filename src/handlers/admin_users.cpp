@@ -34,6 +34,7 @@ Json detail(const User& user) {
   shown.set("__v", Json::integer(user.version))
       .set("fullname", Json::string(user.fullname))
       .set("email", Json::string(user.email))
+      .set("email_verified", Json::boolean(user.email_verified))
       .set("has_password", Json::boolean(!user.password_hash.empty()))
       .set("links", std::move(links));
   return shown;

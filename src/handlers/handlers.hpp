@@ -42,6 +42,18 @@ HandlerResult change_password(App& app, const http::Request& request, const Rout
 // Password reset by mail (password_reset.cpp): POST /password/forgot, POST /password/reset.
 HandlerResult password_forgot(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult password_reset(App& app, const http::Request& request, const RouteContext& context);
+// Verified email (email_verify.cpp): GET /email/verify (the mailed link), POST /email/verify,
+// POST /email/verify/resend, PUT /me/email.
+HandlerResult email_verify_link(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult email_verify(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult email_verify_resend(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult change_email(App& app, const http::Request& request, const RouteContext& context);
+// After a first factor: with require_verified_email, a password account whose
+// email is not verified is refused (email_not_verified, 403); else ok.
+Result<void> refuse_unverified(App& app, const http::Request& request, const User& user);
+// A security notice (password_changed, mfa_added, mfa_removed) to `user`'s
+// verified address when its notify_* setting is on; a failure is logged only.
+void notify(App& app, const User& user, std::string_view kind);
 HandlerResult jwks(App& app, const http::Request& request, const RouteContext& context);
 // GET /openapi.json (openapi.cpp).
 HandlerResult openapi_document(App& app, const http::Request& request, const RouteContext& context);

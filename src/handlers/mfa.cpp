@@ -108,6 +108,7 @@ HandlerResult mfa_totp_confirm(App& app, const http::Request& request, const Rou
     return std::unexpected(codes.error());
   }
   audit(app, request, {.event = "mfa_totp_confirmed", .username = user.username, .outcome = "ok"});
+  notify(app, user, "mfa_added");
   Json list = Json::array();
   for (const auto& c : *codes) list.append(Json::string(c));
   Json answer = Json::object();
@@ -123,6 +124,7 @@ HandlerResult mfa_totp_remove(App& app, const http::Request& request, const Rout
   if (auto removed = app.core->mfa().remove_totp(user); !removed) return std::unexpected(removed.error());
   audit(app, request, {.event = "mfa_totp_removed", .username = user.username, .outcome = "ok",
                        .reason = "every other token ended"});
+  notify(app, user, "mfa_removed");
   http::Response response;
   response.status = 204;
   return end_other_sessions(app, request, context, no_store(std::move(response)));

@@ -76,6 +76,7 @@ HandlerResult complete(App& app, const http::Request& request,
   if (!identity) return std::unexpected(identity.error());
   auto account = app.core->accounts().sign_in_external(*identity, app.core->settings().oauth.keep_role);
   if (!account) return std::unexpected(account.error());
+  if (auto verified = refuse_unverified(app, request, account->user); !verified) return std::unexpected(verified.error());
   if (app.core->settings().mfa.for_oauth) {
     if (auto second = ask_second_factor(app, request, account->user, "fed"); !second) {
       return std::unexpected(second.error());

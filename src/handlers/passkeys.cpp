@@ -56,6 +56,7 @@ HandlerResult passkey_register_finish(App& app, const http::Request& request, co
   }
   audit(app, request, {.event = "mfa_passkey_registered", .username = user.username, .outcome = "ok",
                        .reason = "every other token ended"});
+  notify(app, user, "mfa_added");
   Json codes = Json::array();
   for (const auto& code : registered->recovery_codes) codes.append(Json::string(code));
   Json answer = Json::object();
@@ -71,6 +72,7 @@ HandlerResult passkey_remove(App& app, const http::Request& request, const Route
   if (auto removed = passkeys_of(app).remove(user, context.id); !removed) return std::unexpected(removed.error());
   audit(app, request, {.event = "mfa_passkey_removed", .username = user.username, .outcome = "ok",
                        .reason = "every other token ended"});
+  notify(app, user, "mfa_removed");
   http::Response response;
   response.status = 204;
   return end_other_sessions(app, request, context, std::move(response));
@@ -124,6 +126,7 @@ HandlerResult passkey_signin_finish(App& app, const http::Request& request, cons
   }
   auto user = app.core->accounts().find(used->username);
   if (!user || user->id != used->user_id) return fail(Errc::mfa_failed, "the passkey's account no longer exists");
+  if (auto verified = refuse_unverified(app, request, *user); !verified) return std::unexpected(verified.error());
   audit(app, request, {.event = "signin", .username = user->username, .outcome = "ok", .reason = "passkey"});
   Json shown = Json::object();
   shown.set("acl", Json::array()).set("username", Json::string(user->username));

@@ -96,6 +96,7 @@ HandlerResult password_reset(App& app, const http::Request& request, const Route
   }
   audit(app, request, {.event = "password_reset", .username = user->username, .outcome = "ok",
                        .reason = "every other token ended"});
+  notify(app, *user, "password_changed");
   if (auto second = ask_second_factor(app, request, *user, "pwd"); !second) return std::unexpected(second.error());
   Json shown = Json::object();
   shown.set("acl", Json::array()).set("username", Json::string(user->username));

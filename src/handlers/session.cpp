@@ -67,7 +67,7 @@ HandlerResult signout_all(App& app, const http::Request& request, const RouteCon
   return signed_out(app, request);
 }
 
-HandlerResult me(App&, const http::Request&, const RouteContext& context) {
+HandlerResult me(App& app, const http::Request&, const RouteContext& context) {
   const User& user = context.principal->user;
   Json capabilities = Json::array();
   for (auto capability : capabilities_of(user.role)) capabilities.append(Json::string(to_string(capability)));
@@ -82,7 +82,13 @@ HandlerResult me(App&, const http::Request&, const RouteContext& context) {
   body.set("username", Json::string(user.username))
       .set("role", Json::string(to_string(user.role)))
       .set("capabilities", std::move(capabilities))
-      .set("providers", std::move(providers));
+      .set("providers", std::move(providers))
+      .set("email", Json::string(user.email))
+      .set("email_verified", Json::boolean(user.email_verified));
+  // An address given through PUT /me/email and not verified yet.
+  if (auto pending = app.email_verification->pending_change(user, unix_now()); pending && !pending->empty()) {
+    body.set("email_pending", Json::string(*pending));
+  }
   auto response = http::Response::json(200, body);
   response.header("Cache-Control", "no-store");
   return response;
@@ -117,6 +123,7 @@ HandlerResult change_password(App& app, const http::Request& request, const Rout
   }
   audit(app, request, {.event = "password_changed", .username = user->username, .outcome = "ok",
                        .reason = "every other token ended"});
+  notify(app, *user, "password_changed");
   Json shown = Json::object();
   shown.set("acl", Json::array()).set("username", Json::string(user->username));
   // The new token keeps how this session authenticated (a second factor stays shown).

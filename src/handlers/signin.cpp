@@ -83,6 +83,10 @@ HandlerResult signin(App& app, const http::Request& request, const RouteContext&
   if (auto noted = throttle.record_success(user->username, request.remote_addr, now); !noted) {
     log::warn("cannot record a sign-in: " + noted.error().message);
   }
+  if (auto verified = refuse_unverified(app, request, *user); !verified) {
+    metrics::signin("refused");
+    return std::unexpected(verified.error());
+  }
   // A user with an active second factor gets 401 MFA Required + mfa_token
   // (POST /signin/mfa finishes); everyone else the spec's answer below.
   if (auto second = ask_second_factor(app, request, *user, "pwd"); !second) return std::unexpected(second.error());

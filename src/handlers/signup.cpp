@@ -1,9 +1,12 @@
 // POST /signup {username, password, fullname, email} -> 201 {token, user}
 // Only as application/json and not from another site (no login CSRF through
 // a form: the route table's checks, routes.cpp admit()); sign-ups per
-// address are limited (signup_address_limit).
+// address are limited (signup_address_limit). With mail on, the email is
+// mailed a verification link (email_verify.cpp).
 #include "authd/clock.hpp"
 #include "handlers/handlers.hpp"
+#include "log.hpp"
+#include "mail_sender.hpp"
 
 namespace authd::handlers {
 
@@ -24,6 +27,15 @@ HandlerResult signup(App& app, const http::Request& request, const RouteContext&
     return std::unexpected(user.error());
   }
   audit(app, request, {.event = "signup", .username = user->username, .outcome = "ok"});
+  // The email is stored unverified; with mail on, a link to verify it is
+  // queued (token and message in one transaction). The sign-up stands either way.
+  if (auto sent = app.email_verification->send(*user, user->email, unix_now()); !sent) {
+    log::warn("cannot queue the verification mail of a new account: " + sent.error().message);
+  } else if (*sent == "queued") {
+    mail_sender::wake();
+    audit(app, request, {.event = "email_verify_requested", .username = user->username, .outcome = "ok",
+                         .reason = "sign-up"});
+  }
 
   // The spec's shape: __v, _id, acl, password (the stored hash), role, username.
   Json shown = Json::object();
@@ -33,6 +45,16 @@ HandlerResult signup(App& app, const http::Request& request, const RouteContext&
       .set("password", Json::string(user->password_hash))
       .set("role", Json::string(to_string(user->role)))
       .set("username", Json::string(user->username));
+  // require_verified_email: no session before the address is verified.
+  if (app.core->settings().mail.require_verified_email && !user->email_verified) {
+    Json answer = Json::object();
+    answer.set("user", std::move(shown))
+        .set("email_verified", Json::boolean(false))
+        .set("message", Json::string("open the link mailed to your address, then sign in"));
+    auto response = http::Response::json(201, answer);
+    response.header("Cache-Control", "no-store");
+    return response;
+  }
   return token_response(app, request, 201, *user, std::move(shown));
 }
 

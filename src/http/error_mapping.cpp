@@ -76,6 +76,7 @@ ErrorAnswer to_http(const Error& error) {
       return {401, {{"Cache-Control", "no-store"}}, body.dump()};
     }
     case Errc::mfa_required: return {403, {}, error_body("MFA Required", error.message)};
+    case Errc::email_not_verified: return {403, {{"Cache-Control", "no-store"}}, error_body("Email Not Verified")};
     case Errc::mfa_failed: return {401, {{"Cache-Control", "no-store"}}, error_body("Invalid Second Factor", error.message)};
     case Errc::config:
     case Errc::io:

@@ -287,20 +287,20 @@ test("admin page: role change seen by the changed user; delete with confirmation
 
 // The reset link of the newest message to `to` in $MAILDIR (aiosmtpd, started
 // by t_pages.sh): the base64 parts decoded, the link found in them.
-async function resetLinkFor(to) {
+async function resetLinkFor(to, pattern = /https?:\S+#token=[\w-]+/) {
   const box = `${process.env.MAILDIR}/box/new`;
   for (let i = 0; i < 200; i++) {
     for (const name of readdirSync(box, { withFileTypes: false }).reverse()) {
       const raw = readFileSync(`${box}/${name}`, "latin1");
       if (!raw.includes(`To: ${to}`)) continue;
       for (const [, b64] of raw.matchAll(/base64\r?\n\r?\n([A-Za-z0-9+/=\r\n]+)/g)) {
-        const link = Buffer.from(b64.replace(/\s/g, ""), "base64").toString("utf8").match(/https?:\S+#token=[\w-]+/);
+        const link = Buffer.from(b64.replace(/\s/g, ""), "base64").toString("utf8").match(pattern);
         if (link) return link[0];
       }
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`no reset mail to ${to}`);
+  throw new Error(`no mail to ${to} with a link like ${pattern}`);
 }
 
 test("forgot password: the link on /login, the mail, a new password, signed in", async () => {
@@ -328,6 +328,22 @@ test("forgot password: the link on /login, the mail, a new password, signed in",
   const again = await fetch(`${BASE}/signin`, { method: "POST", headers: {
     Authorization: `Basic ${Buffer.from("rita:a brand new password").toString("base64")}` } });
   assert.equal(again.status, 200, "the new password signs in");
+});
+
+test("verify email: the mailed link, the page, one click", async () => {
+  await signUpApi("vera", PASSWORD);
+  const link = await resetLinkFor("vera@example.test", /https?:\S+\/email\/verify\?token=[\w-]+/);
+  const context = await newContext(browser, "verify");
+  const page = await context.newPage();
+  // The mail links to public_url; the page under test is at BASE.
+  await page.goto(`${BASE}${link.slice(link.indexOf("/email/verify"))}`);
+  await page.waitForURL(/\/verify\.html$/);
+  assert.ok(!page.url().includes("token="), "the token leaves the address bar at once");
+  const form = page.getByRole("form", { name: "Confirm your email address" });
+  await snap(page, "verify");
+  await form.getByRole("button", { name: "Confirm my address" }).click();
+  await page.getByRole("status").filter({ hasText: "vera@example.test is confirmed" }).waitFor();
+  await context.close();
 });
 
 test("the policy is enforced, and no page logged an error or a CSP violation", async () => {

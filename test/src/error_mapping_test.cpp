@@ -33,7 +33,7 @@ TEST(ErrorMapping, EveryKindHasItsStatus) {
       {Errc::throttled, 429},         {Errc::unavailable, 503},      {Errc::provider_refused, 403},
       {Errc::not_configured, 501},    {Errc::upstream_failed, 502},  {Errc::upstream_timeout, 504},
       {Errc::config, 500},            {Errc::io, 500},               {Errc::internal, 500},
-      {Errc::cross_site, 403},        {Errc::unsupported_type, 415},
+      {Errc::cross_site, 403},        {Errc::unsupported_type, 415}, {Errc::email_not_verified, 403},
   };
   for (const auto& [code, status] : expected) {
     EXPECT_EQ(to_http(Error(code, "x")).status, status) << to_string(code);
@@ -45,6 +45,8 @@ TEST(ErrorMapping, TheSpecsTextsAreExact) {
   for (Errc code : {Errc::no_credentials, Errc::invalid_token, Errc::not_permitted, Errc::malformed_credentials}) {
     EXPECT_EQ(body_error(to_http(Error(code, "detail"))), "Access Denied") << to_string(code);
   }
+  // Exactly {"error":"Email Not Verified"} (issue 24), no detail.
+  EXPECT_EQ(to_http(Error(Errc::email_not_verified, "detail")).body, R"({"error":"Email Not Verified"})");
 }
 
 TEST(ErrorMapping, RetryAfterComesFromTheTypedField) {

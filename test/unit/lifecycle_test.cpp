@@ -1,6 +1,6 @@
 // The token lifecycle in lib/: revocation by jti and generation (and when the
 // guard reads the list), refresh-token rotation and reuse detection, the
-// password change, and the User record's format 2 (format 1 still read).
+// password change, and the User record's format 3 (formats 1 and 2 still read).
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -201,7 +201,7 @@ TEST(RefreshTokens, OldEntriesWithoutAStartTimeAreCapped) {
   EXPECT_EQ(next->expires_at, kNow + 700);
 }
 
-TEST(UserCodec, Format2RoundTripsAndFormat1IsStillRead) {
+TEST(UserCodec, Format3RoundTripsAndFormats1And2AreStillRead) {
   User user;
   user.id = "0123456789abcdef01234567";
   user.username = "alice";
@@ -209,24 +209,37 @@ TEST(UserCodec, Format2RoundTripsAndFormat1IsStillRead) {
   user.links = {"github:1"};
   user.token_generation = 7;
   user.last_revocation = kNow;
+  user.email_verified = true;
   const auto bytes = store_detail::encode_user(user);
   auto back = store_detail::decode_user(bytes);
   ASSERT_TRUE(back);
   EXPECT_EQ(back->token_generation, 7);
   EXPECT_EQ(back->last_revocation, kNow);
+  EXPECT_TRUE(back->email_verified);
   EXPECT_EQ(back->links, user.links);
-  // Format 1: the same record without the two trailing numbers.
-  std::string v1 = bytes.substr(0, bytes.size() - 16);
+  // Format 2: without the trailing email_verified byte (unverified).
+  std::string v2 = bytes.substr(0, bytes.size() - 1);
+  v2[1] = 2;
+  auto older = store_detail::decode_user(v2);
+  ASSERT_TRUE(older);
+  EXPECT_EQ(older->token_generation, 7);
+  EXPECT_FALSE(older->email_verified);
+  // Format 1: the same record without the two trailing numbers either.
+  std::string v1 = bytes.substr(0, bytes.size() - 17);
   v1[1] = 1;
   auto old = store_detail::decode_user(v1);
   ASSERT_TRUE(old);
   EXPECT_EQ(old->username, "alice");
   EXPECT_EQ(old->token_generation, 0);
   EXPECT_EQ(old->last_revocation, 0);
+  EXPECT_FALSE(old->email_verified);
   EXPECT_FALSE(store_detail::decode_user(bytes.substr(0, bytes.size() - 3))) << "truncated";
-  std::string v3 = bytes;
-  v3[1] = 3;
-  EXPECT_FALSE(store_detail::decode_user(v3)) << "unknown format";
+  std::string bad_flag = bytes;
+  bad_flag.back() = 2;
+  EXPECT_FALSE(store_detail::decode_user(bad_flag)) << "email_verified is 0 or 1";
+  std::string v4 = bytes;
+  v4[1] = 4;
+  EXPECT_FALSE(store_detail::decode_user(v4)) << "unknown format";
 }
 
 }  // namespace

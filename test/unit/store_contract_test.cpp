@@ -42,6 +42,7 @@ void expect_same_user(const User& expected, const User& actual) {
   EXPECT_EQ(expected.password_hash, actual.password_hash);
   EXPECT_EQ(expected.fullname, actual.fullname);
   EXPECT_EQ(expected.email, actual.email);
+  EXPECT_EQ(expected.email_verified, actual.email_verified);
   EXPECT_EQ(expected.role, actual.role);
   EXPECT_EQ(expected.version, actual.version);
   EXPECT_EQ(expected.created_at, actual.created_at);
@@ -104,6 +105,7 @@ TEST_P(StoreContract, InsertedUserIsFoundWithEveryField) {
   user.updated_at = (std::int64_t{1} << 40);
   user.token_generation = 3;
   user.last_revocation = 1800000001;
+  user.email_verified = true;
   insert(user);
   auto found = find("alice");
   ASSERT_EQ("ok", outcome(found));
@@ -171,6 +173,7 @@ TEST_P(StoreContract, ReplaceStoresEveryFieldAsGiven) {
   changed.links = {"google:9"};
   changed.token_generation = 12;
   changed.last_revocation = 1800000002;
+  changed.email_verified = !user.email_verified;
   ASSERT_EQ("ok", outcome(write([&](StoreTxn& txn) { return txn.replace_user(changed); })));
   auto found = find("erin");
   ASSERT_EQ("ok", outcome(found));

@@ -1,5 +1,6 @@
 // The account page (/account): who you are (GET /me), change password
-// (PUT /me/password), sign out here or everywhere (POST /signout[/all]).
+// (PUT /me/password), change email (PUT /me/email), sign out here or
+// everywhere (POST /signout[/all]).
 import { call, signOut, whoAmI } from "./api.js";
 import { clearErrors, fieldFor, setBusy, showError, values } from "./forms.js";
 
@@ -34,6 +35,10 @@ async function load() {
   $("role").textContent = user.role;
   tags($("capabilities"), Array.isArray(user.capabilities) ? user.capabilities : [], "nothing yet");
   tags($("providers"), Array.isArray(user.providers) ? user.providers : [], "none");
+  $("email").textContent = user.email || "none";
+  $("email-state").textContent = !user.email ? "" : user.email_verified ? "(verified)" : "(not verified)";
+  if (user.email_pending) $("email-state").textContent += ` - ${user.email_pending} waits for its link`;
+  $("email-change").hidden = typeof user.email !== "string";
   $("facts").hidden = false;
   $("password").hidden = false;
   $("sessions").hidden = false;
@@ -64,6 +69,30 @@ async function onChangePassword(event) {
             input);
 }
 
+async function onChangeEmail(event) {
+  event.preventDefault();
+  const emailForm = event.currentTarget;
+  clearErrors(emailForm);
+  $("notice").textContent = "";
+  const v = values(emailForm);
+  if (!v.email) return showError(emailForm, "Give the new address.", emailForm.elements.email);
+  setBusy(emailForm, true, "Sending…");
+  const body = v.password ? { email: v.email, password: v.password } : { email: v.email };
+  const result = await call("PUT", "/me/email", body);
+  setBusy(emailForm, false);
+  if (result.ok) {
+    emailForm.reset();
+    $("notice").textContent = result.status === 202
+      ? `A link is on its way to ${result.data.email}: open it to make it your address.`
+      : "This is your verified address already.";
+    load();
+    return;
+  }
+  let input = fieldFor(emailForm, result);
+  if (!input && [401, 403, 500].includes(result.status)) input = emailForm.elements.password;
+  showError(emailForm, result.message, input);
+}
+
 async function onSignOut(everywhere) {
   $("page-error").textContent = "";
   const result = await signOut(everywhere);
@@ -77,6 +106,7 @@ async function onSignOut(everywhere) {
 }
 
 form.addEventListener("submit", onChangePassword);
+$("email-form").addEventListener("submit", onChangeEmail);
 $("signout").addEventListener("click", () => onSignOut(false));
 $("signout-all").addEventListener("click", () => onSignOut(true));
 load();

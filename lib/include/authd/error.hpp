@@ -43,6 +43,7 @@ enum class Errc {
   mfa_challenge,          // the password was right, a second factor is due: `challenge` (mfa_token) and `allowed` (methods)
   mfa_required,           // the role needs a token showing a second factor (amr); message safe to show
   mfa_failed,             // a wrong, reused or expired second-factor code or mfa_token; message safe to show
+  email_not_verified,     // sign-in refused: require_verified_email and the account's email is not verified yet
 };
 
 struct Error {

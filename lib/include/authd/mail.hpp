@@ -39,6 +39,14 @@ struct MailSettings {
   unsigned password_reset_account_limit = 5;   // reset mails per account per hour
   unsigned password_reset_address_limit = 30;  // reset requests per client address per hour
   std::chrono::milliseconds password_forgot_time{300};  // every /password/forgot answer takes this long
+  std::chrono::seconds email_verify_ttl{48 * 3600};  // lifetime of a verification link
+  unsigned email_verify_account_limit = 5;          // verification mails per account per hour
+  bool require_verified_email = false;              // sign-in refused (403) while the account's email is unverified
+  // Security notices to the account's verified address, each one switchable.
+  bool notify_password_changed = true;  // PUT /me/password, POST /password/reset
+  bool notify_email_changed = true;     // to the old address, once a new one is verified
+  bool notify_mfa_added = true;         // a TOTP or passkey added
+  bool notify_mfa_removed = true;       // a TOTP or passkey removed
   bool enabled() const noexcept { return !smtp_url.empty(); }
 };
 

@@ -8,7 +8,8 @@
 //    Whatever happened, the caller answers the same (no enumeration).
 //  - reset(): the token's account gets the new password (the policy
 //    applies), its token generation + 1 (every token ends), and every reset
-//    token of the account is deleted, all in one write transaction.
+//    token of the account is deleted, all in one write transaction. The
+//    link reached the account's address, so that address counts as verified.
 #pragma once
 
 #include <cstdint>

@@ -7,7 +7,8 @@ namespace authd::store_detail {
 namespace {
 
 constexpr char kMagic = 'U';
-constexpr char kFormat = 2;     // 2 adds token_generation, last_revocation
+constexpr char kFormat = 3;     // 3 adds email_verified
+constexpr char kFormatV2 = 2;  // still read: token_generation, last_revocation, email unverified
 constexpr char kFormatV1 = 1;  // still read: no lifecycle fields (both 0)
 constexpr std::uint32_t kMaxLinks = 1024;
 
@@ -73,12 +74,16 @@ std::string encode_user(const User& user) {
   for (const auto& link : user.links) put_text(out, link);
   put_i64(out, user.token_generation);
   put_i64(out, user.last_revocation);
+  out.push_back(static_cast<char>(user.email_verified ? 1 : 0));
   return out;
 }
 
 std::optional<User> decode_user(std::string_view bytes) {
-  if (bytes.size() < 2 || bytes[0] != kMagic || (bytes[1] != kFormat && bytes[1] != kFormatV1)) return std::nullopt;
-  const bool v2 = bytes[1] == kFormat;
+  if (bytes.size() < 2 || bytes[0] != kMagic || (bytes[1] != kFormat && bytes[1] != kFormatV2 && bytes[1] != kFormatV1)) {
+    return std::nullopt;
+  }
+  const bool v2 = bytes[1] != kFormatV1;
+  const bool v3 = bytes[1] == kFormat;
   Reader in(bytes.substr(2));
   User user;
   user.id = in.text();
@@ -98,6 +103,11 @@ std::optional<User> decode_user(std::string_view bytes) {
   if (v2) {
     user.token_generation = static_cast<std::int64_t>(in.number(8));
     user.last_revocation = static_cast<std::int64_t>(in.number(8));
+  }
+  if (v3) {
+    const auto verified = in.number(1);
+    if (verified > 1) return std::nullopt;
+    user.email_verified = verified == 1;
   }
   if (!in.done() || user.id.empty() || user.username.empty()) return std::nullopt;
   return user;

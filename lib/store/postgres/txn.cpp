@@ -18,21 +18,21 @@ constexpr const char* kBeginRead = "BEGIN ISOLATION LEVEL REPEATABLE READ READ O
 // SQL, one statement each. $n are sent in binary with their types.
 constexpr const char* kFindUser =
     "SELECT "
-    "username, id, password_hash, fullname, email, role, version, created_at, updated_at, links, token_generation, last_revocation "
+    "username, id, password_hash, fullname, email, role, version, created_at, updated_at, links, token_generation, last_revocation, email_verified "
     "FROM users WHERE username = $1";
 constexpr const char* kInsertUser =
-    "INSERT INTO users (username, id, password_hash, fullname, email, role, version, created_at, updated_at, links, token_generation, last_revocation) "
-    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text[], $11, $12) ON CONFLICT (username) DO NOTHING";
+    "INSERT INTO users (username, id, password_hash, fullname, email, role, version, created_at, updated_at, links, token_generation, last_revocation, email_verified) "
+    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text[], $11, $12, $13 <> 0) ON CONFLICT (username) DO NOTHING";
 constexpr const char* kReplaceUser =
     "UPDATE users SET id = $2, password_hash = $3, fullname = $4, email = $5, role = $6, version = $7, "
-    "created_at = $8, updated_at = $9, links = $10::text[], token_generation = $11, last_revocation = $12 "
+    "created_at = $8, updated_at = $9, links = $10::text[], token_generation = $11, last_revocation = $12, email_verified = ($13 <> 0) "
     "WHERE username = $1";
 constexpr const char* kDeleteUser = "DELETE FROM users WHERE username = $1";
 constexpr const char* kCountUsers =
     "SELECT count(*) FROM users WHERE ($1::text IS NULL OR role = $1) AND strpos(username, $2) > 0";
 constexpr const char* kListUsers =
     "SELECT "
-    "username, id, password_hash, fullname, email, role, version, created_at, updated_at, links, token_generation, last_revocation "
+    "username, id, password_hash, fullname, email, role, version, created_at, updated_at, links, token_generation, last_revocation, email_verified "
     "FROM users WHERE ($1::text IS NULL OR role = $1) AND strpos(username, $2) > 0 "
     "ORDER BY username LIMIT $3 OFFSET $4";
 

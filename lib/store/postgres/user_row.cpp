@@ -71,6 +71,7 @@ std::optional<User> decode_user(const PGresult* result, int row) {
   user.links = std::move(*links);
   user.token_generation = field_int(result, row, 10);
   user.last_revocation = field_int(result, row, 11);
+  user.email_verified = field(result, row, 12) == "t";
   return user;
 }
 
@@ -79,7 +80,8 @@ std::vector<Param> user_params(const User& user, std::string& links_literal) {
   return {Param::text(user.username), Param::text(user.id),          Param::text(user.password_hash),
           Param::text(user.fullname), Param::text(user.email),       Param::text(to_string(user.role)),
           Param::int8(user.version),  Param::int8(user.created_at), Param::int8(user.updated_at),
-          Param::text(links_literal), Param::int8(user.token_generation), Param::int8(user.last_revocation)};
+          Param::text(links_literal), Param::int8(user.token_generation), Param::int8(user.last_revocation),
+          Param::int8(user.email_verified ? 1 : 0)};
 }
 
 }  // namespace authd::pg

@@ -1,0 +1,206 @@
+#include "authd/email_verification.hpp"
+
+#include <optional>
+
+#include "accounts/username_index.hpp"
+#include "authd/crypto.hpp"
+#include "authd/json.hpp"
+#include "authd/password_reset.hpp"
+#include "authd/throttle.hpp"
+
+namespace authd {
+namespace {
+
+constexpr std::string_view kLimits = "mail_limits";
+constexpr std::int64_t kHour = 3600;
+constexpr std::size_t kTokenBytes = 32;
+
+std::string token_key(std::string_view token) { return crypto::to_hex(crypto::sha256(token)); }
+
+struct Pending {
+  std::string user_id, username, email;
+  std::int64_t expires = 0;
+};
+
+std::optional<Pending> parse_pending(std::string_view text) {
+  auto value = Json::parse(text);
+  if (!value || !value->is_object()) return std::nullopt;
+  return Pending{std::string(value->get_string("user").value_or("")),
+                 std::string(value->get_string("username").value_or("")),
+                 std::string(value->get_string("email").value_or("")), value->get_integer("exp").value_or(0)};
+}
+
+}  // namespace
+
+Result<void> queue_notice(StoreTxn& txn, const MailSettings& settings, const mail::Templates& templates,
+                          std::string_view kind, const User& user, std::string_view to, std::int64_t now,
+                          std::string_view email) {
+  if (!settings.enabled() || !mail::valid_address(to)) return {};
+  auto message = templates.render(kind, to,
+                                  {{"site", settings.public_url},
+                                   {"username", user.username},
+                                   {"email", std::string(email.empty() ? to : email)},
+                                   {"link", settings.public_url + "/forgot"}});
+  if (!message) return std::unexpected(message.error());
+  auto queued = mail::Outbox::enqueue(txn, *message, kind, user.username, now, 0);
+  if (!queued) return std::unexpected(queued.error());
+  return {};
+}
+
+bool notice_enabled(const MailSettings& settings, std::string_view kind) {
+  if (kind == "password_changed") return settings.notify_password_changed;
+  if (kind == "email_changed") return settings.notify_email_changed;
+  if (kind == "mfa_added") return settings.notify_mfa_added;
+  if (kind == "mfa_removed") return settings.notify_mfa_removed;
+  return false;
+}
+
+Result<bool> send_notice(Store& store, const MailSettings& settings, const mail::Templates& templates,
+                         std::string_view kind, const User& user, std::int64_t now) {
+  if (!settings.enabled() || !notice_enabled(settings, kind) || !user.email_verified ||
+      !mail::valid_address(user.email)) {
+    return false;
+  }
+  auto done = store.write([&](StoreTxn& txn) { return queue_notice(txn, settings, templates, kind, user, user.email, now); });
+  if (!done) return std::unexpected(done.error());
+  return true;
+}
+
+Result<void> EmailVerification::admit_address(std::string_view address, std::int64_t now) {
+  if (settings_.password_reset_address_limit == 0) return {};
+  bool admitted = true;
+  auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
+    auto counted = count_hourly(txn, kLimits, "verify:a:" + address_group(address),
+                                settings_.password_reset_address_limit, now);
+    if (!counted) return std::unexpected(counted.error());
+    admitted = *counted;
+    return {};
+  });
+  if (!done) return fail(Errc::unavailable, "cannot count verification requests: " + done.error().message);
+  if (!admitted) return fail(Error::retry_later(Errc::throttled, kHour, "too many verification requests"));
+  return {};
+}
+
+Result<std::string> EmailVerification::send(const User& user, std::string_view address, std::int64_t now) {
+  if (!settings_.enabled()) return std::string("mail off");
+  if (!mail::valid_address(address)) return std::string("no email");
+  if (address == user.email && user.email_verified) return std::string("verified");
+  const std::string token = crypto::random_token(kTokenBytes);
+  const std::int64_t expires = now + settings_.email_verify_ttl.count();
+  // The link leads to authd, which answers the page /verify.html (docs/mail.md).
+  auto message = templates_.render("email_verify", address,
+                                   {{"site", settings_.public_url},
+                                    {"username", user.username},
+                                    {"email", std::string(address)},
+                                    {"link", settings_.public_url + "/email/verify?token=" + token},
+                                    {"expires", describe_duration(settings_.email_verify_ttl.count())}});
+  if (!message) return std::unexpected(message.error());
+  std::string outcome;
+  auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
+    auto counted = count_hourly(txn, kLimits, "verify:u:" + user.id, settings_.email_verify_account_limit, now);
+    if (!counted) return std::unexpected(counted.error());
+    if (!*counted) {
+      outcome = "limited";
+      return {};
+    }
+    Json value = Json::object();
+    value.set("user", Json::string(user.id))
+        .set("username", Json::string(user.username))
+        .set("email", Json::string(address))
+        .set("exp", Json::integer(expires));
+    if (auto ok = txn.put_entry(kNamespace, token_key(token), value.dump(), expires); !ok) return ok;
+    auto queued = mail::Outbox::enqueue(txn, *message, "email_verify", user.username, now, expires);
+    if (!queued) return std::unexpected(queued.error());
+    outcome = "queued";
+    return {};
+  });
+  if (!done) return std::unexpected(done.error());
+  return outcome;
+}
+
+Result<std::string> EmailVerification::resend(std::string_view username, std::int64_t now,
+                                              std::string& found_username) {
+  auto user = username_index::find_user(store_, username);
+  if (!user) {
+    if (user.error().code == Errc::not_found) return std::string("unknown");
+    return std::unexpected(user.error());
+  }
+  found_username = user->username;
+  if (user->email.empty()) return std::string("no email");
+  return send(*user, user->email, now);
+}
+
+Result<EmailVerification::Verified> EmailVerification::verify(std::string_view token, std::int64_t now) {
+  auto invalid = [] {
+    return fail_field("token", "the verification link is unknown, used or expired: ask for a new one");
+  };
+  if (token.empty() || token.size() > 128) return invalid();
+  const std::string key = token_key(token);
+  Verified verified;
+  bool valid = false;
+  auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
+    valid = false;
+    auto entry = txn.get_entry(kNamespace, key);
+    if (!entry) return std::unexpected(entry.error());
+    if (!*entry) return {};  // unknown or used
+    const auto pending = parse_pending(**entry);
+    // Malformed, or expired but not yet purged: refuse (and drop it).
+    if (!pending || pending->expires <= now) return txn.delete_entry(kNamespace, key);
+    auto user = txn.find_user(pending->username);
+    if (!user) {
+      if (user.error().code == Errc::not_found) return txn.delete_entry(kNamespace, key);
+      return std::unexpected(user.error());
+    }
+    if (user->id != pending->user_id) return txn.delete_entry(kNamespace, key);  // the name is another account's now
+    const bool change = user->email != pending->email;
+    // This token, and every other one of the account for the same address
+    // (for a change: every one, the old address's links are moot now).
+    auto all = txn.list_entries(kNamespace);
+    if (!all) return std::unexpected(all.error());
+    for (const auto& [other, text] : *all) {
+      const auto other_pending = parse_pending(text);
+      if (other == key || (other_pending && other_pending->user_id == user->id &&
+                           (change || other_pending->email == pending->email))) {
+        if (auto ok = txn.delete_entry(kNamespace, other); !ok) return ok;
+      }
+    }
+    verified.previous_email = change ? user->email : std::string();
+    if (change || !user->email_verified) {
+      user->email = pending->email;
+      user->email_verified = true;
+      user->version += 1;
+      user->updated_at = now;
+      if (auto ok = txn.replace_user(*user); !ok) return ok;
+    }
+    if (change && !verified.previous_email.empty() && settings_.notify_email_changed) {
+      if (auto ok = queue_notice(txn, settings_, templates_, "email_changed", *user, verified.previous_email, now,
+                                 user->email);
+          !ok) {
+        return ok;
+      }
+    }
+    verified.user = *user;
+    valid = true;
+    return {};
+  });
+  if (!done) return std::unexpected(done.error());
+  if (!valid) return invalid();
+  return verified;
+}
+
+Result<std::string> EmailVerification::pending_change(const User& user, std::int64_t now) {
+  auto all = read_value(store_, [&](StoreTxn& txn) { return txn.list_entries(kNamespace); });
+  if (!all) return std::unexpected(all.error());
+  std::string newest;
+  std::int64_t newest_expiry = 0;
+  for (const auto& [key, text] : *all) {
+    const auto pending = parse_pending(text);
+    if (pending && pending->user_id == user.id && pending->email != user.email && pending->expires > now &&
+        pending->expires > newest_expiry) {
+      newest = pending->email, newest_expiry = pending->expires;
+    }
+  }
+  return newest;
+}
+
+}  // namespace authd

@@ -1,0 +1,77 @@
+// Verified email: a single-use link mailed to the address to confirm.
+//
+//  - send(): a random token (stored only as its SHA-256, in the
+//    "email_verify" namespace, expiring after email_verify_ttl) and the mail
+//    carrying it are written in ONE write transaction (the outbox,
+//    authd/mail.hpp), at most email_verify_account_limit per account and hour.
+//    The address is the account's own (sign-up, resend) or a new one
+//    (PUT /me/email): a new address replaces the old one only once verified.
+//  - verify(): the token's account gets the token's address, verified;
+//    every verification token of the account for that address ends; an
+//    address change also queues the email_changed notice to the old address.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "authd/mail.hpp"
+#include "authd/store.hpp"
+#include "authd/user.hpp"
+
+namespace authd {
+
+class EmailVerification {
+ public:
+  static constexpr std::string_view kNamespace = "email_verify";
+
+  EmailVerification(Store& store, const MailSettings& settings, const mail::Templates& templates)
+      : store_(store), settings_(settings), templates_(templates) {}
+
+  // Mails a link that verifies `address` for `user`. What happened, for the
+  // audit log: "queued", "mail off", "no email" (not an address we send to),
+  // "verified" (nothing to do), "limited". Errors: storage only.
+  Result<std::string> send(const User& user, std::string_view address, std::int64_t now);
+
+  // POST /email/verify/resend by name: the account's own address again when
+  // it is not verified yet. Outcome as send(), or "unknown"; `found_username`
+  // receives the account's name. Errors: storage only.
+  Result<std::string> resend(std::string_view username, std::int64_t now, std::string& found_username);
+
+  // One more request from the client address group; throttled past
+  // password_reset_address_limit per hour. Errors: throttled, unavailable.
+  Result<void> admit_address(std::string_view address, std::int64_t now);
+
+  struct Verified {
+    User user;
+    std::string previous_email;  // the address it replaced ("" when the address stayed)
+  };
+  // Errors: invalid_input (field "token": unknown, used or expired), storage errors.
+  Result<Verified> verify(std::string_view token, std::int64_t now);
+
+  // The address waiting for verification through PUT /me/email ("" when none).
+  Result<std::string> pending_change(const User& user, std::int64_t now);
+
+ private:
+  Store& store_;
+  const MailSettings& settings_;
+  const mail::Templates& templates_;
+};
+
+// Security notices (password_changed, email_changed, mfa_added, ...) to
+// `to`: queued in the caller's write transaction when mail is on and `to`
+// is an address we send to; nothing otherwise. The link leads to /forgot.
+Result<void> queue_notice(StoreTxn& txn, const MailSettings& settings, const mail::Templates& templates,
+                          std::string_view kind, const User& user, std::string_view to, std::int64_t now,
+                          std::string_view email = {});
+
+// Whether notice `kind` is on (notify_<kind> settings; mfa_added, ...).
+bool notice_enabled(const MailSettings& settings, std::string_view kind);
+
+// A security notice to `user`'s address, in a write transaction of its own:
+// only when mail and the notice are on and the address is verified.
+// True when a message was queued. Errors: storage.
+Result<bool> send_notice(Store& store, const MailSettings& settings, const mail::Templates& templates,
+                         std::string_view kind, const User& user, std::int64_t now);
+
+}  // namespace authd
