@@ -22,6 +22,7 @@ struct User {
   std::string password_hash;  // PHC string; empty for accounts without a password
   std::string fullname;
   std::string email;
+  bool email_verified = false;
   Role role = Role::user;
   std::int64_t version = 0;   // __v: 0 when created, +1 on every update
   std::int64_t created_at = 0;
