@@ -59,6 +59,8 @@ constexpr std::array kRoutes{
     Route{"POST", "/signout/all", signout_all, Access::enrol, std::nullopt},
     Route{"GET", "/me", me, Access::enrol, std::nullopt},
     Route{"POST", "/signin/mfa", signin_mfa, Access::open, std::nullopt, Lane::direct, Body::json},
+    Route{"GET", "/me/clients", my_clients, Access::session, std::nullopt},
+    Route{"DELETE", "/me/clients/{id}", revoke_my_client, Access::session, std::nullopt},
     Route{"GET", "/me/mfa", mfa_status, Access::enrol, std::nullopt},
     Route{"POST", "/me/mfa/totp", mfa_totp_begin, Access::enrol, std::nullopt, Lane::direct, Body::json},
     Route{"DELETE", "/me/mfa/totp", mfa_totp_remove, Access::enrol, std::nullopt, Lane::direct, Body::json},

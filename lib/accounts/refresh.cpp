@@ -166,6 +166,21 @@ Result<void> RefreshTokens::end_family(std::string_view user_id, std::string_vie
   return store_.write([&](StoreTxn& txn) { return txn.delete_entry(ns_of(user_id), family); });
 }
 
+Result<void> RefreshTokens::end_client(std::string_view user_id, std::string_view client_id) {
+  if (client_id.empty()) return {};
+  return store_.write([&](StoreTxn& txn) -> Result<void> {
+    const std::string ns = ns_of(user_id);
+    auto families = txn.list_entries(ns);
+    if (!families) return std::unexpected(families.error());
+    for (const auto& [family, value] : *families) {
+      const auto decoded = decode(value, policy_.ttl);
+      if (!decoded || decoded->client_id != client_id) continue;
+      if (auto ok = txn.delete_entry(ns, family); !ok) return ok;
+    }
+    return {};
+  });
+}
+
 Result<void> RefreshTokens::end_user(std::string_view user_id) {
   return store_.write([&](StoreTxn& txn) -> Result<void> {
     const std::string ns = ns_of(user_id);

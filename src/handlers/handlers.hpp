@@ -76,6 +76,9 @@ HandlerResult oidc_consent(App& app, const http::Request& request, const RouteCo
 HandlerResult oidc_token(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult oidc_userinfo(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult oidc_end_session(App& app, const http::Request& request, const RouteContext& context);
+// The user's consents (oidc_my_clients.cpp): GET /me/clients, DELETE /me/clients/{id}.
+HandlerResult my_clients(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult revoke_my_client(App& app, const http::Request& request, const RouteContext& context);
 
 // Records `event` in the audit log with the request's client address and
 // X-Request-Id filled in. One line per event, e.g.

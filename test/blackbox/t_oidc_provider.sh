@@ -184,6 +184,14 @@ browse "$FORUM_AUTHZ"
 expect_match "remembered" "^$CB\?code=" "$LOCATION"
 http POST /authorize/consent -H "Cookie: auth=$COOKIE" --data-urlencode "request=$REQUEST" --data-urlencode decision=deny
 expect_match "deny: access_denied to the client" "^$CB\?error=access_denied" "$(header Location)"
+TOKEN=$COOKIE auth_get /me/clients
+expect_json "/me/clients lists the consent" '[.clients[].name] | join(" ")' Forum
+TOKEN=$COOKIE auth_delete "/me/clients/$FORUM"
+expect_status 200 "consent revoked"
+browse "$FORUM_AUTHZ"
+expect_status 200 "asked again after the revocation"
+TOKEN=$COOKIE auth_delete "/me/clients/$FORUM"
+expect_status 404 "nothing left to revoke"
 
 step "RP-initiated logout"
 http GET "/end_session?id_token_hint=$ID_TOKEN&post_logout_redirect_uri=http://127.0.0.1:9/evil&state=z" -H "Cookie: auth=$COOKIE"

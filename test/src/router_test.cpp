@@ -155,7 +155,7 @@ TEST(RouteTableCsrf, JsonRoutesTakeOnlyApplicationJsonBeforeParsing) {
       {"POST", "/signin"},        {"POST", "/signout"},           {"POST", "/signout/all"},
       {"DELETE", "/admin/users/{id}"}, {"POST", "/admin/users/{id}/signout"}, {"DELETE", "/records/{id}"},
       {"DELETE", "/admin/clients/{id}"}, {"POST", "/admin/clients/{id}/secret"},
-      {"POST", "/userinfo"},  // the bearer token in the header (RFC 6750 §2.1), no body
+      {"POST", "/userinfo"}, {"DELETE", "/me/clients/{id}"},  // the bearer token in the header (RFC 6750 §2.1), no body
   };
   for (const auto& route : route_table()) {
     const std::string method(route.method);

@@ -76,6 +76,8 @@ class RefreshTokens {
   // Ends family `family` of the user (sign-out by an access token's `sid`);
   // an unknown family is ignored.
   Result<void> end_family(std::string_view user_id, std::string_view family);
+  // Ends the user's families of OpenID client `client_id` (consent revoked).
+  Result<void> end_client(std::string_view user_id, std::string_view client_id);
   // Ends every family of the user (sign-out everywhere, password change).
   Result<void> end_user(std::string_view user_id);
 
