@@ -2,6 +2,7 @@
 // Core 1.0 §3.1.2, RFC 6749 §4.1, RFC 7636, RFC 9207):
 //   GET  /authorize?response_type=code&client_id&redirect_uri&scope&state&nonce
 //        &code_challenge&code_challenge_method=S256[&prompt][&max_age][&login_hint]
+//        (login_hint pre-fills the sign-in form's username)
 //        signed in (cookie `auth`) -> 302 redirect_uri?code&state&iss
 //        not signed in -> 302 /login?rd=<this request> (prompt=none: login_required)
 //        a client that is not first-party and not yet allowed -> the consent page
@@ -193,8 +194,12 @@ HandlerResult oidc_authorize(App& app, const http::Request& request, const Route
   }
   if (sign_in) {
     if (prompt == "none") return refuse(app, request, query, {"login_required", "the user is not signed in"});
-    auto response = oidc::redirect(request.base_path + "/login?rd=" +
-                                   oidc::percent_encoded(back_to_authorize(request, query)));
+    std::string login = request.base_path + "/login?rd=" + oidc::percent_encoded(back_to_authorize(request, query));
+    // The sign-in form starts with the account the client suggests (a hint only).
+    if (const auto hint = param(query, "login_hint"); !hint.empty() && hint.size() <= 256) {
+      login += "&login_hint=" + oidc::percent_encoded(hint);
+    }
+    auto response = oidc::redirect(login);
     // A fresh sign-in was asked for: the portal must not see the old session.
     if (session) response.header("Set-Cookie", expired_cookie(app, request, "auth", "/"));
     return response;
