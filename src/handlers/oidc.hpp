@@ -30,6 +30,12 @@ http::Response oauth_error(int status, std::string_view error, std::string_view 
 // A 302 (or `status`) to `location`, never cached, never framed.
 http::Response redirect(std::string_view location, int status = 302);
 
+// A page that sends the browser on to `location` (meta refresh, and a link).
+// For the answer of a form post: the front servers' CSP has form-action
+// 'self', which browsers apply to the redirects after a post too, so a 30x
+// to the client's origin would be blocked; a refresh is a new navigation.
+http::Response continue_page(std::string_view location);
+
 // &, <, >, ", ' as character references.
 std::string html_escaped(std::string_view text);
 

@@ -10,7 +10,8 @@
 //        any other error -> 302 redirect_uri?error&error_description&state&iss
 //   POST /authorize/consent  (form: request=<the authorization query>, decision=allow|deny)
 //        records the consent (lib/oidc/consents.cpp) and sends the browser back
-//        to /authorize; deny -> access_denied to the client.
+//        to /authorize; deny -> access_denied to the client. Both by a 200
+//        page that refreshes to the address (oidc::continue_page: form-action).
 #include <algorithm>
 #include <charconv>
 
@@ -248,7 +249,8 @@ HandlerResult oidc_consent(App& app, const http::Request& request, const RouteCo
   if (decision == "deny") {
     audit(app, request, {.event = "oidc_consent", .username = session->user.username, .outcome = "refused",
                          .reason = "client " + client->id});
-    return refuse(app, request, query, {"access_denied", "the user did not allow it"});
+    auto denied = refuse(app, request, query, {"access_denied", "the user did not allow it"});
+    return oidc::continue_page(denied.headers.front().second);
   }
   if (decision != "allow") return fail_field("decision", "decision must be allow or deny");
   if (auto done = OidcConsents(app.core->store()).grant(session->user.id, client->id, param(query, "scope"), unix_now());
@@ -257,8 +259,8 @@ HandlerResult oidc_consent(App& app, const http::Request& request, const RouteCo
   }
   audit(app, request, {.event = "oidc_consent", .username = session->user.username, .outcome = "ok",
                        .reason = "client " + client->id + ": " + param(query, "scope")});
-  // 303 back to /authorize (same site), which then redirects to the client.
-  return oidc::redirect(back_to_authorize(request, query), 303);
+  // Back to /authorize, which then redirects to the client.
+  return oidc::continue_page(back_to_authorize(request, query));
 }
 
 }  // namespace authd::handlers
