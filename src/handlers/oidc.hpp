@@ -34,7 +34,7 @@ http::Response redirect(std::string_view location, int status = 302);
 // For the answer of a form post: the front servers' CSP has form-action
 // 'self', which browsers apply to the redirects after a post too, so a 30x
 // to the client's origin would be blocked; a refresh is a new navigation.
-http::Response continue_page(std::string_view location);
+http::Response continue_page(std::string_view location, std::string_view base_path);
 
 // &, <, >, ", ' as character references.
 std::string html_escaped(std::string_view text);

@@ -165,6 +165,8 @@ http::Response consent_page(const App& app, const http::Request& request, const 
   oidc::page_headers(response);
   response.body = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Allow access</title>"
                   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                  "<link rel=\"icon\" href=\"" + oidc::html_escaped(request.base_path) +
+                  "/assets/icon.svg\" type=\"image/svg+xml\">"
                   "<link rel=\"stylesheet\" href=\"" + oidc::html_escaped(request.base_path) +
                   "/assets/portal.css\"></head><body><main><section class=\"card\">"
                   "<h1>Allow " + oidc::html_escaped(client.name) + " to sign you in?</h1>"
@@ -250,7 +252,7 @@ HandlerResult oidc_consent(App& app, const http::Request& request, const RouteCo
     audit(app, request, {.event = "oidc_consent", .username = session->user.username, .outcome = "refused",
                          .reason = "client " + client->id});
     auto denied = refuse(app, request, query, {"access_denied", "the user did not allow it"});
-    return oidc::continue_page(denied.headers.front().second);
+    return oidc::continue_page(denied.headers.front().second, request.base_path);
   }
   if (decision != "allow") return fail_field("decision", "decision must be allow or deny");
   if (auto done = OidcConsents(app.core->store()).grant(session->user.id, client->id, param(query, "scope"), unix_now());
@@ -260,7 +262,7 @@ HandlerResult oidc_consent(App& app, const http::Request& request, const RouteCo
   audit(app, request, {.event = "oidc_consent", .username = session->user.username, .outcome = "ok",
                        .reason = "client " + client->id + ": " + param(query, "scope")});
   // Back to /authorize, which then redirects to the client.
-  return oidc::continue_page(back_to_authorize(request, query));
+  return oidc::continue_page(back_to_authorize(request, query), request.base_path);
 }
 
 }  // namespace authd::handlers

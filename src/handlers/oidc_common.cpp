@@ -71,14 +71,15 @@ http::Response redirect(std::string_view location, int status) {
   return response;
 }
 
-http::Response continue_page(std::string_view location) {
+http::Response continue_page(std::string_view location, std::string_view base_path) {
   http::Response response;
   response.status = 200;
   response.header("Content-Type", "text/html; charset=utf-8");
   page_headers(response);
   const std::string href = html_escaped(location);
   response.body = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Continue</title>"
-                  "<meta http-equiv=\"refresh\" content=\"0; url=" + href + "\"></head><body><main>"
+                  "<meta http-equiv=\"refresh\" content=\"0; url=" + href + "\">"
+                  "<link rel=\"icon\" href=\"" + html_escaped(base_path) + "/assets/icon.svg\" type=\"image/svg+xml\"></head><body><main>"
                   "<p><a id=\"continue\" href=\"" + href + "\">Continue</a></p></main></body></html>";
   return response;
 }
