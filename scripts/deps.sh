@@ -60,6 +60,9 @@ test_pkgs+=(apache2)
 # Shared hosting (test/hosting): Apache runs the release through mod_fcgid
 # (and, in a second run, plain mod_cgi, which comes with apache2).
 test_pkgs+=(libapache2-mod-fcgid)
+# authd as OpenID provider: Apache's mod_auth_openidc is the relying party of
+# t_oidc_mod_auth_openidc.sh.
+test_pkgs+=(libapache2-mod-auth-openidc)
 # The fault tests (t_load_*, t_shutdown_*): wrk drives the load test,
 # iproute2's ss counts the requests queued on authd's socket.
 test_pkgs+=(wrk iproute2)

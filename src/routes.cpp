@@ -51,12 +51,20 @@ constexpr std::array kRoutes{
     Route{"POST", "/admin/clients/{id}/secret", admin_rotate_client_secret, Access::admin, std::nullopt},
     Route{"GET", "/.well-known/jwks.json", jwks, Access::open, std::nullopt},
     Route{"GET", "/.well-known/openid-configuration", openid_configuration, Access::open, std::nullopt},
+    Route{"GET", "/authorize", oidc_authorize, Access::open, std::nullopt},
+    Route{"POST", "/authorize/consent", oidc_consent, Access::open, std::nullopt, Lane::direct, Body::form},
+    Route{"POST", "/token", oidc_token, Access::open, std::nullopt, Lane::direct, Body::form},
+    Route{"GET", "/userinfo", oidc_userinfo, Access::open, std::nullopt},
+    Route{"POST", "/userinfo", oidc_userinfo, Access::open, std::nullopt},
+    Route{"GET", "/end_session", oidc_end_session, Access::open, std::nullopt},
     Route{"GET", "/openapi.json", openapi_document, Access::open, std::nullopt},
     Route{"POST", "/token/refresh", token_refresh, Access::open, std::nullopt, Lane::direct, Body::json},
     Route{"POST", "/signout", signout, Access::enrol, std::nullopt},
     Route{"POST", "/signout/all", signout_all, Access::enrol, std::nullopt},
     Route{"GET", "/me", me, Access::enrol, std::nullopt},
     Route{"POST", "/signin/mfa", signin_mfa, Access::open, std::nullopt, Lane::direct, Body::json},
+    Route{"GET", "/me/clients", my_clients, Access::session, std::nullopt},
+    Route{"DELETE", "/me/clients/{id}", revoke_my_client, Access::session, std::nullopt},
     Route{"GET", "/me/mfa", mfa_status, Access::enrol, std::nullopt},
     Route{"POST", "/me/mfa/totp", mfa_totp_begin, Access::enrol, std::nullopt, Lane::direct, Body::json},
     Route{"DELETE", "/me/mfa/totp", mfa_totp_remove, Access::enrol, std::nullopt, Lane::direct, Body::json},
@@ -197,6 +205,7 @@ Result<void> admit_site(const Route& route, const http::Request& request) {
 
 Result<void> admit_body(const Route& route, const http::Request& request) {
   if (route.body == Body::json && !request.body.empty()) return http::require_json_body(request);
+  if (route.body == Body::form && !request.body.empty()) return http::require_form_body(request);
   return {};
 }
 

@@ -28,6 +28,7 @@ enum class Access {
 enum class Body {
   none,  // nothing (a body is ignored)
   json,  // a JSON document: a non-empty body must come as Content-Type: application/json
+  form,  // an OAuth form (POST /token): application/x-www-form-urlencoded only
 };
 
 struct Route {

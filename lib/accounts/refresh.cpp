@@ -36,17 +36,21 @@ std::string ns_of(std::string_view user_id) { return "refresh:" + std::string(us
 // (amr "" without a second factor; the expiry again: an entry may outlive it
 // until purge_expired runs). Families stored before refresh_token_max_age
 // have no started_at (3 or 4 lines): their last rotation stands in for it.
+// A family of an OpenID client adds "\n<client_id>\n<scope>" (7 lines).
 struct Family {
   std::int64_t expires_at = 0;
   std::string username;
   std::string secret_hex;
   std::string amr;
   std::int64_t started_at = 0;
+  std::string client_id;
+  std::string scope;
 };
 
 std::string stored(const Family& family, std::string_view secret) {
   return std::to_string(family.expires_at) + "\n" + family.username + "\n" + crypto::to_hex(crypto::sha256(secret)) +
-         "\n" + family.amr + "\n" + std::to_string(family.started_at);
+         "\n" + family.amr + "\n" + std::to_string(family.started_at) +
+         (family.client_id.empty() ? std::string() : "\n" + family.client_id + "\n" + family.scope);
 }
 
 std::optional<Family> decode(std::string_view value, std::chrono::seconds ttl) {
@@ -57,7 +61,7 @@ std::optional<Family> decode(std::string_view value, std::chrono::seconds ttl) {
     if (end == std::string_view::npos) break;
     from = end + 1;
   }
-  if (lines.size() < 3 || lines.size() > 5) return std::nullopt;
+  if (lines.size() < 3 || lines.size() == 6 || lines.size() > 7) return std::nullopt;
   Family family;
   auto number = [](std::string_view text, std::int64_t& out) {
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
@@ -67,8 +71,12 @@ std::optional<Family> decode(std::string_view value, std::chrono::seconds ttl) {
   family.username = std::string(lines[1]);
   family.secret_hex = std::string(lines[2]);
   if (lines.size() >= 4) family.amr = std::string(lines[3]);
-  if (lines.size() == 5) {
+  if (lines.size() >= 5) {
     if (!number(lines[4], family.started_at)) return std::nullopt;
+    if (lines.size() == 7) {
+      family.client_id = std::string(lines[5]);
+      family.scope = std::string(lines[6]);
+    }
   } else {
     family.started_at = family.expires_at - ttl.count();
   }
@@ -83,17 +91,19 @@ std::int64_t expiry(const RefreshPolicy& policy, std::int64_t started_at, std::i
 
 }  // namespace
 
-Result<Started> RefreshTokens::start(const User& user, std::int64_t now, std::string_view amr) {
+Result<Started> RefreshTokens::start(const User& user, std::int64_t now, std::string_view amr,
+                                     std::string_view client_id, std::string_view scope) {
   const std::string family = crypto::random_hex(16);
   const std::string secret = crypto::random_token(32);
-  const Family entry{expiry(policy_, now, now), user.username, "", std::string(amr), now};
+  const Family entry{expiry(policy_, now, now), user.username, "", std::string(amr), now, std::string(client_id),
+                     std::string(scope)};
   auto done = store_.write(
       [&](StoreTxn& txn) { return txn.put_entry(ns_of(user.id), family, stored(entry, secret), entry.expires_at); });
   if (!done) return std::unexpected(done.error());
   return Started{user.id + "." + family + "." + secret, family, entry.expires_at};
 }
 
-Result<Refreshed> RefreshTokens::rotate(std::string_view token, std::int64_t now) {
+Result<Refreshed> RefreshTokens::rotate(std::string_view token, std::int64_t now, std::string_view client_id) {
   const auto parts = parse(token);
   if (!parts) return fail(Errc::invalid_token, "malformed refresh token");
   const std::string ns = ns_of(parts->user_id);
@@ -114,6 +124,9 @@ Result<Refreshed> RefreshTokens::rotate(std::string_view token, std::int64_t now
       expired = true;
       return txn.delete_entry(ns, parts->family);
     }
+    // Bound to the client it was issued to (RFC 6749 §6); authd's own
+    // families ("") never pass at /token, nor a client's at /token/refresh.
+    if (family->client_id != client_id) return fail(Errc::invalid_token, "refresh token of another client");
     const auto presented_hex = crypto::to_hex(crypto::sha256(parts->secret));
     if (!crypto::equal_constant_time(presented_hex, family->secret_hex)) {
       reused = true;  // a used (or forged) secret of a live family: end it, and commit that
@@ -128,6 +141,7 @@ Result<Refreshed> RefreshTokens::rotate(std::string_view token, std::int64_t now
     }
     out.user = std::move(*user);
     out.amr = family->amr;
+    out.scope = family->scope;
     family->expires_at = expiry(policy_, family->started_at, now);
     out.expires_at = family->expires_at;
     return txn.put_entry(ns, parts->family, stored(*family, next_secret), family->expires_at);
@@ -150,6 +164,21 @@ Result<void> RefreshTokens::end(std::string_view token) {
 Result<void> RefreshTokens::end_family(std::string_view user_id, std::string_view family) {
   if (user_id.empty() || family.empty()) return {};
   return store_.write([&](StoreTxn& txn) { return txn.delete_entry(ns_of(user_id), family); });
+}
+
+Result<void> RefreshTokens::end_client(std::string_view user_id, std::string_view client_id) {
+  if (client_id.empty()) return {};
+  return store_.write([&](StoreTxn& txn) -> Result<void> {
+    const std::string ns = ns_of(user_id);
+    auto families = txn.list_entries(ns);
+    if (!families) return std::unexpected(families.error());
+    for (const auto& [family, value] : *families) {
+      const auto decoded = decode(value, policy_.ttl);
+      if (!decoded || decoded->client_id != client_id) continue;
+      if (auto ok = txn.delete_entry(ns, family); !ok) return ok;
+    }
+    return {};
+  });
 }
 
 Result<void> RefreshTokens::end_user(std::string_view user_id) {

@@ -99,7 +99,13 @@ Result<std::unique_ptr<Core>> Core::from_environment(const std::filesystem::path
 }
 
 std::string Core::issue_access_token(const User& user, std::string_view amr, std::string_view sid) const {
+  return issue_access_token(user, amr, sid, {});
+}
+
+std::string Core::issue_access_token(const User& user, std::string_view amr, std::string_view sid,
+                                     const std::map<std::string, std::string, std::less<>>& more) const {
   auto claims = lifecycle_claims(user);
+  for (const auto& [name, value] : more) claims.emplace(name, value);
   if (!amr.empty()) claims.emplace(std::string(kAmrClaim), std::string(amr));
   if (!sid.empty()) claims.emplace(std::string(kRefreshFamilyClaim), std::string(sid));
   return tokens_.issue(kAccessTokenType, user.id, user.username, unix_now(), claims);

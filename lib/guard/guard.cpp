@@ -28,10 +28,28 @@ Result<Principal> Guard::authenticate(std::string_view authorization, std::int64
   return Principal{std::move(*user), std::move(*claims)};
 }
 
+// A token authd handed to an OpenID client (it names the client) is for the
+// client's use of /userinfo: it never stands in for the user at authd's own
+// routes, whatever the user's role.
+static Result<void> refuse_client_token(const Principal& principal) {
+  if (principal.claims.extra.contains(kClientIdClaim)) {
+    return fail(Errc::invalid_token, "a token issued to an OpenID client is for /userinfo only");
+  }
+  return {};
+}
+
+Result<Principal> Guard::check_client_token(std::string_view authorization, std::int64_t now) const {
+  auto principal = authenticate(authorization, now);
+  if (!principal) return principal;
+  if (!principal->claims.extra.contains(kClientIdClaim)) return fail(Errc::invalid_token, "not a client's token");
+  return principal;
+}
+
 Result<Principal> Guard::check(std::string_view authorization, std::optional<Capability> required,
                                std::int64_t now) const {
   auto principal = authenticate(authorization, now);
   if (!principal) return principal;
+  if (auto own = refuse_client_token(*principal); !own) return std::unexpected(own.error());
   // The role is judged as it is now (re-authenticated), so a promotion to a
   // role that needs a second factor takes effect on the next request.
   if (std::ranges::find(second_factor_roles_, principal->user.role) != second_factor_roles_.end()) {
@@ -50,7 +68,10 @@ Result<Principal> Guard::check(std::string_view authorization, std::optional<Cap
 }
 
 Result<Principal> Guard::check_for_enrolment(std::string_view authorization, std::int64_t now) const {
-  return authenticate(authorization, now);
+  auto principal = authenticate(authorization, now);
+  if (!principal) return principal;
+  if (auto own = refuse_client_token(*principal); !own) return std::unexpected(own.error());
+  return principal;
 }
 
 Result<void> Guard::authorize(const Principal& principal, Capability required) {

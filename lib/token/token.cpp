@@ -113,6 +113,13 @@ std::string TokenService::issue(std::string_view type, std::string_view subject,
       .set("iat", Json::integer(now))
       .set("exp", Json::integer(now + ttl.count()))
       .set("jti", Json::string(crypto::random_token(16)));
+  // A token for an OpenID client names it as a second audience (RFC 9068 §3):
+  // authd still verifies it, the client sees itself in `aud`.
+  if (const auto client = extra.find("aud"); client != extra.end() && client->second != policy_.audience) {
+    Json audiences = Json::array();
+    audiences.append(Json::string(policy_.audience)).append(Json::string(client->second));
+    payload.set("aud", std::move(audiences));
+  }
   for (const auto& [claim, value] : extra) {
     if (is_registered(claim)) continue;
     // amr (RFC 8176) is an array of method names; `extra` carries it space-separated.

@@ -81,6 +81,16 @@ HandlerResult admin_add_client(App& app, const http::Request& request, const Rou
 HandlerResult admin_get_client(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult admin_remove_client(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult admin_rotate_client_secret(App& app, const http::Request& request, const RouteContext& context);
+// authd as OpenID provider (oidc_*.cpp): GET /authorize, POST /authorize/consent,
+// POST /token, GET|POST /userinfo, GET /end_session.
+HandlerResult oidc_authorize(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult oidc_consent(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult oidc_token(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult oidc_userinfo(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult oidc_end_session(App& app, const http::Request& request, const RouteContext& context);
+// The user's consents (oidc_my_clients.cpp): GET /me/clients, DELETE /me/clients/{id}.
+HandlerResult my_clients(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult revoke_my_client(App& app, const http::Request& request, const RouteContext& context);
 
 // Records `event` in the audit log with the request's client address and
 // X-Request-Id filled in. One line per event, e.g.

@@ -37,4 +37,11 @@ Result<void> require_json_body(const Request& request) {
   return fail(Errc::unsupported_type, "Content-Type must be application/json");
 }
 
+Result<void> require_form_body(const Request& request) {
+  auto type = request.param("CONTENT_TYPE");
+  type = text::trim_ows(type.substr(0, std::min(type.find(';'), type.size())));
+  if (text::iequals(type, "application/x-www-form-urlencoded")) return {};
+  return fail(Errc::unsupported_type, "Content-Type must be application/x-www-form-urlencoded");
+}
+
 }  // namespace authd::http

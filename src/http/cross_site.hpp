@@ -29,4 +29,10 @@ Result<void> refuse_cross_site_change(const Request& request);
 // cross-site page may send without a CORS preflight, never reach the parser.
 Result<void> require_json_body(const Request& request);
 
+// Error unsupported_type (415) unless Content-Type is
+// application/x-www-form-urlencoded: the OAuth endpoints' body (RFC 6749 §4.1.3).
+// The route table refuses such posts from other sites (Sec-Fetch-Site,
+// Origin); servers calling /token send neither and pass.
+Result<void> require_form_body(const Request& request);
+
 }  // namespace authd::http

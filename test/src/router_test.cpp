@@ -111,13 +111,16 @@ TEST(RouteTableCsrf, EveryStateChangingRouteRefusesOtherSites) {
     ++checked;
     const std::string method(route.method);
     const std::string path(route.pattern);
-    const std::string json = R"({"x":1})";
-    const std::map<std::string, std::string> json_type{{"CONTENT_TYPE", "application/json"}};
+    // A form route (POST /token) gets the same checks with its own body type.
+    const bool form = route.body == Body::form;
+    const std::string json = form ? "x=1" : R"({"x":1})";
+    const std::string type = form ? "application/x-www-form-urlencoded" : "application/json";
+    const std::map<std::string, std::string> json_type{{"CONTENT_TYPE", type}};
     for (const auto& hostile : std::vector<std::map<std::string, std::string>>{
-             {{"CONTENT_TYPE", "application/json"}, {"HTTP_SEC_FETCH_SITE", "cross-site"}},
-             {{"CONTENT_TYPE", "application/json"}, {"HTTP_SEC_FETCH_SITE", "same-site"}},
-             {{"CONTENT_TYPE", "application/json"}, {"HTTP_ORIGIN", "http://evil.example"}, {"HTTP_HOST", "site"}},
-             {{"CONTENT_TYPE", "application/json"}, {"HTTP_ORIGIN", "null"}, {"HTTP_HOST", "site"}},
+             {{"CONTENT_TYPE", type}, {"HTTP_SEC_FETCH_SITE", "cross-site"}},
+             {{"CONTENT_TYPE", type}, {"HTTP_SEC_FETCH_SITE", "same-site"}},
+             {{"CONTENT_TYPE", type}, {"HTTP_ORIGIN", "http://evil.example"}, {"HTTP_HOST", "site"}},
+             {{"CONTENT_TYPE", type}, {"HTTP_ORIGIN", "null"}, {"HTTP_HOST", "site"}},
              {{"CONTENT_TYPE", "text/plain"}, {"HTTP_SEC_FETCH_SITE", "cross-site"}, {"HTTP_COOKIE", "auth=x"}},
          }) {
       auto refused = admit(route, with_body(request(method, path, hostile), json));
@@ -125,19 +128,19 @@ TEST(RouteTableCsrf, EveryStateChangingRouteRefusesOtherSites) {
       EXPECT_EQ(refused.error().code, Errc::cross_site) << method << " " << path;
     }
     auto same_origin = request(method, path,
-                               {{"CONTENT_TYPE", "application/json"}, {"HTTP_SEC_FETCH_SITE", "same-origin"},
+                               {{"CONTENT_TYPE", type}, {"HTTP_SEC_FETCH_SITE", "same-origin"},
                                 {"HTTP_ORIGIN", "http://site"}, {"HTTP_HOST", "site"}});
     EXPECT_TRUE(admit(route, with_body(same_origin, json)).has_value()) << method << " " << path;
     EXPECT_TRUE(admit(route, with_body(request(method, path, json_type), json)).has_value()) << "no browser: " << path;
     // A bearer header is no ambient credential (no CSRF); cached Basic credentials are.
     EXPECT_TRUE(admit(route, with_body(request(method, path,
-                                               {{"CONTENT_TYPE", "application/json"},
+                                               {{"CONTENT_TYPE", type},
                                                 {"HTTP_SEC_FETCH_SITE", "cross-site"},
                                                 {"HTTP_AUTHORIZATION", "Bearer abc"}}),
                                        json)).has_value())
         << path;
     EXPECT_FALSE(admit(route, with_body(request(method, path,
-                                                {{"CONTENT_TYPE", "application/json"},
+                                                {{"CONTENT_TYPE", type},
                                                  {"HTTP_SEC_FETCH_SITE", "cross-site"},
                                                  {"HTTP_AUTHORIZATION", "Basic YTpi"}}),
                                         json)).has_value())
@@ -152,12 +155,25 @@ TEST(RouteTableCsrf, JsonRoutesTakeOnlyApplicationJsonBeforeParsing) {
       {"POST", "/signin"},        {"POST", "/signout"},           {"POST", "/signout/all"},
       {"DELETE", "/admin/users/{id}"}, {"POST", "/admin/users/{id}/signout"}, {"DELETE", "/records/{id}"},
       {"DELETE", "/admin/clients/{id}"}, {"POST", "/admin/clients/{id}/secret"},
+      {"POST", "/userinfo"}, {"DELETE", "/me/clients/{id}"},  // the bearer token in the header (RFC 6750 §2.1), no body
   };
   for (const auto& route : route_table()) {
     const std::string method(route.method);
     const std::string path(route.pattern);
     if (changes_state(route) && !bodiless.contains({method, path})) {
-      EXPECT_EQ(route.body, Body::json) << method << " " << path << " reads a body: declare Body::json";
+      EXPECT_TRUE(route.body == Body::json || route.body == Body::form)
+          << method << " " << path << " reads a body: declare Body::json (or Body::form)";
+    }
+    if (route.body == Body::form) {
+      // An OAuth form route takes only application/x-www-form-urlencoded.
+      for (const char* type : {"text/plain", "application/json", "multipart/form-data; boundary=x", ""}) {
+        auto refused = admit(route, with_body(request(method, path, {{"CONTENT_TYPE", type}}), "a=1"));
+        ASSERT_FALSE(refused.has_value()) << method << " " << path << " as " << type;
+        EXPECT_EQ(refused.error().code, Errc::unsupported_type) << method << " " << path << " as " << type;
+      }
+      EXPECT_TRUE(admit(route, with_body(request(method, path, {{"CONTENT_TYPE", "application/x-www-form-urlencoded"}}),
+                                         "a=1")).has_value())
+          << path;
     }
     if (route.body != Body::json) continue;
     for (const char* type : {"text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded",

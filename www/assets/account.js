@@ -1,6 +1,7 @@
 // The account page (/account): who you are (GET /me), change password
 // (PUT /me/password), change email (PUT /me/email), sign out here or
-// everywhere (POST /signout[/all]).
+// everywhere (POST /signout[/all]), the applications allowed to sign in with
+// authd (GET /me/clients, DELETE /me/clients/{id}).
 import { call, signOut, whoAmI } from "./api.js";
 import { clearErrors, fieldFor, setBusy, showError, values } from "./forms.js";
 
@@ -43,6 +44,32 @@ async function load() {
   $("password").hidden = false;
   $("sessions").hidden = false;
   $("admin-link").hidden = user.role !== "admin";
+  loadApps();
+}
+
+// The consents of authd as OpenID provider; the section stays hidden when
+// there are none (or the server has no such route).
+async function loadApps() {
+  const result = await call("GET", "/me/clients");
+  const clients = result.ok && result.data && Array.isArray(result.data.clients) ? result.data.clients : [];
+  const list = $("apps-list");
+  list.replaceChildren();
+  for (const client of clients) {
+    const li = document.createElement("li");
+    li.textContent = client.name + " ";
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "secondary";
+    button.textContent = "Remove";
+    button.addEventListener("click", async () => {
+      const removed = await call("DELETE", `/me/clients/${encodeURIComponent(client.client_id)}`);
+      if (removed.ok) loadApps();
+      else $("page-error").textContent = removed.message;
+    });
+    li.append(button);
+    list.append(li);
+  }
+  $("apps").hidden = clients.length === 0;
 }
 
 async function onChangePassword(event) {

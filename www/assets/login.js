@@ -260,6 +260,8 @@ async function start() {
   $("to-signup").addEventListener("click", () => show("signup", signupForm.elements.username));
   $("to-signin").addEventListener("click", () => show("signin", signinForm.elements.username));
   if (requestedReturn()) $("signin-lead").textContent = "Sign in to continue to the page you asked for.";
+  // An application signing in through authd may suggest the account (login_hint).
+  if (params.get("login_hint")) signinForm.elements.username.value = params.get("login_hint").slice(0, 256);
 
   if (params.has("code") || params.has("error")) {
     await completeThirdParty();

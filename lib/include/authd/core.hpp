@@ -117,6 +117,9 @@ class Core {
   // and, after a second factor, `amr` (space-separated methods, e.g. "pwd otp"),
   // and `sid`: the refresh family it belongs to ("" for none; sign-out ends it).
   std::string issue_access_token(const User& user, std::string_view amr = {}, std::string_view sid = {}) const;
+  // The same with `more` claims (an OpenID client's: aud, client_id, scope).
+  std::string issue_access_token(const User& user, std::string_view amr, std::string_view sid,
+                                 const std::map<std::string, std::string, std::less<>>& more) const;
 
   const CoreSettings& settings() const noexcept { return settings_; }
   Store& store() noexcept { return *store_; }

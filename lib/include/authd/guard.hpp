@@ -17,6 +17,9 @@
 
 namespace authd {
 
+// The access-token claim naming the OpenID client a token was issued to.
+inline constexpr std::string_view kClientIdClaim = "client_id";
+
 struct Principal {
   User user;
   TokenClaims claims;
@@ -43,6 +46,10 @@ class Guard {
   // for the routes a user of such a role needs to enrol a factor (/me/mfa/*,
   // GET /me, /signout), which hand out nothing else.
   Result<Principal> check_for_enrolment(std::string_view authorization, std::int64_t now) const;
+
+  // A token issued to an OpenID client (claim client_id; check() and
+  // check_for_enrolment() refuse those): for /userinfo. Errors: as check().
+  Result<Principal> check_client_token(std::string_view authorization, std::int64_t now) const;
 
   // The capability step alone. Error: not_permitted.
   static Result<void> authorize(const Principal& principal, Capability required);

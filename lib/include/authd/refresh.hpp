@@ -42,6 +42,7 @@ struct Refreshed {
   std::string amr;            // how the family's sign-in authenticated ("" or e.g. "pwd otp")
   std::string family;         // for the access token's `sid` claim
   std::int64_t expires_at = 0;  // when the next token stops working (ttl, capped by max_age)
+  std::string scope;            // an OpenID client's family: the granted scopes
 };
 
 struct Started {
@@ -58,18 +59,25 @@ class RefreshTokens {
 
   // A new family for `user`; `amr` (the sign-in's methods, e.g. "pwd otp")
   // is kept for the access tokens the family hands out. Errors: storage_full, internal.
-  Result<Started> start(const User& user, std::int64_t now, std::string_view amr = {});
+  // `client_id` (and its granted `scope`) binds the family to an OpenID
+  // client (authd as provider): only that client may rotate it.
+  Result<Started> start(const User& user, std::int64_t now, std::string_view amr = {},
+                        std::string_view client_id = {}, std::string_view scope = {});
 
   // Uses `token` once: the user and the next token. Errors: invalid_token
   // (unknown, expired, malformed, reused — a reuse ends the family, user
   // gone), storage_full, internal.
-  Result<Refreshed> rotate(std::string_view token, std::int64_t now);
+  // `client_id`: the OpenID client presenting it ("" for authd's own
+  // /token/refresh); a family of another client is refused (invalid_token).
+  Result<Refreshed> rotate(std::string_view token, std::int64_t now, std::string_view client_id = {});
 
   // Ends the family of `token` (sign-out); unknown tokens are ignored.
   Result<void> end(std::string_view token);
   // Ends family `family` of the user (sign-out by an access token's `sid`);
   // an unknown family is ignored.
   Result<void> end_family(std::string_view user_id, std::string_view family);
+  // Ends the user's families of OpenID client `client_id` (consent revoked).
+  Result<void> end_client(std::string_view user_id, std::string_view client_id);
   // Ends every family of the user (sign-out everywhere, password change).
   Result<void> end_user(std::string_view user_id);
 

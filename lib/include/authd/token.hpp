@@ -62,7 +62,8 @@ class TokenService {
 
   // Signs a token of kind `type` for `subject`/`username`, valid from `now`
   // for policy.ttl (or `ttl_override` when positive). `extra` string claims
-  // are added as is (they may not shadow a registered claim).
+  // are added as is (they may not shadow a registered claim), but for
+  // "aud": a second audience beside the policy's (aud becomes an array).
   // Precondition: every string is valid UTF-8 without NUL (JSON cannot carry
   // it back); authd's callers pass ASCII only (validated usernames, hex ids,
   // base64url state).

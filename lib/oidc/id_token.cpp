@@ -1,0 +1,84 @@
+#include "authd/id_token.hpp"
+
+#include "authd/crypto.hpp"
+#include "authd/jws.hpp"
+
+namespace authd {
+namespace {
+
+constexpr std::size_t kMaxHintBytes = 8192;
+constexpr std::size_t kMaxDepth = 4;
+
+}  // namespace
+
+std::string acr_of(std::string_view amr) {
+  for (std::size_t from = 0; from <= amr.size();) {
+    const auto end = std::min(amr.find(' ', from), amr.size());
+    const auto method = amr.substr(from, end - from);
+    if (method == "otp" || method == "hwk") return "2";
+    from = end + 1;
+  }
+  return "1";
+}
+
+std::string at_hash(std::string_view access_token) {
+  const auto digest = crypto::sha256(access_token);
+  return crypto::base64url_encode(std::span<const unsigned char>(digest.data(), digest.size() / 2));
+}
+
+Result<std::string> sign_id_token(KeyRing& ring, const IdToken& token, std::int64_t now) {
+  const auto keys = ring.keys(KeyRing::Check::always, now);
+  const auto key = keys->by_kid.find(keys->current);
+  if (key == keys->by_kid.end()) return fail(Errc::unavailable, "no ID-token key loaded yet (the key store is unreachable)");
+  Json header = Json::object();
+  header.set("alg", Json::string(crypto::jws_algorithm(ring.algorithm())))
+      .set("typ", Json::string("JWT"))
+      .set("kid", Json::string(keys->current));
+  Json amr = Json::array();
+  for (std::size_t from = 0; from < token.amr.size();) {
+    const auto end = std::min(token.amr.find(' ', from), token.amr.size());
+    if (end > from) amr.append(Json::string(std::string_view(token.amr).substr(from, end - from)));
+    from = end + 1;
+  }
+  Json payload = Json::object();
+  payload.set("iss", Json::string(token.issuer))
+      .set("sub", Json::string(token.subject))
+      .set("aud", Json::string(token.audience))
+      .set("exp", Json::integer(now + kIdTokenTtl))
+      .set("iat", Json::integer(now))
+      .set("auth_time", Json::integer(token.auth_time));
+  if (!token.nonce.empty()) payload.set("nonce", Json::string(token.nonce));
+  if (amr.size() > 0) payload.set("amr", std::move(amr));
+  payload.set("acr", Json::string(acr_of(token.amr)));
+  if (!token.access_token.empty()) payload.set("at_hash", Json::string(at_hash(token.access_token)));
+  payload.set("azp", Json::string(token.audience));
+  std::string signed_token = crypto::base64url_encode(header.dump()) + "." + crypto::base64url_encode(payload.dump());
+  const auto signature = key->second.sign(signed_token);
+  if (signature.empty()) return fail(Errc::internal, "ID-token signature failed");
+  return signed_token + "." + crypto::base64url_encode(signature);
+}
+
+Result<Json> verify_id_token_hint(KeyRing& ring, std::string_view token, std::string_view issuer, std::int64_t now) {
+  if (token.size() > kMaxHintBytes) return fail(Errc::invalid_token, "id_token_hint too long");
+  const auto parts = jws::split(token);
+  if (!parts) return fail(Errc::invalid_token, "id_token_hint is not a JWS");
+  auto header = jws::decode_object(parts->header, "header", kMaxDepth);
+  if (!header) return fail(Errc::invalid_token, header.error());
+  const auto kid = header->get_string("kid");
+  if (!kid || header->get_string("alg") != crypto::jws_algorithm(ring.algorithm())) {
+    return fail(Errc::invalid_token, "id_token_hint: unexpected alg or no kid");
+  }
+  const auto keys = ring.keys(KeyRing::Check::periodic, now);
+  const auto key = keys->by_kid.find(*kid);
+  if (key == keys->by_kid.end()) return fail(Errc::invalid_token, "id_token_hint: unknown kid");
+  const auto signature = crypto::base64url_decode(parts->signature);
+  if (!signature || !key->second.verify(parts->signing_input, *signature)) {
+    return fail(Errc::invalid_token, "id_token_hint: bad signature");
+  }
+  auto payload = jws::decode_object(parts->payload, "payload", kMaxDepth);
+  if (!payload) return fail(Errc::invalid_token, payload.error());
+  if (payload->get_string("iss") != issuer) return fail(Errc::invalid_token, "id_token_hint: wrong issuer");
+  return std::move(*payload);
+}
+
+}  // namespace authd

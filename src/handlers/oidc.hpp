@@ -1,0 +1,45 @@
+// What the OpenID provider's routes share (oidc_*.cpp): the issuer, the
+// OAuth error answers, URL building.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "handlers/handlers.hpp"
+
+namespace authd::handlers::oidc {
+
+// public_url when set (stable, what relying parties are configured with),
+// else this request's scheme, Host and base path.
+std::string issuer(const App& app, const http::Request& request);
+
+// Error not_found unless oidc_provider is on.
+Result<void> require_provider(const App& app);
+
+// RFC 3986 unreserved characters kept, every other byte %XX.
+std::string percent_encoded(std::string_view text);
+// `uri` with `params` added to its query (RFC 6749 §3.1.2: keep what it has).
+std::string with_query(std::string_view uri, const std::vector<std::pair<std::string, std::string>>& params);
+// name=value&... of `params`, percent-encoded.
+std::string encoded_query(const std::map<std::string, std::string, std::less<>>& params);
+
+// A protocol error body (RFC 6749 §5.2): {"error","error_description"}, no-store.
+http::Response oauth_error(int status, std::string_view error, std::string_view description);
+
+// A 302 (or `status`) to `location`, never cached, never framed.
+http::Response redirect(std::string_view location, int status = 302);
+
+// A page that sends the browser on to `location` (meta refresh, and a link).
+// For the answer of a form post: the front servers' CSP has form-action
+// 'self', which browsers apply to the redirects after a post too, so a 30x
+// to the client's origin would be blocked; a refresh is a new navigation.
+http::Response continue_page(std::string_view location, std::string_view base_path);
+
+// &, <, >, ", ' as character references.
+std::string html_escaped(std::string_view text);
+
+// Headers of authd's own OpenID pages: no framing, no cache, a strict CSP.
+void page_headers(http::Response& response);
+
+}  // namespace authd::handlers::oidc

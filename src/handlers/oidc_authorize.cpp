@@ -1,0 +1,268 @@
+// The authorization endpoint of authd as OpenID provider (OpenID Connect
+// Core 1.0 §3.1.2, RFC 6749 §4.1, RFC 7636, RFC 9207):
+//   GET  /authorize?response_type=code&client_id&redirect_uri&scope&state&nonce
+//        &code_challenge&code_challenge_method=S256[&prompt][&max_age][&login_hint]
+//        (login_hint pre-fills the sign-in form's username)
+//        signed in (cookie `auth`) -> 302 redirect_uri?code&state&iss
+//        not signed in -> 302 /login?rd=<this request> (prompt=none: login_required)
+//        a client that is not first-party and not yet allowed -> the consent page
+//        a bad client_id or redirect_uri -> 400 JSON (never a redirect to it);
+//        any other error -> 302 redirect_uri?error&error_description&state&iss
+//   POST /authorize/consent  (form: request=<the authorization query>, decision=allow|deny)
+//        records the consent (lib/oidc/consents.cpp) and sends the browser back
+//        to /authorize; deny -> access_denied to the client. Both by a 200
+//        page that refreshes to the address (oidc::continue_page: form-action).
+#include <algorithm>
+#include <charconv>
+
+#include "authd/authorization_codes.hpp"
+#include "authd/clock.hpp"
+#include "authd/oidc_consents.hpp"
+#include "handlers/oidc.hpp"
+#include "http/query.hpp"
+
+namespace authd::handlers {
+namespace {
+
+using Query = std::map<std::string, std::string, std::less<>>;
+
+std::string param(const Query& query, std::string_view name) {
+  const auto found = query.find(name);
+  return found == query.end() ? std::string() : found->second;
+}
+
+bool has_word(std::string_view words, std::string_view word) {
+  for (std::size_t from = 0; from < words.size();) {
+    const auto end = std::min(words.find(' ', from), words.size());
+    if (words.substr(from, end - from) == word) return true;
+    from = end + 1;
+  }
+  return false;
+}
+
+std::vector<std::string> split_words(std::string_view words) {
+  std::vector<std::string> out;
+  for (std::size_t from = 0; from < words.size();) {
+    const auto end = std::min(words.find(' ', from), words.size());
+    if (end > from) out.emplace_back(words.substr(from, end - from));
+    from = end + 1;
+  }
+  return out;
+}
+
+// The client and redirect URI, checked before anything is sent to that URI
+// (RFC 6749 §4.1.2.1: never redirect to an unverified URI). Error:
+// invalid_input (400 JSON).
+Result<OidcClient> trusted_client(App& app, const Query& query) {
+  const auto client_id = param(query, "client_id");
+  if (client_id.empty()) return fail_field("client_id", "client_id is required");
+  auto client = app.core->oidc_clients().find(client_id);
+  if (!client) {
+    if (client.error().code == Errc::not_found) return fail_field("client_id", "unknown client_id");
+    return std::unexpected(client.error());
+  }
+  const auto redirect_uri = param(query, "redirect_uri");
+  if (redirect_uri.empty()) return fail_field("redirect_uri", "redirect_uri is required");
+  if (!has_redirect_uri(*client, redirect_uri)) {
+    return fail_field("redirect_uri", "redirect_uri is not registered for this client");
+  }
+  return client;
+}
+
+struct Refusal {
+  std::string error;
+  std::string description;
+};
+
+// The other parameters. nullopt when acceptable.
+std::optional<Refusal> refused_parameters(const OidcClient& client, const Query& query) {
+  if (query.contains("request")) return Refusal{"request_not_supported", "request objects are not supported"};
+  if (query.contains("request_uri")) return Refusal{"request_uri_not_supported", "request_uri is not supported"};
+  const auto response_type = param(query, "response_type");
+  if (response_type.empty()) return Refusal{"invalid_request", "response_type is required"};
+  if (response_type != "code") return Refusal{"unsupported_response_type", "only response_type=code is supported"};
+  if (query.contains("response_mode") && param(query, "response_mode") != "query") {
+    return Refusal{"invalid_request", "only response_mode=query is supported"};
+  }
+  const auto scope = param(query, "scope");
+  if (!has_word(scope, "openid")) return Refusal{"invalid_scope", "scope must contain openid"};
+  for (const auto& wanted : split_words(scope)) {
+    if (std::ranges::find(client.scopes, wanted) == client.scopes.end()) {
+      return Refusal{"invalid_scope", "scope " + wanted + " is not allowed for this client"};
+    }
+  }
+  const auto challenge = param(query, "code_challenge");
+  const auto method = param(query, "code_challenge_method");
+  if (!challenge.empty() || !method.empty()) {
+    if (method != "S256") return Refusal{"invalid_request", "code_challenge_method must be S256 (plain is refused)"};
+    if (!valid_pkce_challenge(challenge)) return Refusal{"invalid_request", "code_challenge is not a S256 challenge"};
+  } else if (client.is_public) {
+    return Refusal{"invalid_request", "a public client must use PKCE (code_challenge, S256)"};
+  }
+  const auto prompt = split_words(param(query, "prompt"));
+  for (const auto& value : prompt) {
+    if (value != "none" && value != "login" && value != "consent") {
+      return Refusal{"invalid_request", "prompt " + value + " is not supported"};
+    }
+    if (value == "none" && prompt.size() > 1) return Refusal{"invalid_request", "prompt=none stands alone"};
+  }
+  if (query.contains("max_age")) {
+    const auto text = param(query, "max_age");
+    std::int64_t value = -1;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || value < 0) {
+      return Refusal{"invalid_request", "max_age must be a non-negative integer"};
+    }
+  }
+  if (param(query, "state").size() > 1024 || param(query, "nonce").size() > 1024) {
+    return Refusal{"invalid_request", "state or nonce too long"};
+  }
+  return std::nullopt;
+}
+
+http::Response to_client(const App& app, const http::Request& request, const Query& query,
+                         std::vector<std::pair<std::string, std::string>> params) {
+  if (query.contains("state")) params.emplace_back("state", param(query, "state"));
+  params.emplace_back("iss", oidc::issuer(app, request));
+  return oidc::redirect(oidc::with_query(param(query, "redirect_uri"), params));
+}
+
+http::Response refuse(const App& app, const http::Request& request, const Query& query, const Refusal& refusal) {
+  return to_client(app, request, query, {{"error", refusal.error}, {"error_description", refusal.description}});
+}
+
+// The browser's authd session, re-authenticated as on protected routes (the
+// second-factor policy included). nullopt when there is none.
+std::optional<Principal> session_of(App& app, const http::Request& request) {
+  const auto cookie = http::cookie_value(request.param("HTTP_COOKIE"), "auth");
+  if (cookie.empty()) return std::nullopt;
+  auto principal = app.core->guard().check("Bearer " + std::string(cookie), std::nullopt, unix_now());
+  if (!principal) return std::nullopt;
+  return std::move(*principal);
+}
+
+std::string amr_of(const Principal& principal) {
+  const auto found = principal.claims.extra.find(kAmrClaim);
+  if (found != principal.claims.extra.end() && !found->second.empty()) return found->second;
+  return "pwd";
+}
+
+// /authorize again with `query` minus prompt (what prompt asked for is done).
+std::string back_to_authorize(const http::Request& request, Query query) {
+  query.erase("prompt");
+  return request.base_path + "/authorize?" + oidc::encoded_query(query);
+}
+
+http::Response consent_page(const App& app, const http::Request& request, const OidcClient& client, const Query& query) {
+  Query kept = query;
+  kept.erase("prompt");
+  std::string scopes;
+  for (const auto& scope : split_words(param(query, "scope"))) scopes += "<li>" + oidc::html_escaped(scope) + "</li>";
+  (void)app;
+  http::Response response;
+  response.status = 200;
+  response.header("Content-Type", "text/html; charset=utf-8");
+  oidc::page_headers(response);
+  response.body = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Allow access</title>"
+                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                  "<link rel=\"icon\" href=\"" + oidc::html_escaped(request.base_path) +
+                  "/assets/icon.svg\" type=\"image/svg+xml\">"
+                  "<link rel=\"stylesheet\" href=\"" + oidc::html_escaped(request.base_path) +
+                  "/assets/portal.css\"></head><body><main><section class=\"card\">"
+                  "<h1>Allow " + oidc::html_escaped(client.name) + " to sign you in?</h1>"
+                  "<p>It asks for:</p><ul>" + scopes + "</ul>"
+                  "<form method=\"post\" action=\"" + oidc::html_escaped(request.base_path) + "/authorize/consent\">"
+                  "<input type=\"hidden\" name=\"request\" value=\"" + oidc::html_escaped(oidc::encoded_query(kept)) +
+                  "\"><button type=\"submit\" name=\"decision\" value=\"allow\">Allow</button> "
+                  "<button type=\"submit\" name=\"decision\" value=\"deny\">Deny</button></form>"
+                  "</section></main></body></html>";
+  return response;
+}
+
+}  // namespace
+
+HandlerResult oidc_authorize(App& app, const http::Request& request, const RouteContext&) {
+  if (auto on = oidc::require_provider(app); !on) return std::unexpected(on.error());
+  const Query query = http::parse_query(request.query);
+  auto client = trusted_client(app, query);
+  if (!client) return std::unexpected(client.error());
+  if (auto refusal = refused_parameters(*client, query)) return refuse(app, request, query, *refusal);
+
+  const auto prompt = param(query, "prompt");
+  const auto now = unix_now();
+  auto session = session_of(app, request);
+  bool sign_in = !session || has_word(prompt, "login");
+  if (session && query.contains("max_age")) {
+    sign_in = sign_in || now - session->claims.issued_at > std::stoll(param(query, "max_age"));
+  }
+  if (sign_in) {
+    if (prompt == "none") return refuse(app, request, query, {"login_required", "the user is not signed in"});
+    std::string login = request.base_path + "/login?rd=" + oidc::percent_encoded(back_to_authorize(request, query));
+    // The sign-in form starts with the account the client suggests (a hint only).
+    if (const auto hint = param(query, "login_hint"); !hint.empty() && hint.size() <= 256) {
+      login += "&login_hint=" + oidc::percent_encoded(hint);
+    }
+    auto response = oidc::redirect(login);
+    // A fresh sign-in was asked for: the portal must not see the old session.
+    if (session) response.header("Set-Cookie", expired_cookie(app, request, "auth", "/"));
+    return response;
+  }
+
+  const auto scope = param(query, "scope");
+  if (!client->first_party || has_word(prompt, "consent")) {
+    bool allowed = false;
+    if (!has_word(prompt, "consent")) {
+      auto covered = OidcConsents(app.core->store()).covers(session->user.id, client->id, scope, now);
+      if (!covered) return std::unexpected(covered.error());
+      allowed = *covered;
+    }
+    if (!allowed) {
+      if (prompt == "none") return refuse(app, request, query, {"consent_required", "the user has not allowed this client"});
+      return consent_page(app, request, *client, query);
+    }
+  }
+
+  CodeGrant grant{.client_id = client->id,
+                  .redirect_uri = param(query, "redirect_uri"),
+                  .user_id = session->user.id,
+                  .username = session->user.username,
+                  .scope = scope,
+                  .nonce = param(query, "nonce"),
+                  .code_challenge = param(query, "code_challenge"),
+                  .amr = amr_of(*session),
+                  .auth_time = session->claims.issued_at};
+  auto code = AuthorizationCodes(app.core->store()).issue(grant, now);
+  if (!code) return std::unexpected(code.error());
+  audit(app, request, {.event = "oidc_authorize", .username = session->user.username, .outcome = "ok",
+                       .reason = "code for client " + client->id});
+  return to_client(app, request, query, {{"code", *code}});
+}
+
+HandlerResult oidc_consent(App& app, const http::Request& request, const RouteContext&) {
+  if (auto on = oidc::require_provider(app); !on) return std::unexpected(on.error());
+  const auto form = http::parse_query(request.body);
+  const Query query = http::parse_query(param(form, "request"));
+  auto client = trusted_client(app, query);
+  if (!client) return std::unexpected(client.error());
+  if (auto refusal = refused_parameters(*client, query)) return refuse(app, request, query, *refusal);
+  auto session = session_of(app, request);
+  if (!session) return fail(Errc::no_credentials, "sign in first");
+  const auto decision = param(form, "decision");
+  if (decision == "deny") {
+    audit(app, request, {.event = "oidc_consent", .username = session->user.username, .outcome = "refused",
+                         .reason = "client " + client->id});
+    auto denied = refuse(app, request, query, {"access_denied", "the user did not allow it"});
+    return oidc::continue_page(denied.headers.front().second, request.base_path);
+  }
+  if (decision != "allow") return fail_field("decision", "decision must be allow or deny");
+  if (auto done = OidcConsents(app.core->store()).grant(session->user.id, client->id, param(query, "scope"), unix_now());
+      !done) {
+    return std::unexpected(done.error());
+  }
+  audit(app, request, {.event = "oidc_consent", .username = session->user.username, .outcome = "ok",
+                       .reason = "client " + client->id + ": " + param(query, "scope")});
+  // Back to /authorize, which then redirects to the client.
+  return oidc::continue_page(back_to_authorize(request, query), request.base_path);
+}
+
+}  // namespace authd::handlers

@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# authd as OpenID Connect provider (docs/openid-provider.md), driven by a
+# relying party nobody here wrote: npm openid-client (test/oidc/rp.mjs) does
+# discovery, the code flow with PKCE for a confidential client
+# (client_secret_basic and client_secret_post) and a public one (none),
+# validates the ID token against the JWKS (signature, iss, aud, nonce,
+# at_hash), calls UserInfo and refreshes. curl with the `auth` cookie is the
+# user's browser. PyJWT checks the RS256 ID token on its own.
+# Attacks it stops: a redirect to an unregistered URI (the code or an error
+# sent to an attacker), PKCE downgrade (plain) and a public client without
+# PKCE, a replayed authorization code (what the first use issued is revoked),
+# a client token used as the user's authd session, a consent form posted from
+# another site, framing of the consent page, guessing a client's secret
+# (audited, throttled), logout to an unregistered URI.
+source "$(dirname "$0")/harness.sh"
+export AUTHD_OIDC_PROVIDER=true AUTHD_REFRESH_TOKEN_TTL=3600
+AUDIT_DIR=$(mktemp -d)
+at_exit rm -rf "$AUDIT_DIR"
+export AUTHD_AUDIT_LOG=$AUDIT_DIR/audit.log
+stack_start
+
+RP_DIR=$SOURCE_DIR/test/oidc
+command -v node >/dev/null || _harness_die "node is missing (scripts/deps.sh test)"
+( exec 9>"$RP_DIR/.npm-ci.lock"; flock 9
+  [[ -f $RP_DIR/node_modules/openid-client/package.json ]] || (cd "$RP_DIR" && npm ci --no-audit --no-fund --loglevel=error) ) ||
+  _harness_die "npm ci in test/oidc failed"
+rp() { (cd "$RP_DIR" && NO_PROXY='*' node rp.mjs "$@") 2>&1; }
+# The browser: GET the URL with alice's cookie; LOCATION is where it is sent.
+browse() { http GET "$1" -H "Cookie: auth=$COOKIE" "${@:2}"; LOCATION=$(header Location); }
+query_param() { /usr/bin/python3 -c 'import sys, urllib.parse as u; print(u.parse_qs(u.urlsplit(sys.argv[1]).query).get(sys.argv[2], [""])[0])' "$1" "$2"; }
+
+signup alice 'alice password'
+signin alice 'alice password'
+COOKIE=$TOKEN
+ALICE_ID=$(account_field alice id)
+
+step "discovery"
+http GET /.well-known/openid-configuration
+expect_status 200 "discovery"
+expect_json "issuer is the site" .issuer "$BASE_URL"
+expect_json "authorization endpoint" .authorization_endpoint "$BASE_URL/authorize"
+expect_json "code only" '.response_types_supported | join(" ")' code
+expect_json "S256 only" '.code_challenge_methods_supported | join(" ")' S256
+expect_json "RS256" '.id_token_signing_alg_values_supported | join(" ")' RS256
+expect_json "iss in the response" .authorization_response_iss_parameter_supported true
+expect_json "client auth" '.token_endpoint_auth_methods_supported | join(" ")' "client_secret_basic client_secret_post none"
+
+CB=http://127.0.0.1:9/cb
+OUT=$(authctl client add Wiki --first-party --redirect-uri "$CB" --post-logout-uri http://127.0.0.1:9/bye \
+  --scope openid profile email roles offline_access 2>/dev/null)
+WIKI=$(sed -n 's/^client_id: //p' <<<"$OUT"); WIKI_SECRET=$(sed -n 's/^client_secret: //p' <<<"$OUT")
+OUT=$(authctl client add App --public --first-party --redirect-uri "$CB" --scope openid profile offline_access 2>/dev/null)
+APP=$(sed -n 's/^client_id: //p' <<<"$OUT")
+OUT=$(authctl client add Forum --redirect-uri "$CB" --scope openid profile 2>/dev/null)
+FORUM=$(sed -n 's/^client_id: //p' <<<"$OUT"); FORUM_SECRET=$(sed -n 's/^client_secret: //p' <<<"$OUT")
+[[ -n $WIKI && -n $WIKI_SECRET && -n $APP && -n $FORUM ]] || fail "three clients registered"
+
+# One code flow: start (openid-client), the browser, finish (openid-client).
+# Sets FLOW (the JSON finish printed) and CODE.
+code_flow() {  # CLIENT SECRET|- AUTH SCOPE
+  local start url
+  start=$(rp start "$BASE_URL" "$1" "$2" "$3" "$CB" "$4")
+  url=$(jq -r .url <<<"$start" 2>/dev/null)
+  [[ $url == "$BASE_URL/authorize?"* ]] || { fail "openid-client builds the authorization URL: $start"; return; }
+  browse "$url"
+  expect_status 302 "/authorize answers a signed-in browser with a redirect ($3)"
+  expect_match "to the client's redirect URI with a code and iss" "^$CB\?code=.*iss=" "$LOCATION"
+  CODE=$(query_param "$LOCATION" code)
+  FLOW=$(rp finish "$BASE_URL" "$1" "$2" "$3" "$CB" "$LOCATION" "$(jq -r .verifier <<<"$start")" \
+            "$(jq -r .state <<<"$start")" "$(jq -r .nonce <<<"$start")")
+  jq -e . >/dev/null 2>&1 <<<"$FLOW" || fail "openid-client finishes the flow ($3): $FLOW"
+}
+
+step "confidential client, client_secret_basic: code + PKCE, ID token, userinfo, refresh"
+code_flow "$WIKI" "$WIKI_SECRET" basic "openid profile email roles offline_access"
+expect_eq "sub is alice's stable id" "$ALICE_ID" "$(jq -r .claims.sub <<<"$FLOW")"
+expect_eq "aud is the client" "$WIKI" "$(jq -r .claims.aud <<<"$FLOW")"
+expect_eq "amr" pwd "$(jq -r '.claims.amr | join(" ")' <<<"$FLOW")"
+expect_match "auth_time" '^[0-9]+$' "$(jq -r .claims.auth_time <<<"$FLOW")"
+expect_eq "userinfo: preferred_username" alice "$(jq -r .userinfo.preferred_username <<<"$FLOW")"
+expect_eq "userinfo: roles" user "$(jq -r '.userinfo.roles | join(" ")' <<<"$FLOW")"
+expect_eq "userinfo: email" test@example.com "$(jq -r .userinfo.email <<<"$FLOW")"
+expect_eq "refresh rotates" true "$(jq -r .refreshed.rotated <<<"$FLOW")"
+WIKI_ACCESS=$(jq -r .access_token <<<"$FLOW")
+ID_TOKEN=$(jq -r .id_token <<<"$FLOW")
+REFRESHED=$(jq -r .refreshed.refresh_token <<<"$FLOW")
+
+step "PyJWT verifies the RS256 ID token against the JWKS"
+http GET /.well-known/jwks.json
+PYJWT=$(/usr/bin/python3 - "$BODY" "$ID_TOKEN" "$WIKI" "$BASE_URL" <<'PY' 2>&1
+import json, sys, jwt
+keys, token, aud, iss = sys.argv[1:]
+kid = jwt.get_unverified_header(token)["kid"]
+key = next(k for k in json.loads(keys)["keys"] if k["kid"] == kid)
+claims = jwt.decode(token, jwt.PyJWK(key).key, algorithms=["RS256"], audience=aud, issuer=iss)
+print("ok", claims["sub"])
+PY
+)
+expect_eq "PyJWT: RS256 signature, aud and iss" "ok $ALICE_ID" "$PYJWT"
+
+step "a client's token is not alice's authd session"
+TOKEN=$WIKI_ACCESS auth_get /me
+expect_status 401 "GET /me with a client's access token"
+http GET /userinfo -H "Authorization: Bearer $COOKIE"
+expect_status 401 "/userinfo refuses authd's own session token"
+
+step "a replayed code revokes what it issued"
+http POST /token -u "$WIKI:$WIKI_SECRET" --data-urlencode grant_type=authorization_code \
+  --data-urlencode "code=$CODE" --data-urlencode "redirect_uri=$CB"
+expect_status 400 "second use of the code"
+expect_json "invalid_grant" .error invalid_grant
+http GET /userinfo -H "Authorization: Bearer $WIKI_ACCESS"
+expect_status 401 "the first use's access token is revoked"
+http POST /token -u "$WIKI:$WIKI_SECRET" --data-urlencode grant_type=refresh_token --data-urlencode "refresh_token=$REFRESHED"
+expect_status 400 "the first use's refresh family is ended"
+
+step "confidential client, client_secret_post"
+code_flow "$WIKI" "$WIKI_SECRET" post "openid roles"
+expect_eq "userinfo: roles only" "user null" "$(jq -r '(.userinfo.roles | join(" ")) + " " + (.userinfo.preferred_username | tostring)' <<<"$FLOW")"
+expect_eq "no refresh token without offline_access" null "$(jq -r .refresh_token <<<"$FLOW")"
+
+step "public client: none + PKCE"
+code_flow "$APP" - none "openid profile offline_access"
+expect_eq "public: aud" "$APP" "$(jq -r .claims.aud <<<"$FLOW")"
+expect_eq "public: refresh" true "$(jq -r .refreshed.rotated <<<"$FLOW")"
+APP_REFRESH=$(jq -r .refreshed.refresh_token <<<"$FLOW")
+http POST /token -u "$WIKI:$WIKI_SECRET" --data-urlencode grant_type=refresh_token --data-urlencode "refresh_token=$APP_REFRESH"
+expect_status 400 "another client's refresh token is refused"
+
+step "bad authorization requests"
+AUTHZ="$BASE_URL/authorize?response_type=code&scope=openid&state=s1"
+CHALLENGE=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM
+browse "$AUTHZ&client_id=$WIKI&redirect_uri=http://127.0.0.1:9/evil&code_challenge=$CHALLENGE&code_challenge_method=S256"
+expect_status 400 "unregistered redirect_uri: an error here, no redirect"
+expect_eq "no Location" "" "$LOCATION"
+browse "$AUTHZ&client_id=client_000000000000000000000000&redirect_uri=$CB"
+expect_status 400 "unknown client_id: no redirect"
+browse "$AUTHZ&client_id=$WIKI&redirect_uri=$CB&code_challenge=$CHALLENGE&code_challenge_method=plain"
+expect_match "plain PKCE refused to the client" "^$CB\?error=invalid_request&.*state=s1&iss=" "$LOCATION"
+browse "$AUTHZ&client_id=$APP&redirect_uri=$CB"
+expect_match "public client without PKCE refused" "^$CB\?error=invalid_request" "$LOCATION"
+browse "$BASE_URL/authorize?response_type=code&scope=profile&client_id=$WIKI&redirect_uri=$CB"
+expect_match "scope without openid" "^$CB\?error=invalid_scope" "$LOCATION"
+COOKIE= browse "$AUTHZ&client_id=$WIKI&redirect_uri=$CB&prompt=none"
+expect_match "prompt=none, signed out: login_required" "^$CB\?error=login_required" "$LOCATION"
+COOKIE= browse "$AUTHZ&client_id=$WIKI&redirect_uri=$CB"
+expect_match "signed out: to the sign-in page, back to /authorize" '^/login\?rd=%2Fauthorize%3F' "$LOCATION"
+COOKIE= browse "$AUTHZ&client_id=$WIKI&redirect_uri=$CB&login_hint=alice"
+expect_match "login_hint goes to the sign-in page" '&login_hint=alice$' "$LOCATION"
+browse "$AUTHZ&client_id=$WIKI&redirect_uri=$CB&prompt=login"
+expect_match "prompt=login: to the sign-in page" '^/login\?rd=%2Fauthorize%3F' "$LOCATION"
+expect_match "prompt=login: the old session cookie is dropped" '^auth=;' "$(header Set-Cookie)"
+RD=$(query_param "$LOCATION" rd)
+expect_match "the way back is /authorize" '^/authorize\?' "$RD"
+expect_eq "prompt=login is not carried back (no loop)" no "$(yesno grep -q prompt <<<"$RD")"
+
+step "failed client authentication: refused and audited"
+http POST /token -u "$WIKI:wrong-secret" --data-urlencode grant_type=authorization_code --data-urlencode code=x
+expect_status 401 "wrong secret"
+expect_json "invalid_client" .error invalid_client
+expect_match "Basic challenge" '^Basic' "$(header WWW-Authenticate)"
+expect_match "audited" 'oidc_client_auth_failed' "$(tail -50 "$AUDIT_DIR/audit.log" 2>/dev/null)"
+http POST /token --data-urlencode grant_type=authorization_code --data-urlencode "client_id=$WIKI" --data-urlencode code=x
+expect_status 401 "a confidential client without its secret"
+http POST /token -u "$WIKI:$WIKI_SECRET" -H 'Content-Type: application/json' -d '{"grant_type":"authorization_code"}'
+expect_status 415 "JSON at the token endpoint"
+
+step "consent for a client that is not first-party"
+FORUM_AUTHZ="$BASE_URL/authorize?response_type=code&scope=openid%20profile&state=f1&client_id=$FORUM&redirect_uri=$CB"
+browse "$FORUM_AUTHZ"
+expect_status 200 "the consent page"
+expect_match "names the client" 'Allow Forum' "$BODY"
+expect_match "never framed" "frame-ancestors 'none'" "$(header Content-Security-Policy)"
+REQUEST=$(sed -n 's/.*name="request" value="\([^"]*\)".*/\1/p' <<<"$BODY" | sed 's/&amp;/\&/g')
+http POST /authorize/consent -H "Cookie: auth=$COOKIE" -H 'Origin: http://evil.example' \
+  --data-urlencode "request=$REQUEST" --data-urlencode decision=allow
+expect_status 403 "a consent posted from another site"
+browse "$FORUM_AUTHZ"
+expect_status 200 "still no consent"
+http POST /authorize/consent -H "Cookie: auth=$COOKIE" -H "Origin: $BASE_URL" \
+  --data-urlencode "request=$REQUEST" --data-urlencode decision=allow
+expect_status 200 "consent given"
+NEXT=$(sed -n 's/.*id="continue" href="\([^"]*\)".*/\1/p' <<<"$BODY" | sed 's/&amp;/\&/g')
+expect_match "a page that goes on to /authorize (no redirect after a post: form-action)" '^/authorize\?' "$NEXT"
+browse "$BASE_URL$NEXT"
+expect_match "then the code" "^$CB\?code=.*state=f1" "$LOCATION"
+browse "$FORUM_AUTHZ"
+expect_match "remembered" "^$CB\?code=" "$LOCATION"
+http POST /authorize/consent -H "Cookie: auth=$COOKIE" --data-urlencode "request=$REQUEST" --data-urlencode decision=deny
+expect_match "deny: access_denied to the client" "href=\"$CB\?error=access_denied" "$BODY"
+TOKEN=$COOKIE auth_get /me/clients
+expect_json "/me/clients lists the consent" '[.clients[].name] | join(" ")' Forum
+TOKEN=$COOKIE auth_delete "/me/clients/$FORUM"
+expect_status 200 "consent revoked"
+browse "$FORUM_AUTHZ"
+expect_status 200 "asked again after the revocation"
+TOKEN=$COOKIE auth_delete "/me/clients/$FORUM"
+expect_status 404 "nothing left to revoke"
+
+step "RP-initiated logout"
+http GET "/end_session?id_token_hint=$ID_TOKEN&post_logout_redirect_uri=http://127.0.0.1:9/evil&state=z" -H "Cookie: auth=$COOKIE"
+expect_status 400 "unregistered post_logout_redirect_uri"
+http GET "/end_session?post_logout_redirect_uri=http://127.0.0.1:9/bye" -H "Cookie: auth=$COOKIE"
+expect_status 400 "no id_token_hint"
+TOKEN=$COOKIE auth_get /me
+expect_status 200 "still signed in"
+http GET "/end_session?id_token_hint=$ID_TOKEN&post_logout_redirect_uri=http://127.0.0.1:9/bye&state=z" -H "Cookie: auth=$COOKIE"
+expect_status 302 "logout"
+expect_eq "to the registered URI with state" "http://127.0.0.1:9/bye?state=z" "$(header Location)"
+expect_match "cookie cleared" '^auth=;' "$(header Set-Cookie)"
+TOKEN=$COOKIE auth_get /me
+expect_status 401 "the authd session has ended"
+finish

@@ -1,0 +1,98 @@
+// authd as OpenID provider, the lib/ parts: ID tokens (lib/oidc/id_token.cpp)
+// signed RS256 and checked as an id_token_hint, consents
+// (lib/oidc/consents.cpp) kept hashed, and refresh families bound to the
+// client they were issued to (lib/accounts/refresh.cpp).
+#include <gtest/gtest.h>
+
+#include "authd/crypto.hpp"
+#include "authd/id_token.hpp"
+#include "authd/jws.hpp"
+#include "authd/key_storage.hpp"
+#include "authd/oidc_consents.hpp"
+#include "authd/refresh.hpp"
+#include "test_support.hpp"
+
+namespace authd {
+namespace {
+
+constexpr std::int64_t kNow = 1'700'000'000;
+
+TEST(IdToken, Rs256WithTheClaimsOfOpenIdConnectCore) {
+  test::TempStore db;
+  auto ring = KeyRing::open(store_key_storage(db.store(), "id_token_signing"), crypto::KeyAlgorithm::rs256);
+  ASSERT_TRUE(ring);
+  auto token = sign_id_token(**ring,
+                             {.issuer = "https://id.example", .subject = "u1", .audience = "client_1",
+                              .nonce = "n1", .amr = "pwd otp", .auth_time = kNow - 10, .access_token = "at"},
+                             kNow);
+  ASSERT_TRUE(token) << token.error().message;
+  const auto parts = jws::split(*token);
+  ASSERT_TRUE(parts);
+  auto header = jws::decode_object(parts->header, "header", 4);
+  auto payload = jws::decode_object(parts->payload, "payload", 4);
+  ASSERT_TRUE(header && payload);
+  EXPECT_EQ(header->get_string("alg"), "RS256");
+  EXPECT_TRUE(header->has("kid"));
+  EXPECT_EQ(payload->get_string("iss"), "https://id.example");
+  EXPECT_EQ(payload->get_string("aud"), "client_1");
+  EXPECT_EQ(payload->get_string("nonce"), "n1");
+  EXPECT_EQ(payload->get_string("acr"), "2");
+  EXPECT_EQ(payload->get("amr").size(), 2u);
+  EXPECT_EQ(payload->get_integer("auth_time"), kNow - 10);
+  EXPECT_EQ(payload->get_integer("exp"), kNow + kIdTokenTtl);
+  EXPECT_EQ(payload->get_string("at_hash"), at_hash("at"));
+
+  auto hint = verify_id_token_hint(**ring, *token, "https://id.example", kNow + 100000);
+  ASSERT_TRUE(hint) << "an expired hint still names the user";
+  EXPECT_EQ(hint->get_string("sub"), "u1");
+  EXPECT_FALSE(verify_id_token_hint(**ring, *token, "https://other.example", kNow));
+  std::string tampered = *token;
+  tampered[tampered.size() / 2] = tampered[tampered.size() / 2] == 'A' ? 'B' : 'A';
+  EXPECT_FALSE(verify_id_token_hint(**ring, tampered, "https://id.example", kNow));
+}
+
+TEST(IdToken, AtHashIsTheLeftHalfOfSha256) {
+  // OpenID Connect Core §3.1.3.6; 16 bytes -> 22 base64url characters.
+  EXPECT_EQ(at_hash("jHkWEdUXMU1BwAsC4vtUsZwnNFfWi8dZ4ZZyKSLc3jY").size(), 22u);
+  EXPECT_EQ(acr_of("pwd"), "1");
+  EXPECT_EQ(acr_of("fed hwk"), "2");
+}
+
+TEST(OidcConsents, RememberedPerUserAndClientHashedAndExpiring) {
+  test::TempStore db;
+  OidcConsents consents(db.store());
+  EXPECT_EQ(consents.covers("u1", "c1", "openid profile", kNow), false);
+  ASSERT_TRUE(consents.grant("u1", "c1", "openid profile", kNow));
+  EXPECT_EQ(consents.covers("u1", "c1", "openid", kNow + 1), true);
+  EXPECT_EQ(consents.covers("u1", "c1", "openid email", kNow + 1), false) << "a new scope asks again";
+  EXPECT_EQ(consents.covers("u2", "c1", "openid", kNow + 1), false);
+  EXPECT_EQ(consents.covers("u1", "c2", "openid", kNow + 1), false);
+  EXPECT_EQ(consents.covers("u1", "c1", "openid", kNow + kConsentTtl + 1), false) << "expired";
+  auto stored = read_value(db.store(), [](StoreTxn& txn) { return txn.list_entries("oidc_consent"); });
+  ASSERT_TRUE(stored);
+  ASSERT_EQ(stored->size(), 1u);
+  EXPECT_EQ(stored->front().first.find("c1"), std::string::npos) << "the key is a hash";
+  ASSERT_TRUE(consents.revoke("u1", "c1"));
+  EXPECT_EQ(consents.covers("u1", "c1", "openid", kNow + 1), false);
+}
+
+TEST(RefreshTokens, AClientsFamilyRotatesOnlyForThatClient) {
+  test::TempStore db;
+  const User alice = test::insert_user(db.store(), "alice");
+  RefreshTokens refresh(db.store(), RefreshPolicy{std::chrono::seconds(600)});
+  auto first = refresh.start(alice, kNow, "pwd", "client_a", "openid offline_access");
+  ASSERT_TRUE(first);
+  EXPECT_FALSE(refresh.rotate(first->refresh_token, kNow + 1)) << "not at authd's own /token/refresh";
+  EXPECT_FALSE(refresh.rotate(first->refresh_token, kNow + 1, "client_b")) << "not for another client";
+  auto next = refresh.rotate(first->refresh_token, kNow + 1, "client_a");
+  ASSERT_TRUE(next) << next.error().message;
+  EXPECT_EQ(next->scope, "openid offline_access");
+  EXPECT_EQ(next->amr, "pwd");
+  auto own = refresh.start(alice, kNow, "pwd");
+  ASSERT_TRUE(own);
+  EXPECT_FALSE(refresh.rotate(own->refresh_token, kNow + 1, "client_a")) << "authd's own family at /token";
+  EXPECT_TRUE(refresh.rotate(own->refresh_token, kNow + 1));
+}
+
+}  // namespace
+}  // namespace authd
