@@ -32,7 +32,12 @@ std::vector<settings::Setting> server_settings(ServerSettings& s) {
     return {};
   };
   return {
-      settings::integer("workers", s.workers, 0, 256, "request threads per process; 0 = two per CPU core"),
+      settings::integer("event_loops", s.event_loops, 0, 256,
+                        "event loops, each accepting connections and answering the requests that cannot block "
+                        "(the guard, token checks, records on LMDB, JWKS) where they arrive; 0 = one per CPU core"),
+      settings::integer("workers", s.workers, 0, 256,
+                        "threads answering the requests that read or write a store reached over the network "
+                        "(store = postgresql); 0 = two per CPU core"),
       settings::integer("hash_workers", s.hash_workers, 0, 64, "concurrent password hashes; 0 = one per core"),
       settings::integer("upstream_workers", s.upstream_workers, 1, 64, "concurrent calls to identity providers"),
       settings::integer("queue_limit", s.queue_limit, 1, 100000, "requests waiting per lane; beyond: 503"),
