@@ -16,6 +16,7 @@
 #include <list>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 #include "connection.hpp"
 #include "fcgi/records.hpp"
@@ -64,7 +65,9 @@ struct EventLoop::Impl final : ConnectionOwner {
   int epoll_fd = -1;
   int wake_fd = -1;
   bool listening = true;
+  bool listen_registered = false;  // the listening socket is in this loop's epoll set
   bool unix_socket = false;
+  std::thread::id loop_thread;     // set by run(): answers given on it need no wake-up
   Clock::time_point accept_paused_until{};
   bool accept_paused = false;
   std::list<Connection> connections;
@@ -101,7 +104,9 @@ struct EventLoop::Impl final : ConnectionOwner {
     [[maybe_unused]] const auto n = ::write(wake_fd, &one, sizeof one);
   }
 
-  // Called by a worker when it has answered: the connection comes back.
+  // Called when a request has been answered: the connection comes back. An
+  // answer given inline (on this loop's thread) is taken back before the
+  // loop waits again; a lane thread's answer wakes the loop.
   void give_back(Connection& connection) override {
     Connection* c = &connection;
     bool was_empty = false;
@@ -110,7 +115,7 @@ struct EventLoop::Impl final : ConnectionOwner {
       was_empty = completed.empty();
       completed.push_back(c);
     }
-    if (was_empty) wake();
+    if (was_empty && std::this_thread::get_id() != loop_thread) wake();
   }
 
   // --- readiness -------------------------------------------------------------
@@ -141,11 +146,14 @@ struct EventLoop::Impl final : ConnectionOwner {
     c.fd = -1;
     closed.push_back(c.self);
     --open_count;
-    if (at_capacity && open_count < options.limits.max_conns) {
+    if (at_capacity && open_count < connection_cap()) {
       at_capacity = false;
       if (listening && !accept_paused) set_listen_interest(true);
     }
   }
+
+  // This loop's share of max_connections (the process-wide limit).
+  std::size_t connection_cap() const { return options.loop_connection_limit ? options.loop_connection_limit : options.limits.max_conns; }
 
   void bury_closed() {
     for (auto it : closed) connections.erase(it);
@@ -154,11 +162,22 @@ struct EventLoop::Impl final : ConnectionOwner {
 
   // --- accepting -------------------------------------------------------------
 
+  // The listening socket is shared by every loop of the process, each
+  // polling it with EPOLLEXCLUSIVE (a new connection wakes one waiting loop,
+  // not all of them). An exclusive entry cannot be modified, only removed
+  // and added again.
   void set_listen_interest(bool on) {
+    if (on == listen_registered) return;
+    if (!on) {
+      ::epoll_ctl(epoll_fd, EPOLL_CTL_DEL, options.listen_fd, nullptr);
+      listen_registered = false;
+      return;
+    }
     epoll_event event{};
-    event.events = on ? static_cast<std::uint32_t>(EPOLLIN) : 0u;
+    event.events = EPOLLIN | EPOLLEXCLUSIVE;
     event.data.ptr = &listen_tag;
-    ::epoll_ctl(epoll_fd, EPOLL_CTL_MOD, options.listen_fd, &event);
+    if (::epoll_ctl(epoll_fd, EPOLL_CTL_ADD, options.listen_fd, &event) == 0) listen_registered = true;
+    else log::warn("epoll_ctl on the FastCGI socket: " + errno_text(errno));
   }
 
   bool peer_allowed(int fd) const {
@@ -176,7 +195,7 @@ struct EventLoop::Impl final : ConnectionOwner {
       // The limit told to the web server (FCGI_MAX_CONNS) is kept: at it,
       // new connections wait in the kernel's backlog until one closes.
       // (A stop drains past it: those already queued are answered.)
-      if (!drain && open_count >= options.limits.max_conns) {
+      if (!drain && open_count >= connection_cap()) {
         if (!at_capacity) log::warn("at max_connections (" + std::to_string(options.limits.max_conns) + "): new connections wait");
         at_capacity = true;
         set_listen_interest(false);
@@ -329,13 +348,19 @@ struct EventLoop::Impl final : ConnectionOwner {
     settle(c);
   }
 
+  // Until none is left: taking a connection back may decode its next request
+  // and answer that inline, which gives the connection back once more.
   void take_back_completed() {
     std::vector<Connection*> batch;
-    {
-      std::lock_guard lock(completed_mutex);
-      batch.swap(completed);
+    for (;;) {
+      {
+        std::lock_guard lock(completed_mutex);
+        batch.swap(completed);
+      }
+      if (batch.empty()) return;
+      for (Connection* c : batch) take_back(*c);
+      batch.clear();
     }
-    for (Connection* c : batch) take_back(*c);
   }
 
   // --- deadlines -------------------------------------------------------------
@@ -394,7 +419,7 @@ struct EventLoop::Impl final : ConnectionOwner {
     // on TCP the same call would reset them, so there we only stop polling.
     if (unix_socket) ::shutdown(options.listen_fd, SHUT_RD);
     accept_connections(/*drain=*/true);
-    ::epoll_ctl(epoll_fd, EPOLL_CTL_DEL, options.listen_fd, nullptr);
+    set_listen_interest(false);
     listening = false;
     for (auto& c : connections) {
       if (c.lent || c.fd < 0 || !c.between_requests() || c.output_pending()) continue;
@@ -422,6 +447,7 @@ struct EventLoop::Impl final : ConnectionOwner {
   }
 
   void run() {
+    loop_thread = std::this_thread::get_id();
     epoll_event events[kMaxEvents];
     next_sweep = Clock::now() + kSweepEvery;
     while (!finished()) {
@@ -445,6 +471,7 @@ struct EventLoop::Impl final : ConnectionOwner {
       take_back_completed();
       if (stop_requested.load() && !stopping) begin_stop();
       if (abandon_requested.load() && !abandoning) begin_abandon();
+      take_back_completed();  // what the stop answered inline
       const auto now = Clock::now();
       if (accept_paused && listening && now >= accept_paused_until) {
         accept_paused = false;
@@ -485,11 +512,13 @@ Result<std::unique_ptr<EventLoop>> EventLoop::create(LoopOptions options, Dispat
   impl->wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (impl->epoll_fd < 0 || impl->wake_fd < 0) return fail(Errc::io, "epoll/eventfd: " + errno_text(errno));
   epoll_event event{};
-  event.events = EPOLLIN;
+  event.events = EPOLLIN | EPOLLEXCLUSIVE;
   event.data.ptr = &impl->listen_tag;
   if (::epoll_ctl(impl->epoll_fd, EPOLL_CTL_ADD, listen_fd, &event) != 0) {
     return fail(Errc::io, "epoll_ctl on the FastCGI socket: " + errno_text(errno));
   }
+  impl->listen_registered = true;
+  event.events = EPOLLIN;
   event.data.ptr = &impl->wake_tag;
   if (::epoll_ctl(impl->epoll_fd, EPOLL_CTL_ADD, impl->wake_fd, &event) != 0) {
     return fail(Errc::io, "epoll_ctl on the eventfd: " + errno_text(errno));

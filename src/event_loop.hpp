@@ -1,13 +1,15 @@
-// The FastCGI connections of the server, on one event loop (epoll). The loop
-// accepts, reads every connection without blocking, decodes records as they
-// arrive (fcgi::RequestParser), and lends a connection to a worker only once
-// a whole request is in: a kept-alive connection waiting for its next request,
-// or a web server trickling a body, costs a buffer and a descriptor, never a
-// thread. Every request must arrive within `read_timeout` of its first byte
-// (of the accept, for a new connection): a late one is answered 408 once its
-// FCGI_BEGIN_REQUEST has come (there is a request id to answer), else the
-// connection is dropped. A response the web server stops taking for that
-// long is dropped too. Bounds per connection: see LoopOptions.
+// FastCGI connections on one event loop (epoll); a server runs one loop per
+// core, all accepting from the same socket (EPOLLEXCLUSIVE). A loop accepts,
+// reads every connection without blocking, decodes records as they arrive
+// (fcgi::RequestParser), and hands a request on (Dispatch: answered inline,
+// or lent to a lane's thread) only once the whole of it is in: a kept-alive
+// connection waiting for its next request, or a web server trickling a body,
+// costs a buffer and a descriptor, never a thread. Every request must arrive
+// within `read_timeout` of its first byte (of the accept, for a new
+// connection): a late one is answered 408 once its FCGI_BEGIN_REQUEST has
+// come (there is a request id to answer), else the connection is dropped. A
+// response the web server stops taking for that long is dropped too. Bounds
+// per connection: see LoopOptions.
 #pragma once
 
 #include <chrono>
@@ -25,9 +27,9 @@ namespace authd {
 
 struct Connection;  // event_loop.cpp
 
-// A complete request lent to a worker. answer() sends the response (as much
-// as the socket takes at once; the loop writes the rest) and gives the
-// connection back to the loop. A Lease dropped unanswered answers 503: that
+// A complete request, answered on the loop that read it or lent to a lane's
+// thread. answer() sends the response (as much as the socket takes at once;
+// the loop writes the rest) and gives the connection back to its loop. A Lease dropped unanswered answers 503: that
 // only happens to queued work a stop gives up on.
 class Lease {
  public:
@@ -62,7 +64,10 @@ struct LoopOptions {
   std::size_t output_limit_bytes = 16 << 20;
   // limits.max_conns is also the most connections open at once: at it, the
   // loop stops accepting until one closes (new ones wait in the backlog).
+  // Several loops on one socket split it: loop_connection_limit is this
+  // loop's share (0: all of it).
   fcgi::Limits limits;
+  std::size_t loop_connection_limit = 0;
   // FCGI_WEB_SERVER_ADDRS as libfcgi reads it: on a TCP socket, accept only
   // these peer addresses (empty: any).
   std::vector<std::string> web_server_addrs;
@@ -70,7 +75,8 @@ struct LoopOptions {
 
 class EventLoop {
  public:
-  // Runs on the loop thread for every complete request; must not block.
+  // Runs on the loop thread for every complete request; must not block
+  // (it may answer the Lease at once: an inline answer).
   using Dispatch = std::function<void(Lease)>;
 
   static Result<std::unique_ptr<EventLoop>> create(LoopOptions options, Dispatch dispatch);

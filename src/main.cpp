@@ -95,6 +95,8 @@ bool parse_options(int argc, char** argv, Options& options) {
 ServerOptions server_options_for(const App& app, const EnvLookup& env) {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   return ServerOptions{
+      .event_loops = app.server.event_loops ? app.server.event_loops : cores,
+      .inline_direct = !app.core->store().waits_on_network(),
       .workers = app.server.workers ? app.server.workers : 2 * cores,
       .hash_workers = app.server.hash_workers ? app.server.hash_workers : cores,
       .upstream_workers = app.server.upstream_workers,
@@ -112,7 +114,7 @@ ServerOptions server_options_for(const App& app, const EnvLookup& env) {
 }
 
 bool same_threads_and_limits(const ServerOptions& a, const ServerOptions& b) {
-  return a.workers == b.workers && a.hash_workers == b.hash_workers && a.upstream_workers == b.upstream_workers &&
+  return a.event_loops == b.event_loops && a.workers == b.workers && a.hash_workers == b.hash_workers && a.upstream_workers == b.upstream_workers &&
          a.queue_limit == b.queue_limit && a.max_body_bytes == b.max_body_bytes &&
          a.request_read_timeout == b.request_read_timeout;
 }
@@ -147,7 +149,7 @@ void reload(ReloadableApp& apps, ProgramSettings& running, const ServerOptions& 
     running = std::move(candidate);
     log::info("reloaded the configuration and the signing keys");
     if (App* app = apps.current(); app && !same_threads_and_limits(server_options_for(*app, env), serving)) {
-      log::warn("workers, hash_workers, upstream_workers, queue_limit, max_body_bytes and "
+      log::warn("event_loops, workers, hash_workers, upstream_workers, queue_limit, max_body_bytes and "
                 "request_read_timeout_ms take effect at the next restart");
     }
   }
@@ -234,7 +236,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (App* current = apps.current()) mail_sender::start(*current);
-  log::info("serving with " + std::to_string(server_options.workers) + " threads (+" +
+  const std::string direct_threads = server_options.inline_direct
+                                         ? std::string(" answering inline")
+                                         : " (+" + std::to_string(server_options.workers) + " for the store)";
+  log::info("serving with " + std::to_string(server_options.event_loops) + " event loops" + direct_threads + " (+" +
             std::to_string(server_options.hash_workers) + " hashing, +" +
             std::to_string(server_options.upstream_workers) + " for identity providers), state in " +
             state_dir + " (" + store_name + ")");

@@ -108,36 +108,45 @@ struct Server::State {
   int listen_fd;
   ServerOptions options;
   Prepare prepare;
-  std::unique_ptr<EventLoop> loop;
+  std::vector<std::unique_ptr<EventLoop>> loops;
   WorkQueue<Lease> direct;
   WorkQueue<LaneJob> password_lane;
   WorkQueue<LaneJob> upstream_lane;
-  std::thread loop_thread;
+  std::vector<std::thread> loop_threads;
   std::vector<std::thread> workers;
   std::mutex loop_mutex;
   std::condition_variable loop_done_cv;
-  bool loop_done = false;
+  std::size_t loops_done = 0;
   bool running = false;
 
   State(int fd, ServerOptions o, Prepare p)
       : listen_fd(fd), options(std::move(o)), prepare(std::move(p)), password_lane(options.queue_limit),
         upstream_lane(options.queue_limit) {}
 
-  void direct_loop() {
-    while (auto lease = direct.pop()) {
-      Prepared prepared = prepare(lease->take_request());
-      if (prepared.lane == Lane::direct) {
-        lease->answer(prepared.answer());
-        continue;
-      }
-      LaneJob job{std::move(*lease), std::move(prepared.answer)};
-      auto& lane = prepared.lane == Lane::password ? password_lane : upstream_lane;
-      metrics::lane_depth(prepared.lane, +1);  // before the push: a lane thread may pop it at once
-      if (!lane.push(job)) {
-        metrics::lane_depth(prepared.lane, -1);
-        job.lease.answer(http::unrouted_error_response(Error::retry_later(Errc::unavailable, 1, "the server is busy; retry shortly")));
-      }
+  // On a loop's thread, for every complete request.
+  void dispatch(Lease lease) {
+    if (options.inline_direct) route(std::move(lease));
+    else direct.push(lease);
+  }
+
+  // Answers a direct request at once, or queues it for its lane.
+  void route(Lease lease) {
+    Prepared prepared = prepare(lease.take_request());
+    if (prepared.lane == Lane::direct) {
+      lease.answer(prepared.answer());
+      return;
     }
+    LaneJob job{std::move(lease), std::move(prepared.answer)};
+    auto& lane = prepared.lane == Lane::password ? password_lane : upstream_lane;
+    metrics::lane_depth(prepared.lane, +1);  // before the push: a lane thread may pop it at once
+    if (!lane.push(job)) {
+      metrics::lane_depth(prepared.lane, -1);
+      job.lease.answer(http::unrouted_error_response(Error::retry_later(Errc::unavailable, 1, "the server is busy; retry shortly")));
+    }
+  }
+
+  void direct_loop() {
+    while (auto lease = direct.pop()) route(std::move(*lease));
   }
 
   void lane_loop(WorkQueue<LaneJob>& lane, Lane which) {
@@ -169,17 +178,30 @@ Result<void> Server::start() {
   loop_options.output_pause_bytes = s.options.output_pause_bytes;
   loop_options.output_limit_bytes = std::max(s.options.output_limit_bytes, s.options.output_pause_bytes);
   loop_options.web_server_addrs = s.options.web_server_addrs;
-  auto loop = EventLoop::create(std::move(loop_options), [&s](Lease lease) { s.direct.push(lease); });
-  if (!loop) return fail(loop.error());
-  s.loop = std::move(*loop);
+  // Each loop takes its share of the connection limit (the shares add up to
+  // it: the web server is told the whole, FCGI_MAX_CONNS); no loop without one.
+  const std::size_t max_conns = std::max<std::size_t>(1, loop_options.limits.max_conns);
+  const unsigned loop_count = static_cast<unsigned>(std::min<std::size_t>(std::max(1u, s.options.event_loops), max_conns));
+  for (unsigned i = 0; i < loop_count; ++i) {
+    loop_options.loop_connection_limit = max_conns / loop_count + (i < max_conns % loop_count ? 1 : 0);
+    auto loop = EventLoop::create(loop_options, [&s](Lease lease) { s.dispatch(std::move(lease)); });
+    if (!loop) {
+      s.loops.clear();
+      return fail(loop.error());
+    }
+    s.loops.push_back(std::move(*loop));
+  }
   s.running = true;
-  s.loop_thread = std::thread([&s] {
-    s.loop->run();
-    std::lock_guard lock(s.loop_mutex);
-    s.loop_done = true;
-    s.loop_done_cv.notify_all();
-  });
-  for (unsigned i = 0; i < s.options.workers; ++i) s.workers.emplace_back([&s] { s.direct_loop(); });
+  for (auto& loop : s.loops) {
+    s.loop_threads.emplace_back([&s, &loop] {
+      loop->run();
+      std::lock_guard lock(s.loop_mutex);
+      ++s.loops_done;
+      s.loop_done_cv.notify_all();
+    });
+  }
+  const unsigned direct_workers = s.options.inline_direct ? 0 : s.options.workers;
+  for (unsigned i = 0; i < direct_workers; ++i) s.workers.emplace_back([&s] { s.direct_loop(); });
   for (unsigned i = 0; i < s.options.hash_workers; ++i) s.workers.emplace_back([&s] { s.lane_loop(s.password_lane, Lane::password); });
   for (unsigned i = 0; i < s.options.upstream_workers; ++i) s.workers.emplace_back([&s] { s.lane_loop(s.upstream_lane, Lane::upstream); });
   return {};
@@ -189,21 +211,22 @@ bool Server::stop(std::chrono::milliseconds grace) {
   State& s = *state_;
   if (!s.running) return true;
   s.running = false;
-  s.loop->stop();
+  for (auto& loop : s.loops) loop->stop();
   bool in_time = true;
   {
     std::unique_lock lock(s.loop_mutex);
-    in_time = s.loop_done_cv.wait_for(lock, grace, [&] { return s.loop_done; });
+    in_time = s.loop_done_cv.wait_for(lock, grace, [&] { return s.loops_done == s.loops.size(); });
   }
   if (!in_time) {
     // Out of time: queued work is answered 503 and idle connections closed;
-    // requests a thread is running finish, and the loop waits for them.
+    // requests a thread is running finish, and the loops wait for them.
     s.direct.discard();
     s.password_lane.discard();
     s.upstream_lane.discard();
-    s.loop->abandon();
+    for (auto& loop : s.loops) loop->abandon();
   }
-  s.loop_thread.join();
+  for (auto& thread : s.loop_threads) thread.join();
+  s.loop_threads.clear();
   s.direct.close();
   s.password_lane.close();
   s.upstream_lane.close();

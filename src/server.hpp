@@ -1,9 +1,14 @@
-// The FastCGI server: one event loop (event_loop.hpp) that owns every
-// connection and reads requests without blocking, `workers` threads that run
-// direct requests, and bounded lanes (worker pools with a queue) for the slow
-// routes — password hashing and identity-provider calls — so that those can
-// never occupy every thread. See Lane in lane.hpp. The server knows nothing
-// of routes: `prepare` (routes.cpp) resolves each request once.
+// The FastCGI server: `event_loops` event loops (event_loop.hpp, one per
+// core by default) that share the listening socket, each owning the
+// connections it accepted and reading them without blocking. A request that
+// cannot block (Lane::direct: the guard, token checks, records, JWKS, health)
+// is answered inline on the loop that read it, unless the store may block on
+// the network (PostgreSQL): then `workers` threads answer it. The slow routes
+// — password hashing, identity-provider calls — run on bounded lanes (worker
+// pools with a queue), so that those can never hold a loop or every thread;
+// their answers go back to the connection's loop. See Lane in lane.hpp. The
+// server knows nothing of routes: `prepare` (routes.cpp) resolves each
+// request once.
 #pragma once
 
 #include <chrono>
@@ -18,7 +23,11 @@
 namespace authd {
 
 struct ServerOptions {
-  unsigned workers = 4;  // threads for direct requests
+  unsigned event_loops = 1;
+  // Direct requests answered on the loop (the store never waits on the
+  // network); otherwise on `workers` threads.
+  bool inline_direct = false;
+  unsigned workers = 4;  // threads for direct requests when not inline
   unsigned hash_workers = 2;
   unsigned upstream_workers = 4;
   std::size_t queue_limit = 128;  // per lane; a full lane answers 503 + Retry-After

@@ -61,7 +61,14 @@ std::vector<settings::Setting> server_settings(ServerSettings& s) {
   trusted_proxies.group = "Front server and proxies";
   // The rest: requests, connections and the work lanes (SECURITY.md, third round, classes 4 and 5).
   return settings::grouped("Requests and connections", {
-      settings::integer("workers", s.workers, 0, 256, "Request threads per process; 0 = two per CPU core."),
+      settings::integer("event_loops", s.event_loops, 0, 256,
+                        "Event loops, each accepting FastCGI connections from the shared socket and answering the "
+                        "requests that cannot block (the guard, token checks, records on LMDB, JWKS, health) on the "
+                        "loop that read them; 0 = one per CPU core."),
+      settings::integer("workers", s.workers, 0, 256,
+                        "Threads answering the requests that read or write a store reached over the network "
+                        "(store = postgresql); with LMDB those are answered on the event loops. 0 = two per CPU "
+                        "core."),
       settings::integer("hash_workers", s.hash_workers, 0, 64,
                         "Password hashing and identity-provider calls run on their own bounded lanes so that they "
                         "never take every request thread: at most this many argon2id hashes run at once; 0 = one "

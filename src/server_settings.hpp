@@ -16,7 +16,8 @@ namespace authd {
 enum class CookieSecure { automatic, always, never };
 
 struct ServerSettings {
-  unsigned workers = 0;             // request threads; 0 = 2 x cores
+  unsigned event_loops = 0;         // FastCGI event loops; 0 = one per core
+  unsigned workers = 0;             // threads for store-bound requests (PostgreSQL); 0 = 2 x cores
   unsigned hash_workers = 0;        // concurrent password hashes; 0 = cores
   unsigned upstream_workers = 4;    // concurrent calls to identity providers
   std::size_t queue_limit = 128;    // requests waiting for either lane; beyond: 503

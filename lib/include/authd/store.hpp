@@ -116,6 +116,10 @@ class Store {
   // The backend's name ("lmdb", ...), for logs and metrics.
   virtual std::string_view name() const noexcept = 0;
 
+  // True when a call may wait on the network (a database server): the
+  // server then keeps store work off its event loops.
+  virtual bool waits_on_network() const noexcept { return false; }
+
   // A consistent copy of the whole store in `file` (created 0600; must not
   // exist), taken while the store serves. LMDB: mdb_env_copyfd2 with
   // MDB_CP_COMPACT (one read transaction, writers never wait). A backend

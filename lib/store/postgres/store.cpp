@@ -101,6 +101,7 @@ class PostgresStore final : public Store {
   }
 
   std::string_view name() const noexcept override { return "postgresql"; }
+  bool waits_on_network() const noexcept override { return true; }
 
  private:
   pg::Connection::Settings settings(const std::string& url) const {

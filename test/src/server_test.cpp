@@ -1,0 +1,181 @@
+// The server's threading contract (server.hpp): with inline_direct, a
+// direct request is answered on the event loop that read it (no hand-over
+// to another thread), several loops share one listening socket, and a
+// request for a lane still runs on that lane's threads, its answer going
+// back to the connection's loop.
+#include "server.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fcgi/records.hpp"
+
+namespace authd {
+namespace {
+
+class ServerThreads : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char dir_template[] = "/tmp/authd-server-test.XXXXXX";
+    ASSERT_NE(::mkdtemp(dir_template), nullptr);
+    dir_ = dir_template;
+    socket_path_ = dir_ + "/s.sock";
+    listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ASSERT_GE(listen_fd_, 0);
+    const sockaddr_un address = unix_address();
+    ASSERT_EQ(::bind(listen_fd_, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+    ASSERT_EQ(::listen(listen_fd_, 64), 0);
+  }
+
+  void TearDown() override {
+    if (listen_fd_ >= 0) ::close(listen_fd_);
+    std::filesystem::remove_all(dir_);
+  }
+
+  sockaddr_un unix_address() const {
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    socket_path_.copy(address.sun_path, sizeof address.sun_path - 1);
+    return address;
+  }
+
+  // One GET on a new connection (not kept); the raw FastCGI answer.
+  std::string get(const std::string& path) const {
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const sockaddr_un address = unix_address();
+    if (fd < 0 || ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) return {};
+    std::string out;
+    const char begin[8] = {0, 1 /* responder */, 0 /* not kept */, 0, 0, 0, 0, 0};
+    fcgi::append_record(out, fcgi::RecordType::begin_request, 1, std::string_view(begin, sizeof begin));
+    std::string params;
+    fcgi::append_pair(params, "REQUEST_METHOD", "GET");
+    fcgi::append_pair(params, "SCRIPT_NAME", path);
+    fcgi::append_pair(params, "REQUEST_URI", path);
+    fcgi::append_stream(out, fcgi::RecordType::params, 1, params);
+    fcgi::append_stream(out, fcgi::RecordType::stdin_, 1, "");
+    std::size_t sent = 0;
+    while (sent < out.size()) {
+      const ssize_t n = ::write(fd, out.data() + sent, out.size() - sent);
+      if (n <= 0) break;
+      sent += static_cast<std::size_t>(n);
+    }
+    std::string answer;
+    char buffer[4096];
+    for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;) answer.append(buffer, static_cast<std::size_t>(n));
+    ::close(fd);
+    return answer;
+  }
+
+  std::string dir_;
+  std::string socket_path_;
+  int listen_fd_ = -1;
+};
+
+// Records the thread each answer ran on, by lane.
+struct ThreadLog {
+  std::mutex mutex;
+  std::set<std::thread::id> direct;
+  std::set<std::thread::id> lane;
+  std::chrono::milliseconds direct_work{0};  // how long a direct answer takes
+
+  Prepare prepare() {
+    return [this](http::Request request) {
+      const bool slow = request.path == "/slow";
+      Prepared prepared;
+      prepared.lane = slow ? Lane::password : Lane::direct;
+      prepared.answer = [this, slow] {
+        if (!slow) std::this_thread::sleep_for(direct_work);
+        {
+          std::lock_guard lock(mutex);
+          (slow ? lane : direct).insert(std::this_thread::get_id());
+        }
+        http::Response response;
+        response.body = slow ? "slow-ok" : "direct-ok";
+        return response;
+      };
+      return prepared;
+    };
+  }
+};
+
+TEST_F(ServerThreads, DirectRequestsAreAnsweredOnTheLoopsAndLaneRequestsOnTheLane) {
+  ThreadLog log;
+  // Slow enough that concurrent requests would spread over the 8 workers
+  // if they were handed over to them.
+  log.direct_work = std::chrono::milliseconds(10);
+  ServerOptions options;
+  options.event_loops = 2;
+  options.inline_direct = true;
+  options.workers = 8;  // not started: direct requests never leave the loops
+  options.hash_workers = 1;
+  options.upstream_workers = 1;
+  Server server(listen_fd_, options, log.prepare());
+  ASSERT_TRUE(server.start().has_value());
+
+  // Concurrent clients, so that both loops get connections.
+  std::vector<std::thread> clients;
+  std::mutex answers_mutex;
+  std::vector<std::string> answers;
+  for (int c = 0; c < 4; ++c) {
+    clients.emplace_back([&, c] {
+      for (int i = 0; i < 25; ++i) {
+        std::string answer = get(i % 5 == 0 && c == 0 ? "/slow" : "/fast");
+        std::lock_guard lock(answers_mutex);
+        answers.push_back(std::move(answer));
+      }
+    });
+  }
+  for (auto& client : clients) client.join();
+  EXPECT_TRUE(server.stop(std::chrono::seconds(5)));
+
+  ASSERT_EQ(answers.size(), 100u);
+  std::size_t slow = 0;
+  for (const auto& answer : answers) {
+    const bool is_slow = answer.find("slow-ok") != std::string::npos;
+    EXPECT_TRUE(is_slow || answer.find("direct-ok") != std::string::npos) << answer;
+    slow += is_slow;
+  }
+  EXPECT_EQ(slow, 5u);
+  // Direct answers ran on at most the two loop threads, never on the lane's.
+  EXPECT_GE(log.direct.size(), 1u);
+  EXPECT_LE(log.direct.size(), 2u);
+  ASSERT_EQ(log.lane.size(), 1u);
+  EXPECT_EQ(log.direct.count(*log.lane.begin()), 0u);
+}
+
+TEST_F(ServerThreads, WithoutInlineDirectRequestsRunOnTheWorkers) {
+  ThreadLog log;
+  log.direct_work = std::chrono::milliseconds(20);  // concurrent requests overlap on the workers
+  ServerOptions options;
+  options.event_loops = 1;
+  options.inline_direct = false;  // a store that waits on the network
+  options.workers = 3;
+  options.hash_workers = 1;
+  options.upstream_workers = 1;
+  Server server(listen_fd_, options, log.prepare());
+  ASSERT_TRUE(server.start().has_value());
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 6; ++c) {
+    clients.emplace_back([&] {
+      for (int i = 0; i < 10; ++i) EXPECT_NE(get("/fast").find("direct-ok"), std::string::npos);
+    });
+  }
+  for (auto& client : clients) client.join();
+  EXPECT_TRUE(server.stop(std::chrono::seconds(5)));
+  // More than one thread answered: the worker pool, not the single loop.
+  EXPECT_GE(log.direct.size(), 2u);
+  EXPECT_LE(log.direct.size(), 3u);
+}
+
+}  // namespace
+}  // namespace authd
