@@ -6,7 +6,8 @@
 //        signed in (cookie `auth`) -> 302 redirect_uri?code&state&iss
 //        not signed in -> 302 /login?rd=<this request> (prompt=none: login_required)
 //        a client that is not first-party and not yet allowed -> the consent page
-//        a bad client_id or redirect_uri -> 400 JSON (never a redirect to it);
+//        a bad client_id or redirect_uri -> 400, never a redirect to it: a page
+//        for a browser (Accept: text/html), else JSON;
 //        any other error -> 302 redirect_uri?error&error_description&state&iss
 //   POST /authorize/consent  (form: request=<the authorization query>, decision=allow|deny)
 //        records the consent (lib/oidc/consents.cpp) and sends the browser back
@@ -179,13 +180,44 @@ http::Response consent_page(const App& app, const http::Request& request, const 
   return response;
 }
 
+// A browser sent here with a client_id or redirect_uri authd cannot trust:
+// nothing may go back to that address, so the person gets a page saying why
+// (a program that does not ask for HTML gets the usual 400 JSON).
+bool wants_html(const http::Request& request) {
+  return request.param("HTTP_ACCEPT").find("text/html") != std::string_view::npos;
+}
+
+http::Response untrusted_request_page(const http::Request& request, const Error& error) {
+  http::Response response;
+  response.status = 400;
+  response.header("Content-Type", "text/html; charset=utf-8");
+  oidc::page_headers(response);
+  response.body = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Sign-in request refused</title>"
+                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                  "<link rel=\"icon\" href=\"" + oidc::html_escaped(request.base_path) +
+                  "/assets/icon.svg\" type=\"image/svg+xml\">"
+                  "<link rel=\"stylesheet\" href=\"" + oidc::html_escaped(request.base_path) +
+                  "/assets/portal.css\"></head><body><main><section class=\"card\">"
+                  "<h1>This sign-in request cannot be trusted</h1>"
+                  "<p>The application that sent you here is not registered with this site as it claims: " +
+                  oidc::html_escaped(error.message) + ".</p>"
+                  "<p>You have not been signed in anywhere. Go back to the application and tell its operator.</p>"
+                  "</section></main></body></html>";
+  return response;
+}
+
 }  // namespace
 
 HandlerResult oidc_authorize(App& app, const http::Request& request, const RouteContext&) {
   if (auto on = oidc::require_provider(app); !on) return std::unexpected(on.error());
   const Query query = http::parse_query(request.query);
   auto client = trusted_client(app, query);
-  if (!client) return std::unexpected(client.error());
+  if (!client) {
+    if (client.error().code == Errc::invalid_input && wants_html(request)) {
+      return untrusted_request_page(request, client.error());
+    }
+    return std::unexpected(client.error());
+  }
   if (auto refusal = refused_parameters(*client, query)) return refuse(app, request, query, *refusal);
 
   const auto prompt = param(query, "prompt");
@@ -243,7 +275,12 @@ HandlerResult oidc_consent(App& app, const http::Request& request, const RouteCo
   const auto form = http::parse_query(request.body);
   const Query query = http::parse_query(param(form, "request"));
   auto client = trusted_client(app, query);
-  if (!client) return std::unexpected(client.error());
+  if (!client) {
+    if (client.error().code == Errc::invalid_input && wants_html(request)) {
+      return untrusted_request_page(request, client.error());
+    }
+    return std::unexpected(client.error());
+  }
   if (auto refusal = refused_parameters(*client, query)) return refuse(app, request, query, *refusal);
   auto session = session_of(app, request);
   if (!session) return fail(Errc::no_credentials, "sign in first");
