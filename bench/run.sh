@@ -105,6 +105,7 @@ BENCH_RESULTS=${BENCH_RESULTS:-bench/results}
 BENCH_DEPS=${BENCH_DEPS:-1}                       # 0: do not run scripts/deps.sh
 BENCH_KEEP_STATE=${BENCH_KEEP_STATE:-0}
 BENCH_PERF=${BENCH_PERF:-0}                       # 1: perf record -a (cpu-clock) during each measured run;
+                                                  # (BENCH_KEEP_PERF=1 keeps each perf.data in the state directory)
                                                   # CPU split per process and hot symbols in $BENCH_RESULTS/perf/
 JOBS=${JOBS:-2}
 # -----------------------------------------------------------------------------

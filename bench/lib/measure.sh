@@ -111,7 +111,7 @@ perf_summary() {
         grep -v '^#' | grep -v '^$' | head -n 40
     done
   ) >"$report" 2>/dev/null
-  rm -f "$data"
+  [[ -n ${BENCH_KEEP_PERF:-} ]] || rm -f "$data"
   say "  perf summary: ${report#"$ROOT"/}"
 }
 

@@ -15,10 +15,12 @@
 #include <string>
 
 #include "app.hpp"
+#include "fcgi/http_request.hpp"
+#include "fcgi/records.hpp"
+#include "fcgi/request_parser.hpp"
 #include "authd/clock.hpp"
 #include "http/response.hpp"
 #include "log.hpp"
-#include "routes.hpp"
 #include "routes.hpp"
 #include "support.hpp"
 
@@ -92,6 +94,52 @@ void run(benchmark::State& state, const std::string& method, const std::string& 
   }
   report_allocations(state, before);
 }
+
+// The same guarded read as the event loop serves it from nginx: FastCGI
+// records in (BEGIN_REQUEST, the ~30 parameters nginx's fastcgi_params sends,
+// empty PARAMS and STDIN), the request decoded and prepared (trusted proxies,
+// request id, route), answered, serialised and framed as FCGI_STDOUT +
+// FCGI_END_REQUEST. Everything a loop does per request but the system calls.
+std::string nginx_request(const std::string& authorization) {
+  const char begin[8] = {0, 1, static_cast<char>(fcgi::kKeepConn), 0, 0, 0, 0, 0};
+  std::string out;
+  fcgi::append_record(out, fcgi::RecordType::begin_request, 1, std::string_view(begin, 8));
+  std::string params;
+  const std::pair<const char*, std::string> pairs[] = {
+      {"QUERY_STRING", ""}, {"REQUEST_METHOD", "GET"}, {"CONTENT_TYPE", ""}, {"CONTENT_LENGTH", ""},
+      {"SCRIPT_NAME", "/records"}, {"REQUEST_URI", "/records"}, {"DOCUMENT_URI", "/records"},
+      {"DOCUMENT_ROOT", "/usr/share/nginx/html"}, {"SERVER_PROTOCOL", "HTTP/1.1"}, {"REQUEST_SCHEME", "http"},
+      {"GATEWAY_INTERFACE", "CGI/1.1"}, {"SERVER_SOFTWARE", "nginx/1.22.1"}, {"REMOTE_ADDR", "127.0.0.1"},
+      {"REMOTE_PORT", "51234"}, {"REMOTE_USER", ""}, {"SERVER_ADDR", "127.0.0.1"}, {"SERVER_PORT", "8080"},
+      {"SERVER_NAME", "localhost"}, {"REDIRECT_STATUS", "200"}, {"PATH_INFO", ""},
+      {"HTTP_HOST", "127.0.0.1:8080"}, {"HTTP_AUTHORIZATION", authorization}, {"HTTP_USER_AGENT", "wrk"},
+      {"HTTP_ACCEPT", "*/*"}, {"HTTP_CONNECTION", "keep-alive"}};
+  for (const auto& [name, value] : pairs) fcgi::append_pair(params, name, value);
+  fcgi::append_stream(out, fcgi::RecordType::params, 1, params);
+  fcgi::append_stream(out, fcgi::RecordType::stdin_, 1, "");
+  return out;
+}
+
+void BM_Fcgi_GuardedRead(benchmark::State& state) {
+  auto& w = app_world();
+  const std::string wire = nginx_request(w.authorization);
+  fcgi::RequestParser parser(fcgi::Limits{});
+  std::string replies, out;
+  const auto before = allocations();
+  for (auto _ : state) {
+    parser.append(wire);
+    const auto step = parser.next(replies);
+    if (step.kind != fcgi::Step::Kind::request) state.SkipWithError("not a request");
+    Prepared prepared = prepare(*w.app, fcgi::to_http_request(parser.take_request()));
+    const auto response = prepared.answer();
+    if (response.status != 200) state.SkipWithError(("unexpected status " + std::to_string(response.status)).c_str());
+    out.clear();
+    fcgi::append_response(out, parser.request_id(), http::serialize(response));
+    benchmark::DoNotOptimize(out);
+  }
+  report_allocations(state, before);
+}
+BENCHMARK(BM_Fcgi_GuardedRead);
 
 void BM_App_GetRecords(benchmark::State& state) {
   auto& w = app_world();

@@ -7,15 +7,9 @@
 namespace authd::fcgi {
 
 http::Request to_http_request(Request&& fcgi) {
-  auto params = std::make_shared<const Params>(std::move(fcgi.params));
+  auto params = std::make_shared<const RequestParams>(std::move(fcgi.params));
   http::Request request = http::request_from_params(
-      [params](const char* name) -> std::string_view {
-        const std::string_view wanted(name);
-        for (const auto& [key, value] : *params) {
-          if (key == wanted) return value;
-        }
-        return {};
-      },
+      [params](const char* name) -> std::string_view { return params->find(name).value_or(std::string_view()); },
       program_invocation_short_name);
   request.body = std::move(fcgi.body);
   return request;

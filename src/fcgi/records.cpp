@@ -92,17 +92,26 @@ void append_unknown_type(std::string& out, std::uint8_t type) {
   append_record(out, RecordType::unknown_type, 0, std::string_view(body, sizeof body));
 }
 
-std::optional<Params> decode_pairs(std::string_view bytes, std::size_t max_pairs) {
-  Params pairs;
-  std::size_t at = 0;
-  while (at < bytes.size() && pairs.size() <= max_pairs) {
+bool decode_pair_views(std::string_view bytes, std::size_t max_pairs, std::vector<ParamView>& out) {
+  std::size_t at = 0, decoded = 0;
+  while (at < bytes.size() && decoded <= max_pairs) {
     std::size_t name_length = 0;
     std::size_t value_length = 0;
-    if (!read_length(bytes, at, name_length) || !read_length(bytes, at, value_length)) return std::nullopt;
-    if (name_length > bytes.size() - at || value_length > bytes.size() - at - name_length) return std::nullopt;
-    pairs.emplace_back(std::string(bytes.substr(at, name_length)), std::string(bytes.substr(at + name_length, value_length)));
+    if (!read_length(bytes, at, name_length) || !read_length(bytes, at, value_length)) return false;
+    if (name_length > bytes.size() - at || value_length > bytes.size() - at - name_length) return false;
+    out.emplace_back(bytes.substr(at, name_length), bytes.substr(at + name_length, value_length));
+    ++decoded;
     at += name_length + value_length;
   }
+  return true;
+}
+
+std::optional<Params> decode_pairs(std::string_view bytes, std::size_t max_pairs) {
+  std::vector<ParamView> views;
+  if (!decode_pair_views(bytes, max_pairs, views)) return std::nullopt;
+  Params pairs;
+  pairs.reserve(views.size());
+  for (const auto& [name, value] : views) pairs.emplace_back(std::string(name), std::string(value));
   return pairs;
 }
 

@@ -15,6 +15,7 @@
 namespace authd::fcgi {
 
 using Params = std::vector<std::pair<std::string, std::string>>;
+using ParamView = std::pair<std::string_view, std::string_view>;
 
 // The header at the start of `bytes` (at least kHeaderLength long).
 Header decode_header(std::string_view bytes) noexcept;
@@ -42,6 +43,10 @@ void append_unknown_type(std::string& out, std::uint8_t type);
 // max_pairs + 1 pairs (the caller sees that there were too many without
 // them all being built).
 std::optional<Params> decode_pairs(std::string_view bytes, std::size_t max_pairs = SIZE_MAX);
+
+// The same, appending views into `bytes` (which must outlive them) to `out`:
+// no name or value is copied. False when a length runs past the end.
+bool decode_pair_views(std::string_view bytes, std::size_t max_pairs, std::vector<ParamView>& out);
 
 // Appends one name-value pair in the same encoding.
 void append_pair(std::string& out, std::string_view name, std::string_view value);

@@ -8,13 +8,6 @@ namespace {
 
 Step broken(std::string why) { return Step{Step::Kind::broken, Error(Errc::invalid_input, std::move(why)), false}; }
 
-std::optional<std::string_view> find(const Params& params, std::string_view name) {
-  for (const auto& [key, value] : params) {
-    if (key == name) return value;
-  }
-  return std::nullopt;
-}
-
 // FCGI_GET_VALUES: the variables we know, each with our value, each once
 // whatever the number of times it was asked for: the reply is at most three
 // short pairs, far below the 65535 bytes a record can carry.
@@ -32,6 +25,26 @@ void answer_get_values(std::string_view content, const Limits& limits, std::stri
 }
 
 }  // namespace
+
+bool RequestParams::decode(std::string encoded, std::string_view role, std::size_t max_pairs) {
+  clear();
+  encoded_ = std::make_unique<std::string>(std::move(encoded));
+  pairs_.reserve(40);  // nginx's fastcgi_params and a browser's headers: about 30
+  pairs_.emplace_back("FCGI_ROLE", role);
+  return decode_pair_views(*encoded_, max_pairs, pairs_);
+}
+
+std::optional<std::string_view> RequestParams::find(std::string_view name) const noexcept {
+  for (const auto& [key, value] : pairs_) {
+    if (key == name) return value;
+  }
+  return std::nullopt;
+}
+
+void RequestParams::clear() noexcept {
+  pairs_.clear();
+  encoded_.reset();
+}
 
 void RequestParser::append(std::string_view bytes) {
   compact();
@@ -139,21 +152,20 @@ Step RequestParser::params(std::string_view content) {
 }
 
 Step RequestParser::end_of_params() {
-  auto pairs = decode_pairs(params_bytes_, limits_.max_params_pairs);
-  std::string().swap(params_bytes_);
-  if (!pairs) {
+  const bool decoded = params_.decode(std::exchange(params_bytes_, {}),
+                                      role_ == Role::authorizer ? "AUTHORIZER" : "RESPONDER", limits_.max_params_pairs);
+  if (!decoded) {
+    params_.clear();
     keep_conn_ = false;
     return reject(Error(Errc::invalid_input, "malformed FastCGI parameters"));
   }
-  if (pairs->size() > limits_.max_params_pairs) {
-    // Each pair costs two strings however short: thousands of empty ones
-    // in 256 KiB would be megabytes. Abuse, as parameters over the size cap.
+  if (params_.size() > limits_.max_params_pairs + 1) {  // + FCGI_ROLE
+    // Thousands of empty pairs in 256 KiB would be a large index to build:
+    // abuse, as parameters over the size cap.
+    params_.clear();
     keep_conn_ = false;
     return reject(Error(Errc::too_large, "more than " + std::to_string(limits_.max_params_pairs) + " request parameters"));
   }
-  params_.reserve(pairs->size() + 1);
-  params_.emplace_back("FCGI_ROLE", role_ == Role::authorizer ? "AUTHORIZER" : "RESPONDER");
-  for (auto& pair : *pairs) params_.push_back(std::move(pair));
   // An authorizer sees the original request's CONTENT_LENGTH but no body
   // (FastCGI 1.0 §6.3): the request is complete.
   if (role_ == Role::authorizer) {
@@ -164,7 +176,7 @@ Step RequestParser::end_of_params() {
   // "-1" is Caddy's (2.6) CONTENT_LENGTH for a chunked request body: the
   // length is unknown, as when there is none; the body is the stdin stream
   // up to its end, capped at max_body_bytes like any other.
-  if (const auto text = find(params_, "CONTENT_LENGTH"); text && !text->empty() && *text != "-1") {
+  if (const auto text = params_.find("CONTENT_LENGTH"); text && !text->empty() && *text != "-1") {
     std::size_t length = 0;
     const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), length);
     if (ec != std::errc() || end != text->data() + text->size()) {

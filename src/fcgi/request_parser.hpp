@@ -23,9 +23,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "authd/error.hpp"
 #include "fcgi/protocol.hpp"
@@ -41,13 +43,41 @@ struct Limits {
   unsigned max_conns = 1024;                  // told to the web server in FCGI_GET_VALUES_RESULT
 };
 
+// A request's parameters: views into the encoded FCGI_PARAMS stream, which
+// it owns on the heap (a move keeps the views valid). Decoding them copies no
+// name or value: a request carries some thirty, one of them a bearer token.
+class RequestParams {
+ public:
+  RequestParams() = default;
+  RequestParams(RequestParams&&) noexcept = default;
+  RequestParams& operator=(RequestParams&&) noexcept = default;
+
+  // Takes `encoded` and decodes at most max_pairs + 1 pairs of it after a
+  // first FCGI_ROLE=`role`. False when a length runs past the end.
+  bool decode(std::string encoded, std::string_view role, std::size_t max_pairs);
+
+  // The value of the first parameter called `name`; nullopt when none is.
+  std::optional<std::string_view> find(std::string_view name) const noexcept;
+
+  std::size_t size() const noexcept { return pairs_.size(); }
+  bool empty() const noexcept { return pairs_.empty(); }
+  const ParamView& operator[](std::size_t i) const noexcept { return pairs_[i]; }
+  auto begin() const noexcept { return pairs_.begin(); }
+  auto end() const noexcept { return pairs_.end(); }
+  void clear() noexcept;
+
+ private:
+  std::unique_ptr<std::string> encoded_;
+  std::vector<ParamView> pairs_;
+};
+
 // A complete request. params starts with FCGI_ROLE=RESPONDER|AUTHORIZER (as
 // libfcgi puts it), then the web server's parameters in the order sent.
 struct Request {
   std::uint16_t id = 0;
   Role role = Role::responder;
   bool keep_conn = false;  // FCGI_KEEP_CONN: the web server reuses the connection
-  Params params;
+  RequestParams params;
   std::string body;  // FCGI_STDIN; empty for an authorizer
 };
 
@@ -122,7 +152,7 @@ class RequestParser {
   bool end_pending_ = false;  // after a reject: `ended` comes next
   std::size_t drained_ = 0;   // bytes dropped in phase drain
   std::string params_bytes_;
-  Params params_;
+  RequestParams params_;
   std::optional<std::size_t> content_length_;
   std::string body_;
   bool request_ready_ = false;

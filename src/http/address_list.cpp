@@ -97,8 +97,13 @@ Result<AddressList> AddressList::parse(std::string_view value) {
 }
 
 bool AddressList::contains(std::string_view candidate) const {
+  if (networks_.empty()) return false;  // the usual case: no parsing per request
   const auto address = parse_ip(candidate);
-  return address && std::any_of(networks_.begin(), networks_.end(), [&](const Cidr& c) { return c.contains(*address); });
+  return address && contains(*address);
+}
+
+bool AddressList::contains(const IpAddress& address) const noexcept {
+  return std::any_of(networks_.begin(), networks_.end(), [&](const Cidr& c) { return c.contains(address); });
 }
 
 settings::Setting address_list_setting(std::string name, AddressList& list, std::string doc) {

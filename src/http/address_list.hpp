@@ -40,6 +40,8 @@ class AddressList {
   // ports. Error: config naming the entry.
   static Result<AddressList> parse(std::string_view text);
   bool contains(std::string_view address) const;
+  bool contains(const IpAddress& address) const noexcept;
+  bool empty() const noexcept { return networks_.empty(); }
   const std::string& text() const noexcept { return text_; }
 
  private:

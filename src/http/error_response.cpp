@@ -1,7 +1,7 @@
 #include "http/error_response.hpp"
 
-#include "authd/crypto.hpp"
 #include "http/error_mapping.hpp"
+#include "http/request_id.hpp"
 #include "log.hpp"
 
 namespace authd::http {
@@ -27,7 +27,7 @@ Response error_response(const Error& error) {
 
 Response unrouted_error_response(const Error& error) {
   auto response = error_response(error);
-  response.header("X-Request-Id", crypto::random_hex(8));
+  response.header("X-Request-Id", new_request_id());
   return response;
 }
 

@@ -105,7 +105,7 @@ TEST(FcgiRequestParser, WholeRequestAtOnce) {
   EXPECT_FALSE(r.keep_conn);
   EXPECT_EQ(r.body, R"({"username":"a"})");
   ASSERT_FALSE(r.params.empty());
-  EXPECT_EQ(r.params[0], (std::pair<std::string, std::string>{"FCGI_ROLE", "RESPONDER"}));
+  EXPECT_EQ(r.params[0], (ParamView{"FCGI_ROLE", "RESPONDER"}));
   EXPECT_TRUE(fed.replies.empty());
   EXPECT_EQ(parser.phase(), RequestParser::Phase::idle);
 }
@@ -179,7 +179,7 @@ TEST(FcgiRequestParser, AuthorizerIsCompleteAtTheEndOfItsParameters) {
   const std::string head = begin(1, Role::authorizer, true) + params(1, {{"CONTENT_LENGTH", "99"}, {"REQUEST_URI", "/app/"}});
   auto fed = feed(parser, head);
   ASSERT_EQ(fed.requests.size(), 1u);
-  EXPECT_EQ(fed.requests[0].params[0], (std::pair<std::string, std::string>{"FCGI_ROLE", "AUTHORIZER"}));
+  EXPECT_EQ(fed.requests[0].params[0], (ParamView{"FCGI_ROLE", "AUTHORIZER"}));
   EXPECT_TRUE(fed.requests[0].body.empty());
   // A web server that still sends an (empty) stdin: skipped; the next request works.
   fed = feed(parser, stdin_stream(1, "") + request(1, "next", true));
@@ -509,7 +509,7 @@ TEST(FcgiRequestParser, NotFastCgiIsBroken) {
 
 TEST(FcgiHttpRequest, ParametersBecomeTheRequestFields) {
   RequestParser parser(Limits{});
-  const auto fed = feed(parser, request(1, "{}", false,
+  auto fed = feed(parser, request(1, "{}", false,
                                         {{"SCRIPT_NAME", "/records"},  // a second one: the first wins
                                          {"PATH_INFO", "/abc/"},
                                          {"QUERY_STRING", "a=1"},
@@ -518,8 +518,7 @@ TEST(FcgiHttpRequest, ParametersBecomeTheRequestFields) {
                                          {"HTTP_AUTHORIZATION", "Bearer t"},
                                          {"FCGI_ROLE", "AUTHORIZER"}}));
   ASSERT_EQ(fed.requests.size(), 1u);
-  Request copy = fed.requests[0];
-  const http::Request r = to_http_request(std::move(copy));
+  const http::Request r = to_http_request(std::move(fed.requests[0]));
   EXPECT_EQ(r.method, "POST");
   EXPECT_EQ(r.path, "/signup/abc");
   EXPECT_EQ(r.query, "a=1");
