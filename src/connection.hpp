@@ -40,6 +40,7 @@ struct Connection {
   std::string out;  // encoded records not yet written
   std::size_t out_pos = 0;
   bool registered = false;
+  std::uint32_t interest = 0;  // the epoll events it is registered for (EPOLLONESHOT alone: disarmed)
   bool lent = false;
   bool served = false;             // answered at least one request
   bool close_after_write = false;  // the web server does not keep it, or we stop

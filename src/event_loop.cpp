@@ -120,14 +120,34 @@ struct EventLoop::Impl final : ConnectionOwner {
 
   // --- readiness -------------------------------------------------------------
 
-  // One-shot interest: an event disarms the connection until the loop arms it
-  // again, so a lent connection can never produce events.
+  // Level-triggered interest, changed only when it must be: a request
+  // answered inline leaves it as it was, so serving one costs no epoll_ctl.
+  // (One-shot, re-armed after every event, when requests go to workers.)
   void arm(Connection& c) {
-    std::uint32_t events = EPOLLONESHOT | EPOLLRDHUP;
+    std::uint32_t events = EPOLLRDHUP;
     // Output the web server does not take past the pause mark: read no
     // more of what would make more output (management records answer too).
     if (!c.close_after_write && c.pending_bytes() <= options.output_pause_bytes) events |= EPOLLIN;
     if (c.output_pending()) events |= EPOLLOUT;
+    if (!options.answers_inline) events |= EPOLLONESHOT;
+    else if (c.registered && c.interest == events) return;
+    set_interest(c, events);
+  }
+
+  // A connection lent to a lane (or a worker) produces no event until it is
+  // back: at most one hang-up or error (epoll always reports those), ignored.
+  // Called on the loop's thread while another may be answering: it must not
+  // close the connection, so a failure is only logged.
+  void disarm(Connection& c) {
+    if (!c.registered || (c.interest & EPOLLONESHOT)) return;
+    epoll_event event{};
+    event.events = EPOLLONESHOT;
+    event.data.ptr = &c;
+    if (::epoll_ctl(epoll_fd, EPOLL_CTL_MOD, c.fd, &event) != 0) log::warn("epoll_ctl: " + errno_text(errno));
+    else c.interest = EPOLLONESHOT;
+  }
+
+  void set_interest(Connection& c, std::uint32_t events) {
     epoll_event event{};
     event.events = events;
     event.data.ptr = &c;
@@ -138,6 +158,7 @@ struct EventLoop::Impl final : ConnectionOwner {
       return;
     }
     c.registered = true;
+    c.interest = events;
   }
 
   void close(Connection& c) {
@@ -241,6 +262,9 @@ struct EventLoop::Impl final : ConnectionOwner {
         if (n > 0) {
           if (!c.linger_until) c.parser.append(std::string_view(scratch.data(), static_cast<std::size_t>(n)));
           total += static_cast<std::size_t>(n);
+          // A short read emptied the socket: asking again would only say EAGAIN
+          // (what arrives meanwhile, or the peer's close, wakes epoll again).
+          if (static_cast<std::size_t>(n) < scratch.size()) break;
           continue;
         }
         if (n == 0) peer_closed = true;
@@ -254,11 +278,13 @@ struct EventLoop::Impl final : ConnectionOwner {
       }
     }
     process(c);
-    if (c.fd >= 0 && !c.lent && over_output_limit(c)) return;
-    if (c.fd < 0 || c.lent) {
-      if (c.lent && peer_closed) c.close_after_write = true;
+    if (c.lent) {
+      if (peer_closed) c.close_after_write = true;
+      take_back_completed();  // answered inline: back now, its interest unchanged
+      if (c.fd >= 0 && c.lent) disarm(c);
       return;
     }
+    if (c.fd < 0 || over_output_limit(c)) return;
     if (peer_closed) return close(c);
     settle(c);
   }

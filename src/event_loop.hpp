@@ -71,6 +71,11 @@ struct LoopOptions {
   // FCGI_WEB_SERVER_ADDRS as libfcgi reads it: on a TCP socket, accept only
   // these peer addresses (empty: any).
   std::vector<std::string> web_server_addrs;
+  // Dispatch usually answers on the loop's thread: a connection's epoll
+  // interest then stays as it is from one request to the next. When most
+  // requests go to other threads (false), it is one-shot instead, so a lent
+  // connection is disarmed by its own event, without a system call.
+  bool answers_inline = true;
 };
 
 class EventLoop {

@@ -178,6 +178,7 @@ Result<void> Server::start() {
   loop_options.output_pause_bytes = s.options.output_pause_bytes;
   loop_options.output_limit_bytes = std::max(s.options.output_limit_bytes, s.options.output_pause_bytes);
   loop_options.web_server_addrs = s.options.web_server_addrs;
+  loop_options.answers_inline = s.options.inline_direct;
   // Each loop takes its share of the connection limit (the shares add up to
   // it: the web server is told the whole, FCGI_MAX_CONNS); no loop without one.
   const std::size_t max_conns = std::max<std::size_t>(1, loop_options.limits.max_conns);
