@@ -1,6 +1,6 @@
 # AUTHD_RELOCATABLE=ON (make dist, scripts/dist.sh): binaries a user can copy
 # to a shared host that has none of the -dev packages nor these libraries.
-#  - libfcgi, libargon2, LMDB, jansson and libxcrypt (hosts differ:
+#  - libargon2, LMDB, jansson and libxcrypt (hosts differ:
 #    libcrypt.so.1 or .so.2), which a typical host lacks,
 #    are linked from their static archives (Debian's -dev packages ship them);
 #  - libstdc++ is linked statically too: the host's may be older than
@@ -23,7 +23,7 @@
 # Included from the top CMakeLists.txt after the pkg_check_modules calls: it
 # re-points their imported targets at the archives.
 
-foreach(pair FCGI:fcgi ARGON2:argon2 LMDB:lmdb JANSSON:jansson CRYPT:crypt)
+foreach(pair ARGON2:argon2 LMDB:lmdb JANSSON:jansson CRYPT:crypt)
   string(REPLACE ":" ";" pair "${pair}")
   list(GET pair 0 target)
   list(GET pair 1 name)

@@ -35,7 +35,7 @@ set -euo pipefail
 
 level=${1:-build}
 
-build_pkgs=(g++ cmake make pkg-config libfcgi-dev libjansson-dev
+build_pkgs=(g++ cmake make pkg-config libjansson-dev
             libssl-dev liblmdb-dev libcurl4-openssl-dev libargon2-dev libpq-dev)
 # bcrypt hashes imported from the Express app are checked by libxcrypt (crypt_rn).
 build_pkgs+=(libcrypt-dev)
@@ -46,6 +46,9 @@ run_pkgs=(lighttpd spawn-fcgi)
 bench_pkgs=(wrk libbenchmark-dev curl jq procps)
 # make bench also measures behind nginx and Apache, and Node peers (bench/peers).
 bench_pkgs+=(nginx apache2 nodejs npm)
+# bench/ceiling/ceiling.cpp, the libfcgi reference responder (authd itself has
+# its own FastCGI codec and does not link libfcgi).
+bench_pkgs+=(libfcgi-dev)
 fuzz_pkgs=(clang-19 libclang-rt-19-dev)
 test_pkgs=(libgtest-dev curl jq lmdb-utils procps nodejs npm)
 # nginx: the third front end of the black-box suite (conf/nginx/authd.conf,
@@ -97,6 +100,9 @@ test_pkgs+=(debhelper lintian devscripts fakeroot systemd logrotate caddy)
 test_pkgs+=(python3-yaml)
 # t_authctl_cli.sh runs authctl's bash completion (conf/bash-completion/authctl).
 test_pkgs+=(bash-completion)
+# test/install/t_example.sh builds examples/notes, a libfcgi program that
+# links the installed core (authd itself does not link libfcgi).
+test_pkgs+=(libfcgi-dev)
 
 # Packages satisfied by a command on PATH, however it was installed.
 declare -A pkg_command=([nodejs]=node [npm]=npm)

@@ -19,8 +19,8 @@
 #       www/                the pages
 #
 # The binaries come from a RelWithDebInfo build (stripped) in DIR (default build-dist) with
-# -DAUTHD_RELOCATABLE=ON (cmake/Relocatable.cmake: libfcgi, libargon2, LMDB,
-# jansson, libstdc++ linked statically) and a relative default config
+# -DAUTHD_RELOCATABLE=ON (cmake/Relocatable.cmake: libargon2, LMDB, jansson,
+# libxcrypt, libstdc++ linked statically) and a relative default config
 # (authd.conf beside the program). Before packing, the binaries are checked
 # against the claims of packaging/hosting/RELEASE-NOTES.md (oldest glibc,
 # libraries from the host): a release never claims less than it needs.

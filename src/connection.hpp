@@ -1,6 +1,6 @@
-// One FastCGI connection of the event loop (event_loop.cpp), and what a
+// One FastCGI connection of the event loop (event_loop*.cpp), and what a
 // worker may do with it while it holds it through a Lease (event_loop.hpp).
-// Internal to the server: nothing outside src/event_loop.cpp and
+// Internal to the server: nothing outside src/event_loop*.cpp and
 // src/connection.cpp includes this.
 #pragma once
 

@@ -25,7 +25,7 @@
 
 namespace authd {
 
-struct Connection;  // event_loop.cpp
+struct Connection;  // connection.hpp
 
 // A complete request, answered on the loop that read it or lent to a lane's
 // thread. answer() sends the response (as much as the socket takes at once;

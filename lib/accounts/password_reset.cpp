@@ -1,16 +1,14 @@
 #include "authd/password_reset.hpp"
 
+#include "accounts/hourly_limit.hpp"
 #include "accounts/username_index.hpp"
 #include "authd/crypto.hpp"
 #include "authd/json.hpp"
 #include "authd/text.hpp"
-#include "authd/throttle.hpp"
 
 namespace authd {
 namespace {
 
-constexpr std::string_view kLimits = "mail_limits";
-constexpr std::int64_t kHour = 3600;
 constexpr std::size_t kTokenBytes = 32;
 constexpr std::size_t kMaxAccountsPerEmail = 10;
 
@@ -31,39 +29,9 @@ std::string describe_duration(std::int64_t seconds) {
   return plural(seconds, "second");
 }
 
-Result<bool> count_hourly(StoreTxn& txn, std::string_view ns, std::string_view key, unsigned limit, std::int64_t now) {
-  auto stored = txn.get_entry(ns, key);
-  if (!stored) return std::unexpected(stored.error());
-  std::int64_t first = now, count = 0;
-  if (*stored) {
-    const auto space = (*stored)->find(' ');
-    if (space != std::string::npos) {
-      first = std::strtoll((*stored)->c_str(), nullptr, 10);
-      count = std::strtoll((*stored)->c_str() + space + 1, nullptr, 10);
-    }
-    if (now - first >= kHour) first = now, count = 0;
-  }
-  if (count >= static_cast<std::int64_t>(limit)) return false;
-  count += 1;
-  if (auto ok = txn.put_entry(ns, key, std::to_string(first) + " " + std::to_string(count), first + kHour); !ok) {
-    return std::unexpected(ok.error());
-  }
-  return true;
-}
-
 Result<void> PasswordReset::admit_address(std::string_view address, std::int64_t now) {
-  if (settings_.password_reset_address_limit == 0) return {};
-  bool admitted = true;
-  auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
-    auto counted = count_hourly(txn, kLimits, "forgot:a:" + address_group(address),
-                                settings_.password_reset_address_limit, now);
-    if (!counted) return std::unexpected(counted.error());
-    admitted = *counted;
-    return {};
-  });
-  if (!done) return fail(Errc::unavailable, "cannot count password reset requests: " + done.error().message);
-  if (!admitted) return fail(Error::retry_later(Errc::throttled, kHour, "too many password reset requests"));
-  return {};
+  return admit_address_hourly(store_, "forgot:a:", address, settings_.password_reset_address_limit, now,
+                              "password reset requests");
 }
 
 Result<std::string> PasswordReset::request(std::string_view username, std::string_view email, std::int64_t now,
@@ -100,7 +68,7 @@ Result<std::string> PasswordReset::request(std::string_view username, std::strin
                                       {"expires", describe_duration(settings_.password_reset_ttl.count())}});
     if (!message) return std::unexpected(message.error());
     auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
-      auto counted = count_hourly(txn, kLimits, "forgot:u:" + user.id, settings_.password_reset_account_limit, now);
+      auto counted = count_hourly(txn, kMailLimits, "forgot:u:" + user.id, settings_.password_reset_account_limit, now);
       if (!counted) return std::unexpected(counted.error());
       if (!*counted) {
         outcome = "limited";

@@ -1,4 +1,5 @@
-// The only place (with signing_key.cpp) that includes OpenSSL.
+// Hashes, HMAC, randomness, base64 and hex. lib/crypto/ is the only module
+// that includes OpenSSL.
 #include "authd/crypto.hpp"
 
 #include <openssl/crypto.h>
@@ -10,6 +11,8 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+
+#include "authd/text.hpp"
 
 namespace authd::crypto {
 namespace {
@@ -226,16 +229,10 @@ std::string to_hex(std::span<const unsigned char> data) {
 
 std::optional<std::string> from_hex(std::string_view hex) {
   if (hex.size() % 2 != 0) return std::nullopt;
-  auto nibble = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
   std::string out;
   out.reserve(hex.size() / 2);
   for (std::size_t i = 0; i < hex.size(); i += 2) {
-    const int high = nibble(hex[i]), low = nibble(hex[i + 1]);
+    const int high = text::hex_value(hex[i]), low = text::hex_value(hex[i + 1]);
     if (high < 0 || low < 0) return std::nullopt;
     out.push_back(static_cast<char>((high << 4) | low));
   }

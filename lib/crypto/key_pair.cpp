@@ -5,11 +5,11 @@
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/ec.h>
-#include <openssl/ecdsa.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
 #include "authd/crypto.hpp"
+#include "crypto/ecdsa_signature.hpp"
 #include "crypto/openssl_handles.hpp"
 
 namespace authd::crypto {
@@ -99,13 +99,7 @@ std::string KeyPair::sign(std::string_view signing_input) const {
   }
   signature.resize(size);
   if (algorithm_ != KeyAlgorithm::es256) return signature;
-  // DER ECDSA-Sig-Value -> r||s (RFC 7518 §3.4).
-  const auto* der = reinterpret_cast<const unsigned char*>(signature.data());
-  EcdsaSigPtr sig(d2i_ECDSA_SIG(nullptr, &der, static_cast<long>(signature.size())));
-  if (!sig) return {};
-  const std::string r = bignum_bytes(ECDSA_SIG_get0_r(sig.get()), 32);
-  const std::string s = bignum_bytes(ECDSA_SIG_get0_s(sig.get()), 32);
-  return r.empty() || s.empty() ? std::string() : r + s;
+  return ecdsa_der_to_raw(signature);  // JWS carries r||s
 }
 
 bool KeyPair::verify(std::string_view signing_input, std::string_view signature) const {
@@ -116,19 +110,8 @@ bool KeyPair::verify(std::string_view signing_input, std::string_view signature)
   }
   std::string der;
   if (algorithm_ == KeyAlgorithm::es256) {
-    EcdsaSigPtr sig(ECDSA_SIG_new());
-    BIGNUM* r = BN_bin2bn(reinterpret_cast<const unsigned char*>(signature.data()), 32, nullptr);
-    BIGNUM* s = BN_bin2bn(reinterpret_cast<const unsigned char*>(signature.data()) + 32, 32, nullptr);
-    if (!sig || !r || !s || ECDSA_SIG_set0(sig.get(), r, s) != 1) {  // set0 owns r and s on success
-      BN_free(r);
-      BN_free(s);
-      return false;
-    }
-    unsigned char* out = nullptr;
-    const int length = i2d_ECDSA_SIG(sig.get(), &out);
-    if (length <= 0) return false;
-    der.assign(reinterpret_cast<char*>(out), static_cast<std::size_t>(length));
-    OPENSSL_free(out);
+    der = ecdsa_raw_to_der(signature);
+    if (der.empty()) return false;
     signature = der;
   }
   MdCtxPtr ctx(EVP_MD_CTX_new());

@@ -1,11 +1,11 @@
 // Public-key signature checks (RS256, ES256) for ID tokens. OpenSSL 3 API.
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
-#include <openssl/ecdsa.h>
 #include <openssl/evp.h>
 #include <openssl/param_build.h>
 
 #include "authd/crypto.hpp"
+#include "crypto/ecdsa_signature.hpp"
 #include "crypto/openssl_handles.hpp"
 
 namespace authd::crypto {
@@ -71,20 +71,8 @@ bool PublicKey::verify(std::string_view signing_input, std::string_view signatur
   std::string der;
   if (algorithm_ == "ES256") {
     // JWS carries r||s; OpenSSL wants a DER ECDSA-Sig-Value.
-    if (signature.size() != 64) return false;
-    EcdsaSigPtr sig(ECDSA_SIG_new());
-    BIGNUM* r = BN_bin2bn(reinterpret_cast<const unsigned char*>(signature.data()), 32, nullptr);
-    BIGNUM* s = BN_bin2bn(reinterpret_cast<const unsigned char*>(signature.data()) + 32, 32, nullptr);
-    if (!sig || !r || !s || ECDSA_SIG_set0(sig.get(), r, s) != 1) {  // set0 owns r and s on success
-      BN_free(r);
-      BN_free(s);
-      return false;
-    }
-    unsigned char* out = nullptr;
-    const int length = i2d_ECDSA_SIG(sig.get(), &out);
-    if (length <= 0) return false;
-    der.assign(reinterpret_cast<char*>(out), static_cast<std::size_t>(length));
-    OPENSSL_free(out);
+    der = ecdsa_raw_to_der(signature);
+    if (der.empty()) return false;
     signature = der;
   }
   MdCtxPtr ctx(EVP_MD_CTX_new());

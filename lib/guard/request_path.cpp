@@ -2,15 +2,10 @@
 
 #include <vector>
 
+#include "authd/text.hpp"
+
 namespace authd {
 namespace {
-
-int hex_value(char c) noexcept {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 std::unexpected<Error> refuse(std::string why) { return fail(Errc::invalid_input, "the path " + why); }
 
@@ -49,7 +44,7 @@ Result<std::string> decode_once(std::string_view raw) {
       continue;
     }
     if (i + 2 >= raw.size()) return refuse("has a malformed %-escape");
-    const int hi = hex_value(raw[i + 1]), lo = hex_value(raw[i + 2]);
+    const int hi = text::hex_value(raw[i + 1]), lo = text::hex_value(raw[i + 2]);
     if (hi < 0 || lo < 0) return refuse("has a malformed %-escape");
     const char c = static_cast<char>(hi * 16 + lo);
     switch (c) {

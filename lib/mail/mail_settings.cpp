@@ -33,7 +33,8 @@ std::vector<settings::Setting> mail_settings(MailSettings& s) {
       settings::integer("password_reset_account_limit", s.password_reset_account_limit, 1, 1000,
                         "Password reset mails per account per hour."),
       settings::integer("password_reset_address_limit", s.password_reset_address_limit, 0, 1000000,
-                        "POST /password/forgot requests per client address per hour; 0 = no limit."),
+                        "POST /password/forgot requests per client address per hour, and POST /email/verify/resend "
+                        "requests (counted apart) alike; 0 = no limit."),
       settings::milliseconds("password_forgot_time", s.password_forgot_time, 0, 10000,
                              "Every POST /password/forgot answer takes at least this long, in milliseconds: no "
                              "account enumeration by timing."),

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "authd/mail.hpp"
+#include "authd/text.hpp"
 
 namespace authd::mail {
 namespace {
@@ -48,24 +49,9 @@ constexpr BuiltIn kBuiltIn[] = {
      "before.\nIf this was not you, reset your password at once: {{link}}\n"},
 };
 
-std::string html_escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 // The HTML made from a text template: escaped, paragraphs, {{link}} as a link.
 std::string html_from_text(std::string_view text) {
-  std::string body = html_escape(text);
+  std::string body = authd::text::html_escaped(text);
   std::string out = "<!DOCTYPE html>\n<html><body>\n<p>";
   for (std::size_t i = 0; i < body.size(); ++i) {
     if (body.compare(i, 2, "\n\n") == 0) {
@@ -119,7 +105,7 @@ std::string fill(std::string_view text, const std::map<std::string, std::string,
     }
     out.append(text.substr(i, open - i));
     const auto found = values.find(text.substr(open + 2, close - open - 2));
-    if (found != values.end()) out += html ? html_escape(found->second) : found->second;
+    if (found != values.end()) out += html ? authd::text::html_escaped(found->second) : found->second;
     i = close + 2;
   }
   return out;

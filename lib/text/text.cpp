@@ -3,7 +3,6 @@
 #include <cctype>
 
 namespace authd::text {
-namespace {
 
 int hex_value(char c) noexcept {
   if (c >= '0' && c <= '9') return c - '0';
@@ -11,6 +10,8 @@ int hex_value(char c) noexcept {
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
 }
+
+namespace {
 
 bool is_space(char c) noexcept { return std::isspace(static_cast<unsigned char>(c)) != 0; }
 
@@ -105,6 +106,21 @@ std::optional<std::string_view> query_value(std::string_view query, std::string_
     return false;
   });
   return found;
+}
+
+std::string html_escaped(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
 }
 
 }  // namespace authd::text

@@ -1,5 +1,6 @@
 #include "token/verified_cache.hpp"
 
+#include <array>
 #include <iterator>
 
 namespace authd::token_detail {
@@ -27,7 +28,7 @@ std::optional<TokenClaims> VerifiedTokenCache::find(std::string_view type, std::
     heap = key_of(type, token);
     key = heap;
   }
-  const Shard& shard = shard_for(key);
+  const auto& shard = shards_.shard_for(key);
   std::lock_guard lock(shard.mutex);
   const auto found = shard.entries.find(key);
   const bool usable = found != shard.entries.end() && now - leeway < found->second.claims.expires_at &&
@@ -37,17 +38,12 @@ std::optional<TokenClaims> VerifiedTokenCache::find(std::string_view type, std::
   return found->second.claims;
 }
 
-void VerifiedTokenCache::clear() {
-  for (auto& shard : shards_) {
-    std::lock_guard lock(shard.mutex);
-    shard.entries.clear();
-  }
-}
+void VerifiedTokenCache::clear() { shards_.clear(); }
 
 void VerifiedTokenCache::insert(std::string_view type, std::string_view token, const TokenClaims& claims,
                                 std::int64_t valid_from, std::int64_t now) {
   std::string key = key_of(type, token);
-  Shard& shard = shard_for(key);
+  auto& shard = shards_.shard_for(key);
   std::lock_guard lock(shard.mutex);
   if (shard.entries.size() >= per_shard_) {
     std::erase_if(shard.entries, [&](const auto& item) { return item.second.claims.expires_at <= now; });

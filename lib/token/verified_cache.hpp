@@ -6,17 +6,14 @@
 // sharded so that threads rarely contend.
 #pragma once
 
-#include <array>
 #include <atomic>
 #include <cstdint>
-#include <functional>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 
 #include "authd/token.hpp"
+#include "cache/sharded_string_map.hpp"
 
 namespace authd::token_detail {
 
@@ -43,19 +40,10 @@ class VerifiedTokenCache {
     TokenClaims claims;
     std::int64_t valid_from = 0;
   };
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view key) const noexcept { return std::hash<std::string_view>{}(key); }
-  };
-  struct Shard {
-    mutable std::mutex mutex;
-    std::unordered_map<std::string, Entry, Hash, std::equal_to<>> entries;
-  };
   static std::string key_of(std::string_view type, std::string_view token);
-  Shard& shard_for(std::string_view key) const { return shards_[Hash{}(key) % kShards]; }
 
   std::size_t per_shard_;
-  mutable std::array<Shard, kShards> shards_;
+  ShardedStringMap<Entry, kShards> shards_;
   mutable std::atomic<std::uint64_t> hits_{0};
   mutable std::atomic<std::uint64_t> misses_{0};
 };

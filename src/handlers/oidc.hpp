@@ -17,8 +17,11 @@ std::string issuer(const App& app, const http::Request& request);
 // Error not_found unless oidc_provider is on.
 Result<void> require_provider(const App& app);
 
-// RFC 3986 unreserved characters kept, every other byte %XX.
-std::string percent_encoded(std::string_view text);
+// The value of `name` in a parsed query or form ("" when absent).
+std::string param(const std::map<std::string, std::string, std::less<>>& fields, std::string_view name);
+// Whether the space-separated list `words` (a scope, a prompt) holds `word`.
+bool has_word(std::string_view words, std::string_view word);
+
 // `uri` with `params` added to its query (RFC 6749 §3.1.2: keep what it has).
 std::string with_query(std::string_view uri, const std::vector<std::pair<std::string, std::string>>& params);
 // name=value&... of `params`, percent-encoded.
@@ -36,8 +39,11 @@ http::Response redirect(std::string_view location, int status = 302);
 // to the client's origin would be blocked; a refresh is a new navigation.
 http::Response continue_page(std::string_view location, std::string_view base_path);
 
-// &, <, >, ", ' as character references.
-std::string html_escaped(std::string_view text);
+// One of authd's own OpenID pages in the portal's look: `content` (HTML)
+// inside <main>, `head` (HTML) added to the <head>, the headers of
+// page_headers(). The consent page, the refusal page, continue_page.
+http::Response page(int status, std::string_view title, std::string_view base_path, std::string_view content,
+                    std::string_view head = {});
 
 // Headers of authd's own OpenID pages: no framing, no cache, a strict CSP.
 void page_headers(http::Response& response);

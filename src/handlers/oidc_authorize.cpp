@@ -19,6 +19,7 @@
 #include "authd/authorization_codes.hpp"
 #include "authd/clock.hpp"
 #include "authd/oidc_consents.hpp"
+#include "authd/text.hpp"
 #include "handlers/oidc.hpp"
 #include "http/query.hpp"
 
@@ -26,20 +27,8 @@ namespace authd::handlers {
 namespace {
 
 using Query = std::map<std::string, std::string, std::less<>>;
-
-std::string param(const Query& query, std::string_view name) {
-  const auto found = query.find(name);
-  return found == query.end() ? std::string() : found->second;
-}
-
-bool has_word(std::string_view words, std::string_view word) {
-  for (std::size_t from = 0; from < words.size();) {
-    const auto end = std::min(words.find(' ', from), words.size());
-    if (words.substr(from, end - from) == word) return true;
-    from = end + 1;
-  }
-  return false;
-}
+using oidc::has_word;
+using oidc::param;
 
 std::vector<std::string> split_words(std::string_view words) {
   std::vector<std::string> out;
@@ -154,30 +143,18 @@ std::string back_to_authorize(const http::Request& request, Query query) {
   return request.base_path + "/authorize?" + oidc::encoded_query(query);
 }
 
-http::Response consent_page(const App& app, const http::Request& request, const OidcClient& client, const Query& query) {
+http::Response consent_page(const http::Request& request, const OidcClient& client, const Query& query) {
   Query kept = query;
   kept.erase("prompt");
   std::string scopes;
-  for (const auto& scope : split_words(param(query, "scope"))) scopes += "<li>" + oidc::html_escaped(scope) + "</li>";
-  (void)app;
-  http::Response response;
-  response.status = 200;
-  response.header("Content-Type", "text/html; charset=utf-8");
-  oidc::page_headers(response);
-  response.body = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Allow access</title>"
-                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-                  "<link rel=\"icon\" href=\"" + oidc::html_escaped(request.base_path) +
-                  "/assets/icon.svg\" type=\"image/svg+xml\">"
-                  "<link rel=\"stylesheet\" href=\"" + oidc::html_escaped(request.base_path) +
-                  "/assets/portal.css\"></head><body><main><section class=\"card\">"
-                  "<h1>Allow " + oidc::html_escaped(client.name) + " to sign you in?</h1>"
-                  "<p>It asks for:</p><ul>" + scopes + "</ul>"
-                  "<form method=\"post\" action=\"" + oidc::html_escaped(request.base_path) + "/authorize/consent\">"
-                  "<input type=\"hidden\" name=\"request\" value=\"" + oidc::html_escaped(oidc::encoded_query(kept)) +
-                  "\"><button type=\"submit\" name=\"decision\" value=\"allow\">Allow</button> "
-                  "<button type=\"submit\" name=\"decision\" value=\"deny\">Deny</button></form>"
-                  "</section></main></body></html>";
-  return response;
+  for (const auto& scope : split_words(param(query, "scope"))) scopes += "<li>" + text::html_escaped(scope) + "</li>";
+  return oidc::page(200, "Allow access", request.base_path,
+                    "<section class=\"card\"><h1>Allow " + text::html_escaped(client.name) + " to sign you in?</h1>"
+                    "<p>It asks for:</p><ul>" + scopes + "</ul>"
+                    "<form method=\"post\" action=\"" + text::html_escaped(request.base_path) + "/authorize/consent\">"
+                    "<input type=\"hidden\" name=\"request\" value=\"" + text::html_escaped(oidc::encoded_query(kept)) +
+                    "\"><button type=\"submit\" name=\"decision\" value=\"allow\">Allow</button> "
+                    "<button type=\"submit\" name=\"decision\" value=\"deny\">Deny</button></form></section>");
 }
 
 // A browser sent here with a client_id or redirect_uri authd cannot trust:
@@ -188,22 +165,28 @@ bool wants_html(const http::Request& request) {
 }
 
 http::Response untrusted_request_page(const http::Request& request, const Error& error) {
-  http::Response response;
-  response.status = 400;
-  response.header("Content-Type", "text/html; charset=utf-8");
-  oidc::page_headers(response);
-  response.body = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Sign-in request refused</title>"
-                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-                  "<link rel=\"icon\" href=\"" + oidc::html_escaped(request.base_path) +
-                  "/assets/icon.svg\" type=\"image/svg+xml\">"
-                  "<link rel=\"stylesheet\" href=\"" + oidc::html_escaped(request.base_path) +
-                  "/assets/portal.css\"></head><body><main><section class=\"card\">"
-                  "<h1>This sign-in request cannot be trusted</h1>"
-                  "<p>The application that sent you here is not registered with this site as it claims: " +
-                  oidc::html_escaped(error.message) + ".</p>"
-                  "<p>You have not been signed in anywhere. Go back to the application and tell its operator.</p>"
-                  "</section></main></body></html>";
-  return response;
+  return oidc::page(400, "Sign-in request refused", request.base_path,
+                    "<section class=\"card\"><h1>This sign-in request cannot be trusted</h1>"
+                    "<p>The application that sent you here is not registered with this site as it claims: " +
+                    text::html_escaped(error.message) + ".</p>"
+                    "<p>You have not been signed in anywhere. Go back to the application and tell its operator.</p>"
+                    "</section>");
+}
+
+// The client of an authorization request that may go on (trusted_client,
+// then refused_parameters); otherwise the answer to give instead.
+std::expected<OidcClient, HandlerResult> admitted_client(App& app, const http::Request& request, const Query& query) {
+  auto client = trusted_client(app, query);
+  if (!client) {
+    if (client.error().code == Errc::invalid_input && wants_html(request)) {
+      return std::unexpected(HandlerResult(untrusted_request_page(request, client.error())));
+    }
+    return std::unexpected(HandlerResult(std::unexpected(client.error())));
+  }
+  if (auto refusal = refused_parameters(*client, query)) {
+    return std::unexpected(HandlerResult(refuse(app, request, query, *refusal)));
+  }
+  return std::move(*client);
 }
 
 }  // namespace
@@ -211,14 +194,8 @@ http::Response untrusted_request_page(const http::Request& request, const Error&
 HandlerResult oidc_authorize(App& app, const http::Request& request, const RouteContext&) {
   if (auto on = oidc::require_provider(app); !on) return std::unexpected(on.error());
   const Query query = http::parse_query(request.query);
-  auto client = trusted_client(app, query);
-  if (!client) {
-    if (client.error().code == Errc::invalid_input && wants_html(request)) {
-      return untrusted_request_page(request, client.error());
-    }
-    return std::unexpected(client.error());
-  }
-  if (auto refusal = refused_parameters(*client, query)) return refuse(app, request, query, *refusal);
+  auto client = admitted_client(app, request, query);
+  if (!client) return std::move(client.error());
 
   const auto prompt = param(query, "prompt");
   const auto now = unix_now();
@@ -229,10 +206,10 @@ HandlerResult oidc_authorize(App& app, const http::Request& request, const Route
   }
   if (sign_in) {
     if (prompt == "none") return refuse(app, request, query, {"login_required", "the user is not signed in"});
-    std::string login = request.base_path + "/login?rd=" + oidc::percent_encoded(back_to_authorize(request, query));
+    std::string login = request.base_path + "/login?rd=" + http::percent_encoded(back_to_authorize(request, query));
     // The sign-in form starts with the account the client suggests (a hint only).
     if (const auto hint = param(query, "login_hint"); !hint.empty() && hint.size() <= 256) {
-      login += "&login_hint=" + oidc::percent_encoded(hint);
+      login += "&login_hint=" + http::percent_encoded(hint);
     }
     auto response = oidc::redirect(login);
     // A fresh sign-in was asked for: the portal must not see the old session.
@@ -250,7 +227,7 @@ HandlerResult oidc_authorize(App& app, const http::Request& request, const Route
     }
     if (!allowed) {
       if (prompt == "none") return refuse(app, request, query, {"consent_required", "the user has not allowed this client"});
-      return consent_page(app, request, *client, query);
+      return consent_page(request, *client, query);
     }
   }
 
@@ -274,14 +251,8 @@ HandlerResult oidc_consent(App& app, const http::Request& request, const RouteCo
   if (auto on = oidc::require_provider(app); !on) return std::unexpected(on.error());
   const auto form = http::parse_query(request.body);
   const Query query = http::parse_query(param(form, "request"));
-  auto client = trusted_client(app, query);
-  if (!client) {
-    if (client.error().code == Errc::invalid_input && wants_html(request)) {
-      return untrusted_request_page(request, client.error());
-    }
-    return std::unexpected(client.error());
-  }
-  if (auto refusal = refused_parameters(*client, query)) return refuse(app, request, query, *refusal);
+  auto client = admitted_client(app, request, query);
+  if (!client) return std::move(client.error());
   auto session = session_of(app, request);
   if (!session) return fail(Errc::no_credentials, "sign in first");
   const auto decision = param(form, "decision");

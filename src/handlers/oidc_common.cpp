@@ -1,5 +1,10 @@
 #include "handlers/oidc.hpp"
 
+#include <algorithm>
+
+#include "authd/text.hpp"
+#include "http/query.hpp"
+
 namespace authd::handlers::oidc {
 
 std::string issuer(const App& app, const http::Request& request) {
@@ -17,22 +22,18 @@ Result<void> require_provider(const App& app) {
   return {};
 }
 
-std::string percent_encoded(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    const bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                            c == '-' || c == '.' || c == '_' || c == '~';
-    if (unreserved) {
-      out += c;
-    } else {
-      out += '%';
-      out += kHex[byte >> 4];
-      out += kHex[byte & 0x0f];
-    }
+std::string param(const std::map<std::string, std::string, std::less<>>& fields, std::string_view name) {
+  const auto found = fields.find(name);
+  return found == fields.end() ? std::string() : found->second;
+}
+
+bool has_word(std::string_view words, std::string_view word) {
+  for (std::size_t from = 0; from < words.size();) {
+    const auto end = std::min(words.find(' ', from), words.size());
+    if (words.substr(from, end - from) == word) return true;
+    from = end + 1;
   }
-  return out;
+  return false;
 }
 
 std::string with_query(std::string_view uri, const std::vector<std::pair<std::string, std::string>>& params) {
@@ -40,7 +41,7 @@ std::string with_query(std::string_view uri, const std::vector<std::pair<std::st
   char separator = uri.find('?') == std::string_view::npos ? '?' : '&';
   for (const auto& [name, value] : params) {
     out += separator;
-    out += percent_encoded(name) + "=" + percent_encoded(value);
+    out += http::percent_encoded(name) + "=" + http::percent_encoded(value);
     separator = '&';
   }
   return out;
@@ -50,7 +51,7 @@ std::string encoded_query(const std::map<std::string, std::string, std::less<>>&
   std::string out;
   for (const auto& [name, value] : params) {
     if (!out.empty()) out += '&';
-    out += percent_encoded(name) + "=" + percent_encoded(value);
+    out += http::percent_encoded(name) + "=" + http::percent_encoded(value);
   }
   return out;
 }
@@ -71,32 +72,26 @@ http::Response redirect(std::string_view location, int status) {
   return response;
 }
 
-http::Response continue_page(std::string_view location, std::string_view base_path) {
+http::Response page(int status, std::string_view title, std::string_view base_path, std::string_view content,
+                    std::string_view head) {
   http::Response response;
-  response.status = 200;
+  response.status = status;
   response.header("Content-Type", "text/html; charset=utf-8");
   page_headers(response);
-  const std::string href = html_escaped(location);
-  response.body = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Continue</title>"
-                  "<meta http-equiv=\"refresh\" content=\"0; url=" + href + "\">"
-                  "<link rel=\"icon\" href=\"" + html_escaped(base_path) + "/assets/icon.svg\" type=\"image/svg+xml\"></head><body><main>"
-                  "<p><a id=\"continue\" href=\"" + href + "\">Continue</a></p></main></body></html>";
+  const std::string base = text::html_escaped(base_path);
+  response.body = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + text::html_escaped(title) +
+                  "</title>" + std::string(head) +
+                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                  "<link rel=\"icon\" href=\"" + base + "/assets/icon.svg\" type=\"image/svg+xml\">"
+                  "<link rel=\"stylesheet\" href=\"" + base + "/assets/portal.css\"></head><body><main>" +
+                  std::string(content) + "</main></body></html>";
   return response;
 }
 
-std::string html_escaped(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
+http::Response continue_page(std::string_view location, std::string_view base_path) {
+  const std::string href = text::html_escaped(location);
+  return page(200, "Continue", base_path, "<p><a id=\"continue\" href=\"" + href + "\">Continue</a></p>",
+              "<meta http-equiv=\"refresh\" content=\"0; url=" + href + "\">");
 }
 
 void page_headers(http::Response& response) {

@@ -16,10 +16,7 @@
 namespace authd::handlers {
 namespace {
 
-std::string param(const std::map<std::string, std::string, std::less<>>& query, std::string_view name) {
-  const auto found = query.find(name);
-  return found == query.end() ? std::string() : found->second;
-}
+using oidc::param;
 
 // Ends the session of the `auth` cookie when it belongs to `user_id`.
 Result<bool> end_session_of(App& app, const http::Request& request, std::string_view user_id) {

@@ -22,11 +22,8 @@ namespace authd::handlers {
 namespace {
 
 using Form = std::map<std::string, std::string, std::less<>>;
-
-std::string param(const Form& form, std::string_view name) {
-  const auto found = form.find(name);
-  return found == form.end() ? std::string() : found->second;
-}
+using oidc::has_word;
+using oidc::param;
 
 // RFC 6749 §2.3.1: the Basic user and password are form-encoded first.
 std::string form_decoded(std::string_view text) {
@@ -144,15 +141,6 @@ http::Response answer(const App& app, const Tokens& tokens) {
 
 std::map<std::string, std::string, std::less<>> client_claims(const OidcClient& client, std::string_view scope) {
   return {{"aud", client.id}, {std::string(kClientIdClaim), client.id}, {"scope", std::string(scope)}};
-}
-
-bool has_word(std::string_view words, std::string_view word) {
-  for (std::size_t from = 0; from < words.size();) {
-    const auto end = std::min(words.find(' ', from), words.size());
-    if (words.substr(from, end - from) == word) return true;
-    from = end + 1;
-  }
-  return false;
 }
 
 HandlerResult authorization_code(App& app, const http::Request& request, const Form& form, const OidcClient& client) {

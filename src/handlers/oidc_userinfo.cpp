@@ -8,18 +8,8 @@
 #include "handlers/oidc.hpp"
 
 namespace authd::handlers {
-namespace {
 
-bool has_word(std::string_view words, std::string_view word) {
-  for (std::size_t from = 0; from < words.size();) {
-    const auto end = std::min(words.find(' ', from), words.size());
-    if (words.substr(from, end - from) == word) return true;
-    from = end + 1;
-  }
-  return false;
-}
-
-}  // namespace
+using oidc::has_word;
 
 HandlerResult oidc_userinfo(App& app, const http::Request& request, const RouteContext&) {
   if (auto on = oidc::require_provider(app); !on) return std::unexpected(on.error());

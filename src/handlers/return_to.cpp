@@ -18,24 +18,6 @@ namespace {
 
 constexpr std::string_view kPortalPath = "/login";
 
-std::string percent_encoded(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    const bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                            c == '-' || c == '.' || c == '_' || c == '~';
-    if (unreserved) {
-      out += c;
-    } else {
-      out += '%';
-      out += kHex[byte >> 4];
-      out += kHex[byte & 0x0f];
-    }
-  }
-  return out;
-}
-
 http::Response redirect(int status, const std::string& location) {
   Json body = Json::object();
   body.set("location", Json::string(location));
@@ -61,7 +43,7 @@ HandlerResult portal_redirect(App& app, const http::Request& request, const Rout
   if (!return_address_allowed(original_uri, app.server.portal.return_origins)) {
     return redirect(302, std::string(kPortalPath));
   }
-  return redirect(302, std::string(kPortalPath) + "?rd=" + percent_encoded(original_uri));
+  return redirect(302, std::string(kPortalPath) + "?rd=" + http::percent_encoded(original_uri));
 }
 
 }  // namespace authd::handlers

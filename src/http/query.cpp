@@ -10,6 +10,24 @@ std::map<std::string, std::string, std::less<>> parse_query(std::string_view que
   return fields;
 }
 
+std::string percent_encoded(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    const bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                            c == '-' || c == '.' || c == '_' || c == '~';
+    if (unreserved) {
+      out += c;
+    } else {
+      out += '%';
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0x0f];
+    }
+  }
+  return out;
+}
+
 std::string_view cookie_value(std::string_view header, std::string_view name) {
   while (!header.empty()) {
     const auto semicolon = std::min(header.find(';'), header.size());

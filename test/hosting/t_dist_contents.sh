@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR
 # What the shared-hosting tarball holds and what its programs still need from
-# the host: the files install.sh and the README promise; none of the five
-# libraries a host lacks (libfcgi, libargon2, LMDB, jansson) nor
-# libstdc++ among the programs' NEEDED entries; every library ldd lists
+# the host: the files install.sh and the README promise; none of the
+# libraries a host lacks (libargon2, LMDB, jansson; nor libfcgi, which authd
+# no longer uses) nor libstdc++ among the programs' NEEDED entries; every library ldd lists
 # resolves; the release notes' "Oldest C library: glibc X.Y" equals the
 # highest GLIBC_ version the programs need (here with objdump, independently
 # of check-release.sh, which dist.sh ran with readelf and is run again here);

@@ -39,7 +39,8 @@ class EmailVerification {
   Result<std::string> resend(std::string_view username, std::int64_t now, std::string& found_username);
 
   // One more request from the client address group; throttled past
-  // password_reset_address_limit per hour. Errors: throttled, unavailable.
+  // password_reset_address_limit per hour (the setting bounds both mailing
+  // routes, each with its own count). Errors: throttled, unavailable.
   Result<void> admit_address(std::string_view address, std::int64_t now);
 
   struct Verified {

@@ -37,7 +37,7 @@ struct MailSettings {
   std::chrono::seconds message_ttl{3 * 86400};  // a message not accepted by then is dropped
   std::chrono::seconds password_reset_ttl{1800};
   unsigned password_reset_account_limit = 5;   // reset mails per account per hour
-  unsigned password_reset_address_limit = 30;  // reset requests per client address per hour
+  unsigned password_reset_address_limit = 30;  // reset, and verification, requests per address per hour
   std::chrono::milliseconds password_forgot_time{300};  // every /password/forgot answer takes this long
   std::chrono::seconds email_verify_ttl{48 * 3600};  // lifetime of a verification link
   unsigned email_verify_account_limit = 5;          // verification mails per account per hour

@@ -55,8 +55,4 @@ class PasswordReset {
 // "30 minutes", "1 hour", "7 days": a lifetime as mail text.
 std::string describe_duration(std::int64_t seconds);
 
-// A window counter in the store: true when under `limit` for the hour
-// starting at the first count. Inside the caller's write transaction.
-Result<bool> count_hourly(StoreTxn& txn, std::string_view ns, std::string_view key, unsigned limit, std::int64_t now);
-
 }  // namespace authd

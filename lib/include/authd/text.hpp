@@ -1,6 +1,6 @@
 // Small text routines used across the core and the FastCGI program, each
 // written once: trimming, case-insensitive comparison, control characters,
-// percent-decoding and form/query splitting.
+// percent-decoding, form/query splitting and HTML escaping.
 #pragma once
 
 #include <optional>
@@ -20,6 +20,7 @@ std::vector<std::string_view> words(std::string_view text);
 
 bool iequals(std::string_view a, std::string_view b) noexcept;  // ASCII case-insensitive
 bool has_control(std::string_view text) noexcept;               // any byte < 0x20 or 0x7f
+int hex_value(char c) noexcept;                                  // 0..15 for a hex digit, else -1
 
 // Strict percent-decoding: every '%' must start two hex digits; %00 is
 // refused. `plus_is_space` for application/x-www-form-urlencoded. nullopt on
@@ -33,5 +34,8 @@ std::vector<std::pair<std::string, std::string>> split_form(std::string_view que
 
 // The raw (still encoded) value of the first `name` in a query string.
 std::optional<std::string_view> query_value(std::string_view query, std::string_view name) noexcept;
+
+// &, <, >, ", ' as character references (text and attribute values).
+std::string html_escaped(std::string_view text);
 
 }  // namespace authd::text

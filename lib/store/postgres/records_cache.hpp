@@ -19,7 +19,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+
+#include "cache/sharded_string_map.hpp"
 
 namespace authd::pg {
 
@@ -44,15 +45,11 @@ class RecordsCache {
   static constexpr std::size_t kMaxRecordBytes = 16u << 20;
 
  private:
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view text) const noexcept { return std::hash<std::string_view>{}(text); }
-  };
   void clear_locked();
 
   mutable std::mutex mutex_;
   std::optional<std::string> records_;
-  std::unordered_map<std::string, std::string, Hash, std::equal_to<>> by_id_;
+  StringMap<std::string> by_id_;
   std::size_t by_id_bytes_ = 0;
   std::uint64_t epoch_ = 0;  // + 1 on every invalidation
   std::atomic<bool> live_{false};

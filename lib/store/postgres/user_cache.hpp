@@ -12,17 +12,15 @@
 // change, arriving after its eviction, would stay in the cache for good.
 #pragma once
 
-#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 
 #include "authd/user.hpp"
+#include "cache/sharded_string_map.hpp"
 
 namespace authd::pg {
 
@@ -47,22 +45,11 @@ class UserCache {
   bool live() const noexcept { return live_.load(std::memory_order_acquire); }
 
  private:
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view text) const noexcept { return std::hash<std::string_view>{}(text); }
-  };
-  struct Shard {
-    mutable std::mutex mutex;
-    std::unordered_map<std::string, User, Hash, std::equal_to<>> users;
-    std::uint64_t epoch = 0;  // + 1 on every eviction in this shard
-  };
-  static constexpr std::size_t kShards = 16;
-
-  std::size_t shard_of(std::string_view username) const noexcept { return Hash{}(username) % kShards; }
-  void clear_all();
+  using Shards = ShardedStringMap<User>;
+  std::size_t shard_of(std::string_view username) const noexcept { return Shards::index_of(username); }
 
   std::size_t per_shard_;
-  std::array<Shard, kShards> shards_;
+  Shards shards_;
   std::atomic<bool> live_{false};
 };
 

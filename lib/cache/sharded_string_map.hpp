@@ -1,0 +1,62 @@
+// Internal to lib/: what the in-process caches share, written once.
+//  - StringMap: string keys looked up by std::string_view without a copy
+//    (a transparent hash);
+//  - ShardedStringMap: such maps spread over shards, each with its own mutex,
+//    so that threads rarely contend, and an epoch that clear() bumps (the
+//    PostgreSQL caches hand out tickets against it, so that an answer read
+//    before an eviction is not kept after it).
+// Users: the PostgreSQL store's user cache and records cache
+// (lib/store/postgres/), lib/token's verified-token cache. What each keeps,
+// how it is bounded and when it forgets stays with each: their rules differ.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace authd {
+
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view text) const noexcept { return std::hash<std::string_view>{}(text); }
+};
+
+template <class V>
+using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
+
+template <class V, std::size_t N = 16>
+class ShardedStringMap {
+ public:
+  static constexpr std::size_t kShards = N;
+
+  struct Shard {
+    mutable std::mutex mutex;
+    StringMap<V> entries;
+    std::uint64_t epoch = 0;  // + 1 on every clear() (and on the owner's evictions)
+  };
+
+  static std::size_t index_of(std::string_view key) noexcept { return StringHash{}(key) % N; }
+  Shard& shard(std::size_t index) noexcept { return shards_[index]; }
+  const Shard& shard(std::size_t index) const noexcept { return shards_[index]; }
+  Shard& shard_for(std::string_view key) noexcept { return shards_[index_of(key)]; }
+  const Shard& shard_for(std::string_view key) const noexcept { return shards_[index_of(key)]; }
+
+  // Empties every shard (one lock at a time) and bumps its epoch.
+  void clear() {
+    for (Shard& s : shards_) {
+      std::lock_guard lock(s.mutex);
+      ++s.epoch;
+      s.entries.clear();
+    }
+  }
+
+ private:
+  std::array<Shard, N> shards_;
+};
+
+}  // namespace authd
