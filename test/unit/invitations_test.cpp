@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "authd/crypto.hpp"
@@ -226,6 +228,19 @@ TEST(SignupModeInvite, AThirdPartyIdentityWithoutAnAccountIsRefused) {
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code, Errc::signup_closed);
   EXPECT_FALSE(store->find_user("stranger"));
+}
+
+// docs/mail.md cannot drift from the settings table: each row, with its default.
+TEST(InvitationDocs, EverySettingIsDocumentedWithItsDefault) {
+  const auto doc_path = std::filesystem::path(__FILE__).parent_path() / ".." / ".." / "docs" / "mail.md";
+  std::ifstream in(doc_path);
+  ASSERT_TRUE(in) << doc_path;
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  InvitationSettings settings;
+  for (const auto& row : invitation_settings(settings)) {
+    const std::string expected = "| `" + row.name + "` | `" + row.show() + "` |";
+    EXPECT_NE(doc.find(expected), std::string::npos) << "docs/mail.md lacks the row " << expected;
+  }
 }
 
 }  // namespace
