@@ -10,6 +10,7 @@
 
 #include "authd/core.hpp"
 #include "authd/email_verification.hpp"
+#include "authd/invitations.hpp"
 #include "authd/password_reset.hpp"
 #include "authd/settings.hpp"
 #include "authd/settings_reference.hpp"
@@ -44,6 +45,7 @@ struct App {
   std::unique_ptr<mail::Templates> mail_templates;
   std::unique_ptr<PasswordReset> password_reset;
   std::unique_ptr<EmailVerification> email_verification;
+  std::unique_ptr<Invitations> invitations;
 
   // Opens the store and loads the signing key. Errors: io, config — the
   // caller prints the one-line reason and refuses to start.

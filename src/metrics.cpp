@@ -31,7 +31,10 @@ struct Registry {
   std::atomic<std::uint64_t> mail_failed{0};
   std::atomic<long> password_queue{0};
   std::atomic<long> upstream_queue{0};
+  std::array<std::atomic<std::uint64_t>, 3> invitations{};  // created, accepted, revoked
 };
+
+constexpr std::array<std::string_view, 3> kInvitationEvents{"created", "accepted", "revoked"};
 
 Registry& registry() {
   static Registry instance;
@@ -87,6 +90,12 @@ void lane_depth(Lane lane, int delta) {
   else if (lane == Lane::upstream) r.upstream_queue.fetch_add(delta, std::memory_order_relaxed);
 }
 
+void invitation(std::string_view event) {
+  for (std::size_t i = 0; i < kInvitationEvents.size(); ++i) {
+    if (kInvitationEvents[i] == event) registry().invitations[i].fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
 std::string render(App& app) {
   Registry& r = registry();
   std::string out;
@@ -132,6 +141,11 @@ std::string render(App& app) {
       header(out, "authd_mail_outbox_depth", "gauge", "Messages waiting in the outbox (every node's).");
       out += "authd_mail_outbox_depth " + std::to_string(*depth) + "\n";
     }
+  }
+  header(out, "authd_invitations_total", "counter", "Invitations of this process, by event (created, accepted, revoked).");
+  for (std::size_t i = 0; i < kInvitationEvents.size(); ++i) {
+    out += "authd_invitations_total{event=\"" + std::string(kInvitationEvents[i]) + "\"} " +
+           std::to_string(r.invitations[i].load()) + "\n";
   }
   const auto cache = app.core->tokens().cache_counts();
   header(out, "authd_token_cache_lookups_total", "counter", "Verified-token cache lookups, by result.");

@@ -25,6 +25,8 @@ void throttled();
 // Mail handed to the SMTP server (accepted), or attempts that failed (retried later).
 void mail_sent();
 void mail_failed();
+// Invitations through the API: created, accepted, revoked (authctl's are not counted).
+void invitation(std::string_view event);
 // Jobs waiting in a lane's queue (+1 queued, -1 taken).
 void lane_depth(Lane lane, int delta);
 

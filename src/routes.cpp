@@ -23,6 +23,7 @@ using enum Capability;
 
 constexpr std::array kRoutes{
     Route{"POST", "/signup", signup, Access::open, std::nullopt, Lane::password, Body::json},
+    Route{"POST", "/signup/invitation", accept_invitation, Access::open, std::nullopt, Lane::password, Body::json},
     Route{"POST", "/signin", signin, Access::open, std::nullopt, Lane::password},
     // forgot waits out a fixed answer time: off the direct lane.
     Route{"POST", "/password/forgot", password_forgot, Access::open, std::nullopt, Lane::upstream, Body::json},
@@ -49,6 +50,9 @@ constexpr std::array kRoutes{
     Route{"GET", "/admin/clients/{id}", admin_get_client, Access::admin, std::nullopt},
     Route{"DELETE", "/admin/clients/{id}", admin_remove_client, Access::admin, std::nullopt},
     Route{"POST", "/admin/clients/{id}/secret", admin_rotate_client_secret, Access::admin, std::nullopt},
+    Route{"GET", "/admin/invitations", admin_list_invitations, Access::admin, std::nullopt},
+    Route{"POST", "/admin/invitations", admin_create_invitation, Access::admin, std::nullopt, Lane::direct, Body::json},
+    Route{"DELETE", "/admin/invitations/{id}", admin_revoke_invitation, Access::admin, std::nullopt},
     Route{"GET", "/.well-known/jwks.json", jwks, Access::open, std::nullopt},
     Route{"GET", "/.well-known/openid-configuration", openid_configuration, Access::open, std::nullopt},
     Route{"GET", "/authorize", oidc_authorize, Access::open, std::nullopt},

@@ -74,7 +74,11 @@ Result<void> validate_signup(const SignupRequest& request, const CredentialPolic
     return fail(Errc::invalid_input, "fullname must be at most " + std::to_string(policy.fullname_max_length) +
                                        " bytes without control characters");
   }
-  if (request.email.size() > policy.email_max_length || !plausible_email(request.email)) {
+  return validate_email(request.email, policy);
+}
+
+Result<void> validate_email(std::string_view email, const CredentialPolicy& policy) {
+  if (email.size() > policy.email_max_length || !plausible_email(email)) {
     return fail(Errc::invalid_input, "email must be an address like name@example.com");
   }
   return {};
@@ -234,7 +238,7 @@ Result<std::string> free_username(StoreTxn& txn, const ExternalIdentity& identit
 
 }  // namespace
 
-Result<ExternalSignIn> Accounts::sign_in_external(const ExternalIdentity& identity, bool keep_role) {
+Result<ExternalSignIn> Accounts::sign_in_external(const ExternalIdentity& identity, bool keep_role, bool create_new) {
   const std::string link = identity.provider + ":" + identity.subject;
   ExternalSignIn outcome;
   auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
@@ -262,6 +266,10 @@ Result<ExternalSignIn> Accounts::sign_in_external(const ExternalIdentity& identi
       return std::unexpected(linked_name.error());
     }
 
+    if (!create_new) {
+      return fail(Errc::signup_closed, "sign-up is by invitation only: no account is linked to this " +
+                                           identity.provider + " identity");
+    }
     auto username = free_username(txn, identity, policy_.username_max_length);
     if (!username) return std::unexpected(username.error());
     User user = new_user(*username, "", Role::user, identity.fullname, identity.email);

@@ -19,6 +19,7 @@ CoreSettingsTables::CoreSettingsTables(CoreSettings& s, settings::Loader& loader
   loader.add(mail_settings(s.mail));
   loader.add_check([&s] { return finish_mail_settings(s.mail); });
   loader.add(oidc_settings(s.oidc));
+  loader.add(invitation_settings(s.invitations));
   loader.add_check([&s]() -> Result<void> {
     if (s.store.lmdb.directory.empty()) return fail(Errc::config, "state_dir must not be empty");
     if (s.argon2.memory_kib < 8 * s.argon2.parallelism) {

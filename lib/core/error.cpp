@@ -31,6 +31,7 @@ std::string_view to_string(Errc code) noexcept {
     case Errc::mfa_required: return "mfa_required";
     case Errc::email_not_verified: return "email_not_verified";
     case Errc::mfa_failed: return "mfa_failed";
+    case Errc::signup_closed: return "signup_closed";
   }
   return "unknown";
 }

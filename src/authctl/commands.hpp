@@ -69,4 +69,9 @@ int show_client(Context& context, const Invocation& invocation);
 int remove_client(Context& context, const Invocation& invocation);
 int rotate_client_secret(Context& context, const Invocation& invocation);
 
+// invitations.cpp
+int invite(Context& context, const Invocation& invocation);
+int list_invitations(Context& context, const Invocation& invocation);
+int revoke_invitation(Context& context, const Invocation& invocation);
+
 }  // namespace authctl

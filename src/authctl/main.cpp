@@ -74,6 +74,14 @@ const std::vector<Command>& commands() {
       {"client remove", "CLIENT_ID", "remove a client; its tokens stop being issued", 1, 1, {}, remove_client},
       {"client rotate-secret", "CLIENT_ID", "a new secret for a confidential client, shown once", 1, 1, {},
        rotate_client_secret},
+      {"invite", "EMAIL ROLE [--ttl SECONDS] [--url SITE] [--no-mail]",
+       "invite EMAIL to choose a username and password for an account with ROLE; prints the single-use\n"
+       "link (<public_url or --url>/invite#token=...) and mails it when smtp_url is set, unless --no-mail;\n"
+       "--ttl: its lifetime (default invitation_ttl)",
+       2, 2, {{"ttl", true}, {"url", true}, {"no-mail", false}}, invite},
+      {"invitation list", "", "pending invitations: id, role, expiry, email (--json: objects)", 0, 0, {},
+       list_invitations},
+      {"invitation revoke", "ID", "revoke an invitation: its link stops working", 1, 1, {}, revoke_invitation},
       {"mfa reset", "USER", "remove every second factor of USER (TOTP, recovery codes, passkeys); audited", 1, 1, {},
        reset_mfa},
   };

@@ -24,6 +24,15 @@ struct RouteContext {
 using HandlerResult = Result<http::Response>;
 
 HandlerResult signup(App& app, const http::Request& request, const RouteContext& context);
+// The user object of the sign-up answer (the spec's shape: __v, _id, acl,
+// password (the stored hash), role, username).
+Json signup_user_json(const User& user);
+// Invitations (invitations.cpp): POST|GET /admin/invitations, DELETE
+// /admin/invitations/{id}, and POST /signup/invitation (the invitee's sign-up).
+HandlerResult admin_create_invitation(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult admin_list_invitations(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult admin_revoke_invitation(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult accept_invitation(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult signin(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult oauth(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult auth_check(App& app, const http::Request& request, const RouteContext& context);

@@ -74,8 +74,17 @@ HandlerResult complete(App& app, const http::Request& request,
 
   auto identity = client->complete(query.find("code")->second, *state, now);
   if (!identity) return std::unexpected(identity.error());
-  auto account = app.core->accounts().sign_in_external(*identity, app.core->settings().oauth.keep_role);
-  if (!account) return std::unexpected(account.error());
+  // signup_mode = invite: only accounts that exist already (as Keycloak and
+  // authentik do with registration off); a new person needs an invitation.
+  const bool create_new = app.core->settings().invitations.signup_mode == SignupMode::open;
+  auto account = app.core->accounts().sign_in_external(*identity, app.core->settings().oauth.keep_role, create_new);
+  if (!account) {
+    if (account.error().code == Errc::signup_closed) {
+      audit(app, request, {.event = "oauth_signin", .outcome = "refused",
+                           .reason = state->provider + ", no account and sign-up by invitation only"});
+    }
+    return std::unexpected(account.error());
+  }
   if (auto verified = refuse_unverified(app, request, account->user); !verified) return std::unexpected(verified.error());
   if (app.core->settings().mfa.for_oauth) {
     if (auto second = ask_second_factor(app, request, account->user, "fed"); !second) {

@@ -1,8 +1,11 @@
 // GET /auth/providers: the configured third-party identity providers, for the
 // sign-in portal's buttons. Open (no credentials): it names what the portal
 // shows anyway, never a client id, secret or endpoint.
-//   200 {"providers":[{"name":"github","login_url":"<prefix>/oauth?provider=github"}, ...]}
+//   200 {"providers":[{"name":"github","login_url":"<prefix>/oauth?provider=github"}, ...],
+//        "signup":"open"}
 // sorted by name; an empty list when third-party sign-in is not configured.
+// "signup" is signup_mode (open, invite): the portal offers "Create an
+// account" only when it is open.
 #include "handlers/handlers.hpp"
 
 namespace authd::handlers {
@@ -21,7 +24,8 @@ HandlerResult auth_providers(App& app, const http::Request& request, const Route
     providers.append(std::move(entry));
   }
   Json body = Json::object();
-  body.set("providers", std::move(providers));
+  const bool open = app.core->settings().invitations.signup_mode == SignupMode::open;
+  body.set("providers", std::move(providers)).set("signup", Json::string(open ? "open" : "invite"));
   auto response = http::Response::json(200, body);
   response.header("Cache-Control", "no-cache");
   return response;

@@ -2,7 +2,8 @@
 // Only as application/json and not from another site (no login CSRF through
 // a form: the route table's checks, routes.cpp admit()); sign-ups per
 // address are limited (signup_address_limit). With mail on, the email is
-// mailed a verification link (email_verify.cpp).
+// mailed a verification link (email_verify.cpp). With signup_mode = invite:
+// 403 {"error":"Sign-up Closed",...} (invitations.cpp is the way in then).
 #include "authd/clock.hpp"
 #include "handlers/handlers.hpp"
 #include "log.hpp"
@@ -10,7 +11,23 @@
 
 namespace authd::handlers {
 
+Json signup_user_json(const User& user) {
+  // The spec's shape: __v, _id, acl, password (the stored hash), role, username.
+  Json shown = Json::object();
+  shown.set("__v", Json::integer(user.version))
+      .set("_id", Json::string(user.id))
+      .set("acl", Json::array())
+      .set("password", Json::string(user.password_hash))
+      .set("role", Json::string(to_string(user.role)))
+      .set("username", Json::string(user.username));
+  return shown;
+}
+
 HandlerResult signup(App& app, const http::Request& request, const RouteContext&) {
+  if (app.core->settings().invitations.signup_mode == SignupMode::invite) {
+    audit(app, request, {.event = "signup", .outcome = "refused", .reason = "sign-up by invitation only"});
+    return fail(Errc::signup_closed, "sign-up is by invitation only: ask an administrator for an invitation");
+  }
   auto body = parse_json_body(app, request);
   if (!body) return std::unexpected(body.error());
   auto fields = signup_request_from_json(*body);
@@ -37,14 +54,7 @@ HandlerResult signup(App& app, const http::Request& request, const RouteContext&
                          .reason = "sign-up"});
   }
 
-  // The spec's shape: __v, _id, acl, password (the stored hash), role, username.
-  Json shown = Json::object();
-  shown.set("__v", Json::integer(user->version))
-      .set("_id", Json::string(user->id))
-      .set("acl", Json::array())
-      .set("password", Json::string(user->password_hash))
-      .set("role", Json::string(to_string(user->role)))
-      .set("username", Json::string(user->username));
+  Json shown = signup_user_json(*user);
   // require_verified_email: no session before the address is verified.
   if (app.core->settings().mail.require_verified_email && !user->email_verified) {
     Json answer = Json::object();

@@ -77,6 +77,7 @@ ErrorAnswer to_http(const Error& error) {
     }
     case Errc::mfa_required: return {403, {}, error_body("MFA Required", error.message)};
     case Errc::email_not_verified: return {403, {{"Cache-Control", "no-store"}}, error_body("Email Not Verified")};
+    case Errc::signup_closed: return {403, {}, error_body("Sign-up Closed", error.message)};
     case Errc::mfa_failed: return {401, {{"Cache-Control", "no-store"}}, error_body("Invalid Second Factor", error.message)};
     case Errc::config:
     case Errc::io:

@@ -40,6 +40,12 @@ from_authd "GET /records"
 http GET /auth/check
 expect_status 400 "GET /auth/check without X-Original-URI"
 from_authd "GET /auth/check"
+http GET /admin/invitations
+expect_status 401 "GET /admin/invitations without a token"
+from_authd "GET /admin/invitations"
+http GET /signup/invitation
+expect_status 405 "GET /signup/invitation"
+from_authd "GET /signup/invitation"
 
 step "trailing slash, ids and deeper paths"
 http GET /records/

@@ -18,6 +18,13 @@ expect_status 200 "GET /login"
 expect_header "the portal is HTML" Content-Type '^text/html'
 expect_eq "GET /login serves www/login.html" "$(<"$www/login.html")" "$BODY"
 
+# The mail pages (docs/pages.md): each path serves its page of www/.
+for page in forgot:reset reset:reset verify.html:verify invite:invite; do
+  http GET "/${page%%:*}"
+  expect_status 200 "GET /${page%%:*}"
+  expect_eq "GET /${page%%:*} serves www/${page##*:}.html" "$(<"$www/${page##*:}.html")" "$BODY"
+done
+
 http GET /index.html
 expect_status 200 "GET /index.html"
 

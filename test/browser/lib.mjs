@@ -25,7 +25,7 @@ export async function launch() {
 // API paths whose 4xx/5xx answers are expected in a test (401 before sign-in,
 // 500 Invalid Login, 404 for a route not built yet): Chromium logs each as
 // "Failed to load resource", which is not a page error.
-const API = /^\/(signin|signup|signout|oauth|me|auth|admin\/users)(\/|\?|$)/;
+const API = /^\/(signin|signup|signout|oauth|me|auth|admin\/users|admin\/invitations)(\/|\?|$)/;
 
 // Every problem any page of any context showed: console errors, uncaught
 // exceptions, CSP violations (reported by the page itself).

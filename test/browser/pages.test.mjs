@@ -346,6 +346,49 @@ test("verify email: the mailed link, the page, one click", async () => {
   await context.close();
 });
 
+test("invitation: the admin page invites, the mailed link, a username and a password, signed in", async () => {
+  // root: the admin of the admin page's test.
+  const adminContext = await newContext(browser, "admin-invite");
+  const admin = await adminContext.newPage();
+  await signInWithPage(admin, "root", PASSWORD, `?rd=${encodeURIComponent("/admin")}`);
+  await admin.waitForURL(`${BASE}/admin`);
+  const invite = admin.getByRole("form", { name: "Invitations" });
+  await invite.getByLabel("Email").fill("inez@example.test");
+  await invite.getByLabel("Role").selectOption("editor");
+  await invite.getByRole("button", { name: "Invite" }).click();
+  await admin.getByRole("status").filter({ hasText: "inez@example.test is invited as editor" }).waitFor();
+  await admin.getByRole("button", { name: "Revoke the invitation of inez@example.test" }).waitFor();
+  await snap(admin, "admin-invitations");
+  await adminContext.close();
+
+  const link = await resetLinkFor("inez@example.test", /https?:\S+\/invite#token=[\w-]+/);
+  const context = await newContext(browser, "invite");
+  const page = await context.newPage();
+  // The mail links to public_url; the page under test is at BASE.
+  await page.goto(`${BASE}/invite${link.slice(link.indexOf("#"))}`);
+  assert.ok(!page.url().includes("token="), "the token leaves the address bar at once");
+  const form = page.getByRole("form", { name: "Accept your invitation" });
+  await form.getByLabel("Username").fill("inez");
+  await form.getByLabel("Password").fill("inez password");
+  await snap(page, "invite");
+  await form.getByRole("button", { name: "Create my account" }).click();
+  await page.waitForURL(`${BASE}/account`);
+  assert.ok(await authCookie(context), "signed in by the invitation");
+  await page.locator("#role").filter({ hasText: "editor" }).waitFor();
+  await page.locator("#email").filter({ hasText: "inez@example.test" }).waitFor();
+  assert.equal(role("inez"), "editor");
+  await context.close();
+  // Used up: the same link again says so on the page.
+  const again = await (await newContext(browser, "invite-used")).newPage();
+  await again.goto(`${BASE}/invite${link.slice(link.indexOf("#"))}`);
+  const used = again.getByRole("form", { name: "Accept your invitation" });
+  await used.getByLabel("Username").fill("inez2");
+  await used.getByLabel("Password").fill("another password");
+  await used.getByRole("button", { name: "Create my account" }).click();
+  await used.getByRole("alert").filter({ hasText: "unknown, used, revoked or expired" }).waitFor();
+  await again.context().close();
+});
+
 test("the policy is enforced, and no page logged an error or a CSP violation", async () => {
   const context = await newContext(browser, "csp");
   const page = await context.newPage();

@@ -34,6 +34,7 @@ TEST(ErrorMapping, EveryKindHasItsStatus) {
       {Errc::not_configured, 501},    {Errc::upstream_failed, 502},  {Errc::upstream_timeout, 504},
       {Errc::config, 500},            {Errc::io, 500},               {Errc::internal, 500},
       {Errc::cross_site, 403},        {Errc::unsupported_type, 415}, {Errc::email_not_verified, 403},
+      {Errc::signup_closed, 403},
   };
   for (const auto& [code, status] : expected) {
     EXPECT_EQ(to_http(Error(code, "x")).status, status) << to_string(code);
@@ -47,6 +48,9 @@ TEST(ErrorMapping, TheSpecsTextsAreExact) {
   }
   // Exactly {"error":"Email Not Verified"} (issue 24), no detail.
   EXPECT_EQ(to_http(Error(Errc::email_not_verified, "detail")).body, R"({"error":"Email Not Verified"})");
+  // signup_mode = invite (issue 24 part 4): the title, and why.
+  EXPECT_EQ(to_http(Error(Errc::signup_closed, "sign-up is by invitation only")).body,
+            R"({"error":"Sign-up Closed","detail":"sign-up is by invitation only"})");
 }
 
 TEST(ErrorMapping, RetryAfterComesFromTheTypedField) {

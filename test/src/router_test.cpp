@@ -154,7 +154,7 @@ TEST(RouteTableCsrf, JsonRoutesTakeOnlyApplicationJsonBeforeParsing) {
   const std::set<std::pair<std::string, std::string>> bodiless{
       {"POST", "/signin"},        {"POST", "/signout"},           {"POST", "/signout/all"},
       {"DELETE", "/admin/users/{id}"}, {"POST", "/admin/users/{id}/signout"}, {"DELETE", "/records/{id}"},
-      {"DELETE", "/admin/clients/{id}"}, {"POST", "/admin/clients/{id}/secret"},
+      {"DELETE", "/admin/clients/{id}"}, {"POST", "/admin/clients/{id}/secret"}, {"DELETE", "/admin/invitations/{id}"},
       {"POST", "/userinfo"}, {"DELETE", "/me/clients/{id}"},  // the bearer token in the header (RFC 6750 §2.1), no body
   };
   for (const auto& route : route_table()) {

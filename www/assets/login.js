@@ -205,6 +205,10 @@ async function onSignOut() {
 async function loadProviders() {
   const result = await call("GET", "/auth/providers");
   if (!result.ok || !result.data || !Array.isArray(result.data.providers)) return;
+  // signup_mode = invite: POST /signup is closed, so no "Create an account".
+  const closed = result.data.signup === "invite";
+  $("signup-offer").hidden = closed;
+  $("signup-closed").hidden = !closed;
   const list = $("provider-list");
   list.replaceChildren();
   for (const provider of result.data.providers) {

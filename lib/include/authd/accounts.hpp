@@ -44,6 +44,8 @@ Result<SignupRequest> signup_request_from_json(const Json& body);
 Result<void> validate_signup(const SignupRequest& request, const CredentialPolicy& policy);
 Result<void> validate_username(std::string_view username, const CredentialPolicy& policy);
 Result<void> validate_password(std::string_view password, const CredentialPolicy& policy);
+// The sign-up's rule for an address (length, one '@', no spaces or controls).
+Result<void> validate_email(std::string_view email, const CredentialPolicy& policy);
 
 // username_max_length, password_min_length, password_max_length,
 // fullname_max_length, email_max_length.
@@ -76,8 +78,10 @@ class Accounts {
   // keep_role, __v + 1); without one, a new account (no password, role user)
   // is created and linked under the first free username of: the hint, then
   // "<hint>.<provider>", then "<hint>.<provider>.<n>" (n = 2, 3, ...), so an
-  // existing account is never taken over. Errors: storage_full, internal.
-  Result<ExternalSignIn> sign_in_external(const ExternalIdentity& identity, bool keep_role);
+  // existing account is never taken over. Without `create_new` (signup_mode
+  // = invite) an identity no account is linked to is refused: signup_closed.
+  // Errors: storage_full, internal.
+  Result<ExternalSignIn> sign_in_external(const ExternalIdentity& identity, bool keep_role, bool create_new = true);
 
   // The user's own password change: `current` must be right (else
   // invalid_login, same work as sign-in), `next` valid (invalid_input naming

@@ -29,6 +29,7 @@
 #include "authd/audit.hpp"
 #include "authd/error.hpp"
 #include "authd/guard.hpp"
+#include "authd/invitations.hpp"
 #include "authd/mail.hpp"
 #include "authd/mfa.hpp"
 #include "authd/oauth.hpp"
@@ -63,6 +64,7 @@ struct CoreSettings {
   MfaSettings mfa;
   MailSettings mail;
   OidcSettings oidc;
+  InvitationSettings invitations;
 };
 
 // The signing key file: signing_key_file, else <state_dir>/signing.key.

@@ -44,6 +44,7 @@ enum class Errc {
   mfa_required,           // the role needs a token showing a second factor (amr); message safe to show
   mfa_failed,             // a wrong, reused or expired second-factor code or mfa_token; message safe to show
   email_not_verified,     // sign-in refused: require_verified_email and the account's email is not verified yet
+  signup_closed,          // signup_mode = invite: no new account without an invitation; message safe to show
 };
 
 struct Error {
