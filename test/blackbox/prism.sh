@@ -63,7 +63,7 @@ _prism_stop() {
   PRISM_PID=
   [[ -s $PRISM_LOG ]] || { fail "Prism's log $PRISM_LOG exists"; return 0; }
   local summary bad
-  summary=$(jq -r 'select(.summary) | "\(.exchanges) exchanges, \(.operations | length) operations of docs/openapi.yaml, \(.violations) violations"' "$PRISM_LOG")
+  summary=$(jq -r 'select(.summary) | "\(.exchanges) exchanges (\(.outside) outside the document, \(.front_pages) front-server pages), \(.operations | length) operations of docs/openapi.yaml, \(.violations) violations"' "$PRISM_LOG")
   bad=$(jq -r 'select(.violation) | "\(.method) \(.url) -> \(.status // "?") [\(.operation // .outside // "")]: \(.violations | join("; "))"' "$PRISM_LOG")
   if [[ -z $summary ]]; then
     fail "Prism's validating proxy wrote its summary" "$(tail -n 20 "$STATE_DIR/prism.out" 2>/dev/null)"
