@@ -81,6 +81,9 @@ test_pkgs+=(postgresql)
 # tokens against the JWKS (npm jose, the second verifier, comes from test/jwks
 # with `npm ci`).
 test_pkgs+=(python3-jwt python3-cryptography)
+# The suite through Prism (label prism): node runs test/prism/validating-proxy.cjs
+# with npm @stoplight/prism-http (installed by the first test with `npm ci`),
+# jq reads its verdicts; both are above already.
 # t_keepalive.sh, t_sec_slow_clients.sh: small FastCGI and slow-HTTP clients
 # (test/blackbox/fcgi_client.py, slow_http.py), standard library only.
 test_pkgs+=(python3)

@@ -45,6 +45,9 @@
 #                  caddy     Caddy 2.6, conf/caddy/Caddyfile (caddy.sh).
 #                  Everything else is alike; CTest runs the suite on each, as
 #                  blackbox.NAME, blackbox-apache.NAME and blackbox-nginx.NAME.
+#   PRISM_PROXY=1  Prism's validator between the test and the front end: every
+#                  request and answer is checked against docs/openapi.yaml and
+#                  a violation fails the test (prism.sh; CTest: blackbox-prism.NAME).
 #
 # Variables set by stack_start
 #   STATE_DIR      a fresh directory (mktemp -d), also AUTHD_STATE_DIR
@@ -248,6 +251,13 @@ _frontend_spawn() {
   return "$rc"
 }
 
+# PRISM_PROXY=1: the front end behind Prism's validating proxy (prism.sh).
+if [[ ${PRISM_PROXY:-0} == 1 ]]; then
+  # shellcheck source=prism.sh
+  source "$_HARNESS_DIR/prism.sh"
+  FRONTEND_LOGS+=(prism.out)
+fi
+
 # --- exit handling and logs --------------------------------------------------------
 _HARNESS_EXIT_HOOKS=()
 at_exit() {
@@ -410,6 +420,7 @@ stack_start() {
   need_tools spawn-fcgi curl jq setsid
   [[ $AUTHD_FRONTEND != lighttpd ]] || need_tools lighttpd
   [[ -x $AUTHD_BIN ]] || _harness_die "AUTHD_BIN=$AUTHD_BIN is not an executable (build first)"
+  [[ ${PRISM_PROXY:-0} != 1 ]] || _prism_install
 
   STATE_DIR=$(mktemp -d "${TMPDIR:-/tmp}/authd-bb.XXXXXX") || _harness_die "mktemp failed"
   FCGI_SOCKET=$STATE_DIR/authd.sock
@@ -439,7 +450,11 @@ stack_start() {
       authd_start || _harness_die "authd did not start"
     fi
     rc=0
-    _frontend_start || rc=$?
+    if [[ ${PRISM_PROXY:-0} == 1 ]]; then
+      _prism_frontend_start || rc=$?
+    else
+      _frontend_start || rc=$?
+    fi
     ((rc == 2)) || break
     ((${#templates[@]})) && authd_stop
     echo "harness: port $PORT was taken, retrying" >&2
@@ -481,10 +496,16 @@ _sanitizer_reports() {
 
 _EXIT_RC=0
 _SANITIZER_FAILED=0
+_PRISM_FAILED=0
 
 stack_stop() {
   ((_STACK_STOPPED)) && return 0
   _STACK_STOPPED=1
+  if [[ ${PRISM_PROXY:-0} == 1 ]]; then
+    local failed_before=$FAILED
+    _prism_stop
+    ((FAILED == failed_before)) || _PRISM_FAILED=1
+  fi
   if [[ -n $FRONTEND_PID ]]; then
     stop_group "$FRONTEND_PID" "$AUTHD_FRONTEND"
     FRONTEND_PID='' LIGHTTPD_PID=''
@@ -508,7 +529,7 @@ _harness_on_exit() {
   for hook in "${_HARNESS_EXIT_HOOKS[@]}"; do
     eval "$hook" || true
   done
-  if ((_SANITIZER_FAILED && _EXIT_RC == 0)); then
+  if (((_SANITIZER_FAILED || _PRISM_FAILED) && _EXIT_RC == 0)); then
     echo "$PASSED passed, $FAILED failed"
     _EXIT_RC=1
   fi
