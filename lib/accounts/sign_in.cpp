@@ -3,7 +3,9 @@
 // session here; src/handlers only translate HTTP to and from it.
 #include "authd/sign_in.hpp"
 
+#include "authd/audit.hpp"
 #include "authd/core.hpp"
+#include "authd/email_verification.hpp"
 #include "authd/mfa.hpp"
 #include "authd/passkeys.hpp"
 #include "authd/text.hpp"
@@ -15,6 +17,25 @@ namespace {
 // access token), naming the user it was given to.
 constexpr std::string_view kDeviceTokenType = "authd-device+jwt";
 constexpr std::string_view kDeviceSubject = "device";
+
+// The User-Agent as a notice shows it: printable ASCII, at most 200 characters.
+std::string shown_user_agent(std::string_view agent) {
+  constexpr std::size_t kMost = 200;
+  std::string out;
+  for (char c : agent.substr(0, kMost)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
+  return out.empty() ? std::string("unknown") : out;
+}
+
+// "2026-11-26 05:09:56 UTC".
+std::string shown_time(std::int64_t now) {
+  std::string text = rfc3339_utc(now);
+  if (text.size() == 20 && text[10] == 'T' && text.back() == 'Z') {
+    text[10] = ' ';
+    text.pop_back();
+    text += " UTC";
+  }
+  return text;
+}
 
 SignInObserver& quiet() {
   static SignInObserver none;
@@ -40,9 +61,23 @@ std::string SignIn::known_device(std::string_view device_token, std::string_view
   return claims->token_id;
 }
 
-std::string SignIn::device_token(const User& user, std::int64_t now) const {
-  return core_.tokens().issue(kDeviceTokenType, kDeviceSubject, user.username, now, {},
-                              core_.throttle().policy().device_ttl);
+std::string SignIn::new_device_token(const User& user, std::int64_t now) const {
+  return core_.tokens().issue(kDeviceTokenType, kDeviceSubject, user.username, now, {}, device_ttl());
+}
+
+std::chrono::seconds SignIn::device_ttl() const noexcept { return core_.throttle().policy().device_ttl; }
+
+void SignIn::tell_new_device(const User& user, const SignInClient& client, std::int64_t now) {
+  if (!templates_) return;
+  auto sent = send_notice(core_.store(), core_.settings().mail, *templates_, "new_device", user, now,
+                          {{"time", shown_time(now)},
+                           {"address", client.address.empty() ? std::string("unknown") : client.address},
+                           {"user_agent", shown_user_agent(client.user_agent)}});
+  if (!sent) {
+    observer_->warning("cannot queue the new_device notice: " + sent.error().message);
+  } else if (*sent) {
+    observer_->mail_queued();
+  }
 }
 
 IssuedSession SignIn::issue(const User& user, std::string_view amr, std::int64_t now) {
@@ -64,6 +99,15 @@ SignedIn SignIn::signed_in(User user, std::string amr, std::int64_t now) {
   done.session = issue(user, amr, now);
   done.user = std::move(user);
   done.amr = std::move(amr);
+  return done;
+}
+
+SignedIn SignIn::signed_in_on_device(User user, std::string amr, std::string_view device, const SignInClient& client,
+                                     std::int64_t now) {
+  if (device.empty()) tell_new_device(user, client, now);
+  SignedIn done = signed_in(std::move(user), std::move(amr), now);
+  done.device_token = new_device_token(done.user, now);
+  done.device_ttl = device_ttl();
   return done;
 }
 
@@ -135,10 +179,7 @@ Result<SignInOutcome> SignIn::with_password(const BasicCredentials& credentials,
 
   observer_->password_outcome("ok");
   audit(client, "signin", user->username, "ok");
-  SignedIn done = signed_in(std::move(*user), "", now);
-  done.device_token = device_token(done.user, now);
-  done.device_ttl = throttle.policy().device_ttl;
-  return SignInOutcome(std::move(done));
+  return SignInOutcome(signed_in_on_device(std::move(*user), "", device, client, now));
 }
 
 Result<std::string> SignIn::verify_second_factor(const User& user, const SecondFactorProof& proof, std::int64_t now) {
@@ -184,7 +225,8 @@ Result<SignInOutcome> SignIn::with_second_factor(std::string_view mfa_token, con
     observer_->warning("cannot record a second-factor sign-in: " + noted.error().message);
   }
   audit(client, "signin", user->username, "ok", "with second factor " + *method);
-  return SignInOutcome(signed_in(std::move(*user), pending->first + " " + *method, now));
+  const auto device = known_device(client.device_token, user->username, now);
+  return SignInOutcome(signed_in_on_device(std::move(*user), pending->first + " " + *method, device, client, now));
 }
 
 Result<SignInOutcome> SignIn::with_passkey(const Json& credential, const SignInClient& client, std::int64_t now) {
@@ -200,7 +242,9 @@ Result<SignInOutcome> SignIn::with_passkey(const Json& credential, const SignInC
   if (!user || user->id != used->user_id) return fail(Errc::mfa_failed, "the passkey's account no longer exists");
   if (auto verified = refuse_unverified(*user, client); !verified) return std::unexpected(verified.error());
   audit(client, "signin", user->username, "ok", "passkey");
-  return SignInOutcome(signed_in(std::move(*user), used->user_verified ? "hwk mfa" : "hwk", now));
+  const auto device = known_device(client.device_token, user->username, now);
+  return SignInOutcome(
+      signed_in_on_device(std::move(*user), used->user_verified ? "hwk mfa" : "hwk", device, client, now));
 }
 
 Result<SignInOutcome> SignIn::with_provider(const ExternalIdentity& identity, const SignInClient& client,

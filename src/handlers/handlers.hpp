@@ -119,6 +119,8 @@ Session session_cookies(const App& app, const http::Request& request, IssuedSess
 SignIn sign_in_of(const App& app);
 SignInClient sign_in_client(const http::Request& request);
 HandlerResult sign_in_answer(const App& app, const http::Request& request, Result<SignInOutcome> outcome);
+// Adds a new device cookie (authd_device) for `user` to `response` (sign-up).
+void give_device_cookie(const App& app, const http::Request& request, http::Response& response, const User& user);
 // Sets the session's cookies, header `token` and Cache-Control: no-store on `response`.
 void attach_session(http::Response& response, Session session);
 

@@ -42,6 +42,11 @@ SignIn sign_in_of(const App& app) {
   return SignIn(*app.core, app.mail_templates.get(), &reports);
 }
 
+void give_device_cookie(const App& app, const http::Request& request, http::Response& response, const User& user) {
+  const SignIn sign_in = sign_in_of(app);
+  response.header("Set-Cookie", device_cookie(app, request, sign_in.new_device_token(user, unix_now()), sign_in.device_ttl()));
+}
+
 SignInClient sign_in_client(const http::Request& request) {
   return {.address = request.remote_addr,
           .request_id = request.request_id,

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "authd/core.hpp"
+#include "authd/mail.hpp"
 #include "authd/sign_in.hpp"
 #include "authd/totp.hpp"
 #include "test_support.hpp"
@@ -60,7 +61,7 @@ class SignInTest : public ::testing::Test {
     if (!core_->accounts().find("alice")) {
       ASSERT_TRUE(core_->accounts().create("alice", "alice password", Role::user, "", "alice@example.org"));
     }
-    sign_in_ = std::make_unique<SignIn>(*core_, nullptr, &reports_);
+    sign_in_ = std::make_unique<SignIn>(*core_, &templates_, &reports_);
   }
 
   std::filesystem::path audit_path() const { return dir_.path() / "audit.log"; }
@@ -83,7 +84,15 @@ class SignInTest : public ::testing::Test {
     return totp::hotp(key, static_cast<std::uint64_t>(totp::step_of(when)));
   }
 
+  void verify_alice() {
+    User user = alice();
+    user.email_verified = true;
+    ASSERT_TRUE(core_->store().write([&](StoreTxn& txn) { return txn.replace_user(user); }));
+  }
+  std::size_t outbox_depth() { return *mail::Outbox(core_->store(), core_->settings().mail).depth(); }
+
   test::TempDir dir_;
+  mail::Templates templates_ = *mail::Templates::load({});
   std::unique_ptr<Core> core_;
   Reports reports_;
   std::unique_ptr<SignIn> sign_in_;
@@ -111,6 +120,72 @@ TEST_F(SignInTest, ThePasswordIssuesASessionAndADeviceToken) {
                             R"("request_id":"req-1")", R"("outcome":"ok")"}) {
     EXPECT_NE(audit.find(part), std::string::npos) << part << " in " << audit;
   }
+}
+
+const std::map<std::string, std::string> kMailOn = {{"AUTHD_SMTP_URL", "smtp://127.0.0.1:9"},
+                                                    {"AUTHD_SMTP_FROM", "noreply@example.org"},
+                                                    {"AUTHD_PUBLIC_URL", "https://auth.example.org"}};
+
+TEST_F(SignInTest, ANewDeviceIsToldToTheVerifiedAddressOnce) {
+  open(kMailOn);
+  verify_alice();
+  const auto now = unix_now();
+  auto first = sign_in_->with_password({"alice", "alice password"}, client_, now);
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_EQ(outbox_depth(), 1u);
+  EXPECT_EQ(reports_.mails, 1);
+  auto queued = mail::Outbox(core_->store(), core_->settings().mail).claim(now, std::chrono::seconds(60));
+  ASSERT_TRUE(queued && *queued);
+  EXPECT_EQ((*queued)->kind, "new_device");
+  EXPECT_EQ((*queued)->message.to, "alice@example.org");
+  const auto& text = (*queued)->message.text;
+  EXPECT_NE(text.find("IP address: 192.0.2.7"), std::string::npos) << text;
+  EXPECT_NE(text.find("Browser: ua"), std::string::npos) << text;
+  EXPECT_NE(text.find(" UTC"), std::string::npos) << text;
+  const auto& done = std::get<SignedIn>(*first);
+  EXPECT_EQ(text.find(done.session.access_token), std::string::npos);
+  EXPECT_EQ(text.find(done.device_token), std::string::npos);
+
+  SignInClient known = client_;
+  known.device_token = done.device_token;
+  ASSERT_TRUE(sign_in_->with_password({"alice", "alice password"}, known, now));
+  EXPECT_EQ(reports_.mails, 1) << "a known device is not told";
+  ASSERT_TRUE(core_->accounts().create("bob", "bob password", Role::user, "", ""));
+  auto bob = sign_in_->with_password({"bob", "bob password"}, client_, now);
+  ASSERT_TRUE(bob);
+  EXPECT_EQ(reports_.mails, 1) << "bob has no address to tell";
+  known.device_token = std::get<SignedIn>(*bob).device_token;
+  ASSERT_TRUE(sign_in_->with_password({"alice", "alice password"}, known, now));
+  EXPECT_EQ(reports_.mails, 2) << "bob's device is new to alice";
+}
+
+TEST_F(SignInTest, NoNoticeToAnUnverifiedAddressOrWhenSwitchedOff) {
+  open(kMailOn);
+  ASSERT_TRUE(sign_in_->with_password({"alice", "alice password"}, client_, unix_now()));
+  EXPECT_EQ(reports_.mails, 0) << "unverified";
+  auto off = kMailOn;
+  off["AUTHD_NOTIFY_NEW_DEVICE"] = "false";
+  open(off);
+  verify_alice();
+  ASSERT_TRUE(sign_in_->with_password({"alice", "alice password"}, client_, unix_now()));
+  EXPECT_EQ(reports_.mails, 0) << "notify_new_device = false";
+  EXPECT_EQ(outbox_depth(), 0u);
+}
+
+TEST_F(SignInTest, ASecondFactorSignInGivesADeviceTokenAndIsToldOnlyWhenComplete) {
+  open(kMailOn);
+  verify_alice();
+  const auto now = unix_now();
+  const auto key = enrol_totp(now);
+  auto first = sign_in_->with_password({"alice", "alice password"}, client_, now);
+  ASSERT_TRUE(first);
+  ASSERT_TRUE(std::holds_alternative<SecondFactorDue>(*first));
+  EXPECT_EQ(reports_.mails, 0) << "not after the password alone";
+  auto second = sign_in_->with_second_factor(std::get<SecondFactorDue>(*first).mfa_token,
+                                             {.code = code_at(key, now)}, client_, now);
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_FALSE(std::get<SignedIn>(*second).device_token.empty());
+  EXPECT_EQ(reports_.mails, 1);
 }
 
 TEST_F(SignInTest, AWrongPasswordAndAnUnknownUserAreTheSameError) {

@@ -15,6 +15,15 @@
 // factor of a user who has one, writes the audit lines, reports the outcome
 // (authd counts it for /metrics) and issues the session: an access token and,
 // with refresh_token_ttl, a refresh family.
+//
+// Devices (OWASP "device cookies"): a password, second-factor or passkey
+// sign-in gives the client a device token naming the user (authd: cookie
+// `authd_device`). Presented again, it spares that client the lock-out of
+// the username (throttle.hpp); missing or naming someone else, the sign-in
+// is from a new device and the account's verified address is told
+// (notify_new_device, mail template new_device: time, address, User-Agent).
+// A provider sign-in neither reads nor gives one: the provider's redirect
+// back is cross-site, so a SameSite=Strict cookie never comes with it.
 #pragma once
 
 #include <chrono>
@@ -121,13 +130,21 @@ class SignIn {
                                                            const SignInClient& client, std::int64_t now);
   // A new session for `user` (also after sign-up or a password change).
   IssuedSession issue(const User& user, std::string_view amr, std::int64_t now);
+  // A new device token for `user` (also after sign-up: the browser that
+  // made the account is the owner's), and how long it lives.
+  std::string new_device_token(const User& user, std::int64_t now) const;
+  std::chrono::seconds device_ttl() const noexcept;
 
  private:
   Result<void> refuse_unverified(const User& user, const SignInClient& client);
   Result<std::string> verify_second_factor(const User& user, const SecondFactorProof& proof, std::int64_t now);
   SignedIn signed_in(User user, std::string amr, std::int64_t now);
+  // The same with a device token, after telling the user of a new device
+  // when the client's `device` (known_device) is "".
+  SignedIn signed_in_on_device(User user, std::string amr, std::string_view device, const SignInClient& client,
+                               std::int64_t now);
   std::string known_device(std::string_view device_token, std::string_view username, std::int64_t now) const;
-  std::string device_token(const User& user, std::int64_t now) const;
+  void tell_new_device(const User& user, const SignInClient& client, std::int64_t now);
   void audit(const SignInClient& client, std::string event, std::string username, std::string outcome,
              std::string reason = {}) const;
 
