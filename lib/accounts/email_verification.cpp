@@ -32,13 +32,14 @@ std::optional<Pending> parse_pending(std::string_view text) {
 
 Result<void> queue_notice(StoreTxn& txn, const MailSettings& settings, const mail::Templates& templates,
                           std::string_view kind, const User& user, std::string_view to, std::int64_t now,
-                          std::string_view email) {
+                          std::string_view email, const std::map<std::string, std::string, std::less<>>& details) {
   if (!settings.enabled() || !mail::valid_address(to)) return {};
-  auto message = templates.render(kind, to,
-                                  {{"site", settings.public_url},
-                                   {"username", user.username},
-                                   {"email", std::string(email.empty() ? to : email)},
-                                   {"link", settings.public_url + "/forgot"}});
+  std::map<std::string, std::string, std::less<>> values = {{"site", settings.public_url},
+                                                            {"username", user.username},
+                                                            {"email", std::string(email.empty() ? to : email)},
+                                                            {"link", settings.public_url + "/forgot"}};
+  values.insert(details.begin(), details.end());
+  auto message = templates.render(kind, to, values);
   if (!message) return std::unexpected(message.error());
   auto queued = mail::Outbox::enqueue(txn, *message, kind, user.username, now, 0);
   if (!queued) return std::unexpected(queued.error());
@@ -50,16 +51,19 @@ bool notice_enabled(const MailSettings& settings, std::string_view kind) {
   if (kind == "email_changed") return settings.notify_email_changed;
   if (kind == "mfa_added") return settings.notify_mfa_added;
   if (kind == "mfa_removed") return settings.notify_mfa_removed;
+  if (kind == "new_device") return settings.notify_new_device;
   return false;
 }
 
 Result<bool> send_notice(Store& store, const MailSettings& settings, const mail::Templates& templates,
-                         std::string_view kind, const User& user, std::int64_t now) {
+                         std::string_view kind, const User& user, std::int64_t now,
+                         const std::map<std::string, std::string, std::less<>>& details) {
   if (!settings.enabled() || !notice_enabled(settings, kind) || !user.email_verified ||
       !mail::valid_address(user.email)) {
     return false;
   }
-  auto done = store.write([&](StoreTxn& txn) { return queue_notice(txn, settings, templates, kind, user, user.email, now); });
+  auto done = store.write(
+      [&](StoreTxn& txn) { return queue_notice(txn, settings, templates, kind, user, user.email, now, {}, details); });
   if (!done) return std::unexpected(done.error());
   return true;
 }

@@ -38,12 +38,12 @@ std::filesystem::path signing_key_path(const CoreSettings& settings) {
 std::filesystem::path key_ring_path(const CoreSettings& settings) { return settings.store.lmdb.directory / "keys"; }
 
 std::shared_ptr<KeyStorage> key_storage(const CoreSettings& settings, Store& store) {
-  if (settings.store.kind == StoreKind::postgresql) return store_key_storage(store);
+  if (shared_store(settings.store)) return store_key_storage(store);
   return directory_key_storage(key_ring_path(settings));
 }
 
 std::shared_ptr<KeyStorage> id_token_key_storage(const CoreSettings& settings, Store& store) {
-  if (settings.store.kind == StoreKind::postgresql) return store_key_storage(store, "id_token_signing");
+  if (shared_store(settings.store)) return store_key_storage(store, "id_token_signing");
   return directory_key_storage(settings.store.lmdb.directory / "id-token-keys");
 }
 

@@ -53,6 +53,9 @@ std::vector<settings::Setting> mail_settings(MailSettings& s) {
                         "Mail the verified address when a second factor is added."),
       settings::boolean("notify_mfa_removed", s.notify_mfa_removed,
                         "Mail the verified address when a second factor is removed."),
+      settings::boolean("notify_new_device", s.notify_new_device,
+                        "Mail the verified address when the account signs in (password, passkey, second "
+                        "factor) from a browser without its device cookie: time, address and User-Agent."),
   });
 }
 

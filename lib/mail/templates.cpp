@@ -11,7 +11,9 @@ namespace {
 
 // The placeholders any template may use; values are given by the feature
 // that sends it (a missing one renders as "").
-constexpr std::string_view kPlaceholders[] = {"site", "link", "username", "expires", "email", "role"};
+// new_device also has time (UTC), address (the client's IP address) and user_agent.
+constexpr std::string_view kPlaceholders[] = {"site", "link",    "username", "expires",   "email",
+                                              "role", "time", "address",  "user_agent"};
 
 struct BuiltIn {
   const char* name;
@@ -46,7 +48,8 @@ constexpr BuiltIn kBuiltIn[] = {
      "If this was not you, reset your password at once: {{link}}\n"},
     {"new_device", "New sign-in to your account",
      "Hello {{username}},\n\nyour account at {{site}} was just signed in to from a browser or device not seen "
-     "before.\nIf this was not you, reset your password at once: {{link}}\n"},
+     "before:\n\nTime: {{time}}\nIP address: {{address}}\nBrowser: {{user_agent}}\n\n"
+     "If this was you, there is nothing to do. If not, reset your password at once: {{link}}\n"},
 };
 
 // The HTML made from a text template: escaped, paragraphs, {{link}} as a link.

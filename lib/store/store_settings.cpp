@@ -10,13 +10,32 @@ settings::Setting database_url_row(std::string name, std::string& field, std::st
   return row;
 }
 
+// `store`: one of the registered backends' names (store_registry.cpp).
+settings::Setting backend_row(std::string& field, std::string doc) {
+  auto row = settings::text("store", field, std::move(doc));
+  row.kind = settings::Kind::choice;
+  row.choices = store_backend_names();
+  row.assign = [&field, choices = row.choices](std::string_view v) -> Result<void> {
+    if (find_store_backend(v)) {
+      field = std::string(v);
+      return {};
+    }
+    std::string expected;
+    for (std::size_t i = 0; i < choices.size(); ++i) {
+      expected += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
+    }
+    return fail(Errc::config, "expected " + expected);
+  };
+  return row;
+}
+
 }  // namespace
 
 std::vector<settings::Setting> store_settings(StoreSettings& s) {
   return settings::grouped("Storage", {
-      settings::choice("store", s.kind, {{"lmdb", StoreKind::lmdb}, {"postgresql", StoreKind::postgresql}},
-                       "Where accounts live: lmdb, an embedded database in state_dir on this machine, or "
-                       "postgresql, one database shared by several authd nodes (docs/scaling-out.md)."),
+      backend_row(s.backend,
+                  "Where accounts live: lmdb, an embedded database in state_dir on this machine, or "
+                  "postgresql, one database shared by several authd nodes (docs/scaling-out.md)."),
       settings::path("state_dir", s.lmdb.directory,
                      "Directory of the LMDB environment (data.mdb, lock.mdb), the HMAC signing key and, with "
                      "store = lmdb, the token keys. Relative paths are relative to the working directory of the "
@@ -50,19 +69,6 @@ std::vector<settings::Setting> store_settings(StoreSettings& s) {
                         "store = postgresql: users kept in memory for the guard, kept coherent across nodes by "
                         "LISTEN/NOTIFY; 0 = no cache."),
   });
-}
-
-Result<std::unique_ptr<Store>> open_store(const StoreSettings& s) {
-  switch (s.kind) {
-    case StoreKind::lmdb: {
-      LmdbOptions options = s.lmdb;
-      options.map_size_bytes = s.map_size_mb << 20;
-      return open_lmdb_store(options);
-    }
-    case StoreKind::postgresql:
-      return open_postgres_store(s.postgres);
-  }
-  return fail(Errc::config, "unknown store");
 }
 
 }  // namespace authd

@@ -24,7 +24,7 @@ int backup(Context& context, const Invocation& invocation) {
 // Runs before any Core exists: the store must not be open while it is replaced.
 int restore(Context& context, const Invocation& invocation) {
   const CoreSettings& core = context.settings().core;
-  if (core.store.kind != StoreKind::lmdb) return failure("restore is for the LMDB store; see docs/operations.md for pg_restore");
+  if (core.store.backend != "lmdb") return failure("restore is for the LMDB store; see docs/operations.md for pg_restore");
   LmdbOptions options = core.store.lmdb;
   options.map_size_bytes = core.store.map_size_mb << 20;
   if (auto ok = restore_lmdb(options, invocation.operands[0], invocation.has("force")); !ok) {

@@ -8,7 +8,7 @@
 //        after the same time (password_forgot_time): no enumeration
 //   PUT  /me/email {"email","password"} -> 202: the new address is mailed a
 //        link and replaces the old one once verified (the old one is told)
-// and the sign-in refusal of require_verified_email (refuse_unverified).
+// (require_verified_email's sign-in refusal: lib/accounts/sign_in.cpp).
 #include <thread>
 
 #include "authd/authorization.hpp"
@@ -42,16 +42,6 @@ std::string_view amr_of(const Principal& principal) {
 }
 
 }  // namespace
-
-Result<void> refuse_unverified(App& app, const http::Request& request, const User& user) {
-  if (!app.core->settings().mail.require_verified_email) return {};
-  // An account without a password signs in through its provider (which
-  // vouches for it); one without an email has nothing to verify (docs/mail.md).
-  if (user.password_hash.empty() || user.email.empty() || user.email_verified) return {};
-  audit(app, request, {.event = "signin_refused", .username = user.username, .outcome = "refused",
-                       .reason = "email not verified"});
-  return fail(Errc::email_not_verified, "the account's email address is not verified yet");
-}
 
 void notify(App& app, const User& user, std::string_view kind) {
   auto sent = send_notice(app.core->store(), app.core->settings().mail, *app.mail_templates, kind, user, unix_now());

@@ -44,7 +44,7 @@ Result<void> allow_factor_change(App& app, const http::Request& request, const R
   if (!code) return fail_field("second_factor", "second_factor must be a string (a TOTP or recovery code)");
   const auto now = unix_now();
   auto& throttle = app.core->throttle();
-  const std::string key = "mfa:" + user.username;  // counted with the sign-in's second-factor failures
+  const std::string key = second_factor_throttle_key(user.username);  // shared with the sign-in
   if (auto allowed = throttle.check(key, request.remote_addr, now); !allowed) return std::unexpected(allowed.error());
   auto method = app.core->mfa().verify_code(user, *code, now);
   if (!method) {

@@ -9,6 +9,7 @@
 #include "app.hpp"
 #include "authd/audit.hpp"
 #include "authd/guard.hpp"
+#include "authd/sign_in.hpp"
 #include "http/request.hpp"
 #include "http/response.hpp"
 
@@ -57,9 +58,6 @@ HandlerResult email_verify_link(App& app, const http::Request& request, const Ro
 HandlerResult email_verify(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult email_verify_resend(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult change_email(App& app, const http::Request& request, const RouteContext& context);
-// After a first factor: with require_verified_email, a password account whose
-// email is not verified is refused (email_not_verified, 403); else ok.
-Result<void> refuse_unverified(App& app, const http::Request& request, const User& user);
 // A security notice (password_changed, mfa_added, mfa_removed) to `user`'s
 // verified address when its notify_* setting is on; a failure is logged only.
 void notify(App& app, const User& user, std::string_view kind);
@@ -119,6 +117,19 @@ struct Session {
   std::vector<std::string> cookies;  // Set-Cookie values: auth, then refresh (if any)
 };
 Session start_session(const App& app, const http::Request& request, const User& user, std::string_view amr);
+// The cookies of a session the sign-in use case issued at `now`.
+Session session_cookies(const App& app, const http::Request& request, IssuedSession issued, std::int64_t now);
+
+// The sign-in use case (authd/sign_in.hpp) reporting to authd's counters, log
+// and mail sender (sign_in_answer.cpp); what it needs of `request`; and its
+// outcome as HTTP: 200 {token, user:{acl, username}} with the session's
+// cookies (and the device cookie when it gives one), or the 401 MFA Required
+// challenge.
+SignIn sign_in_of(const App& app);
+SignInClient sign_in_client(const http::Request& request);
+HandlerResult sign_in_answer(const App& app, const http::Request& request, Result<SignInOutcome> outcome);
+// Adds a new device cookie (authd_device) for `user` to `response` (sign-up).
+void give_device_cookie(const App& app, const http::Request& request, http::Response& response, const User& user);
 // Sets the session's cookies, header `token` and Cache-Control: no-store on `response`.
 void attach_session(http::Response& response, Session session);
 
@@ -139,9 +150,7 @@ HandlerResult signin_mfa_webauthn_begin(App& app, const http::Request& request, 
 HandlerResult passkey_signin_status(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult passkey_signin_begin(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult passkey_signin_finish(App& app, const http::Request& request, const RouteContext& context);
-// Verifies a passkey assertion of user `user_id` as second factor: "hwk". Error: mfa_failed.
-Result<std::string> passkey_second_factor(App& app, const Json& credential, std::string_view user_id, std::int64_t now);
-// After a first factor (`first`: "pwd", "fed"): the mfa_challenge error
+// After a first factor (`first`: "pwd"): the mfa_challenge error
 // (401 MFA Required + mfa_token) when `user` has an active factor, else ok.
 Result<void> ask_second_factor(App& app, const http::Request& request, const User& user, std::string_view first);
 // Changing second factors (factor_change.cpp). Once `context`'s user has an

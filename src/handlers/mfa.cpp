@@ -24,10 +24,6 @@ http::Response no_store(http::Response response) {
   return response;
 }
 
-// The throttle counts second-factor failures apart from password failures
-// (a right password must not reset them); ':' cannot occur in a username.
-std::string throttle_key(std::string_view username) { return "mfa:" + std::string(username); }
-
 // The "code" member: a string, or a JSON number for a TOTP code (leading
 // zeros restored: 12345 is "012345").
 Result<std::string> code_field(const Json& body) {
@@ -95,13 +91,14 @@ HandlerResult mfa_totp_confirm(App& app, const http::Request& request, const Rou
   const User& user = context.principal->user;
   const auto now = unix_now();
   auto& throttle = app.core->throttle();
-  if (auto allowed = throttle.check(throttle_key(user.username), request.remote_addr, now); !allowed) {
+  const std::string key = second_factor_throttle_key(user.username);
+  if (auto allowed = throttle.check(key, request.remote_addr, now); !allowed) {
     return std::unexpected(allowed.error());
   }
   auto codes = app.core->mfa().confirm_totp(user, *code, now);
   if (!codes) {
     if (codes.error().code == Errc::invalid_input) {
-      if (auto counted = throttle.record_failure(throttle_key(user.username), request.remote_addr, now); !counted) {
+      if (auto counted = throttle.record_failure(key, request.remote_addr, now); !counted) {
         log::warn("cannot count a failed TOTP confirmation: " + counted.error().message);
       }
     }
@@ -131,14 +128,10 @@ HandlerResult mfa_totp_remove(App& app, const http::Request& request, const Rout
 }
 
 Result<void> ask_second_factor(App& app, const http::Request& request, const User& user, std::string_view first) {
-  auto status = app.core->mfa().status(user);
-  if (!status) return std::unexpected(status.error());
-  if (!status->any()) return {};
-  auto token = app.core->mfa().start_sign_in(user, first, unix_now());
-  if (!token) return std::unexpected(token.error());
-  audit(app, request, {.event = "signin_mfa_pending", .username = user.username, .outcome = "ok",
-                       .reason = "first factor " + std::string(first) + " accepted; second factor asked"});
-  return fail(Error::second_factor_due(std::move(*token), status->methods()));
+  auto due = sign_in_of(app).second_factor_due(user, first, sign_in_client(request), unix_now());
+  if (!due) return std::unexpected(due.error());
+  if (*due) return fail(Error::second_factor_due(std::move((*due)->mfa_token), std::move((*due)->methods)));
+  return {};
 }
 
 HandlerResult signin_mfa(App& app, const http::Request& request, const RouteContext&) {
@@ -155,42 +148,10 @@ HandlerResult signin_mfa(App& app, const http::Request& request, const RouteCont
     code = std::move(*given);
   }
 
-  auto& mfa = app.core->mfa();
-  const auto now = unix_now();
-  auto pending = mfa.pending(*token, now);
-  if (!pending) return std::unexpected(pending.error());
-  auto& throttle = app.core->throttle();
-  if (auto allowed = throttle.check(throttle_key(pending->username), request.remote_addr, now); !allowed) {
-    return std::unexpected(allowed.error());
-  }
-  auto user = app.core->accounts().find(pending->username);
-  if (!user || user->id != pending->user_id) {
-    (void)mfa.finish_sign_in(*token);
-    return fail(Errc::mfa_failed, "the account of this sign-in no longer exists");
-  }
-  auto method = by_passkey ? passkey_second_factor(app, body->get("webauthn"), user->id, now)
-                           : mfa.verify_code(*user, code, now);
-  if (!method) {
-    if (method.error().code == Errc::mfa_failed) {
-      audit(app, request, {.event = "signin_mfa_failed", .username = user->username, .outcome = "refused",
-                           .reason = by_passkey ? "passkey assertion refused" : "wrong or reused code"});
-      (void)mfa.failed_attempt(*token);
-      if (auto counted = throttle.record_failure(throttle_key(user->username), request.remote_addr, now); !counted) {
-        log::warn("cannot count a failed second factor: " + counted.error().message);
-      }
-    }
-    return std::unexpected(method.error());
-  }
-  // Spent now; a second request with the same token fails here even if its code was right.
-  if (auto spent = mfa.finish_sign_in(*token); !spent) return std::unexpected(spent.error());
-  if (auto noted = throttle.record_success(throttle_key(user->username), request.remote_addr, now); !noted) {
-    log::warn("cannot record a second-factor sign-in: " + noted.error().message);
-  }
-  audit(app, request, {.event = "signin", .username = user->username, .outcome = "ok",
-                       .reason = "with second factor " + *method});
-  Json shown = Json::object();
-  shown.set("acl", Json::array()).set("username", Json::string(user->username));
-  return token_response(app, request, 200, *user, std::move(shown), pending->first + " " + *method);
+  SecondFactorProof proof{.code = std::move(code), .passkey = {}};
+  if (by_passkey) proof.passkey = body->get("webauthn");
+  return sign_in_answer(app, request,
+                        sign_in_of(app).with_second_factor(*token, proof, sign_in_client(request), unix_now()));
 }
 
 }  // namespace authd::handlers

@@ -9,6 +9,7 @@
 //   GET    /signin/passkey                   -> {"enabled"}: whether the portal offers it
 //   POST   /signin/passkey/begin             -> {"publicKey"}   (passkey_signin = true)
 //   POST   /signin/passkey/finish            credential -> 200 like /signin, amr "hwk mfa" (user verification required)
+//                                             (the sign-in use case, lib/accounts/sign_in.cpp)
 // Registration and removal: as the TOTP routes (mfa.cpp), a token showing a
 // second factor or {"second_factor": code} once the user has a factor, and
 // the user's other sessions end (factor_change.cpp).
@@ -92,15 +93,6 @@ HandlerResult signin_mfa_webauthn_begin(App& app, const http::Request& request, 
   return options_response(std::move(*options));
 }
 
-Result<std::string> passkey_second_factor(App& app, const Json& credential, std::string_view user_id, std::int64_t now) {
-  auto used = passkeys_of(app).finish_authentication(credential, user_id, now);
-  if (!used) {
-    if (used.error().code == Errc::invalid_input) return fail(Errc::mfa_failed, used.error().message);
-    return std::unexpected(used.error());
-  }
-  return std::string("hwk");
-}
-
 HandlerResult passkey_signin_status(App& app, const http::Request&, const RouteContext&) {
   Json body = Json::object();
   body.set("enabled", Json::boolean(app.core->settings().mfa.passkey_signin && !app.core->settings().mfa.rp_id.empty()));
@@ -118,19 +110,7 @@ HandlerResult passkey_signin_finish(App& app, const http::Request& request, cons
   if (!app.core->settings().mfa.passkey_signin) return fail(Errc::not_configured, "passkey sign-in is off (passkey_signin)");
   auto body = parse_json_body(app, request);
   if (!body) return std::unexpected(body.error());
-  auto used = passkeys_of(app).finish_authentication(*body, std::nullopt, unix_now());
-  if (!used) {
-    audit(app, request, {.event = "signin_failed", .outcome = "refused", .reason = "passkey assertion refused"});
-    if (used.error().code == Errc::invalid_input) return fail(Errc::mfa_failed, used.error().message);
-    return std::unexpected(used.error());
-  }
-  auto user = app.core->accounts().find(used->username);
-  if (!user || user->id != used->user_id) return fail(Errc::mfa_failed, "the passkey's account no longer exists");
-  if (auto verified = refuse_unverified(app, request, *user); !verified) return std::unexpected(verified.error());
-  audit(app, request, {.event = "signin", .username = user->username, .outcome = "ok", .reason = "passkey"});
-  Json shown = Json::object();
-  shown.set("acl", Json::array()).set("username", Json::string(user->username));
-  return token_response(app, request, 200, *user, std::move(shown), used->user_verified ? "hwk mfa" : "hwk");
+  return sign_in_answer(app, request, sign_in_of(app).with_passkey(*body, sign_in_client(request), unix_now()));
 }
 
 }  // namespace authd::handlers

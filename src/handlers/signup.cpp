@@ -2,8 +2,11 @@
 // Only as application/json and not from another site (no login CSRF through
 // a form: the route table's checks, routes.cpp admit()); sign-ups per
 // address are limited (signup_address_limit). With mail on, the email is
-// mailed a verification link (email_verify.cpp). With signup_mode = invite:
-// 403 {"error":"Sign-up Closed",...} (invitations.cpp is the way in then).
+// mailed a verification link (email_verify.cpp). The browser that made the
+// account gets the device cookie a sign-in gives (sign_in_answer.cpp): its
+// owner's next sign-in there is no "new device" (docs/mail.md).
+// With signup_mode = invite: 403 {"error":"Sign-up Closed",...} (invitations.cpp
+// is the way in then).
 #include "authd/clock.hpp"
 #include "handlers/handlers.hpp"
 #include "log.hpp"
@@ -63,9 +66,12 @@ HandlerResult signup(App& app, const http::Request& request, const RouteContext&
         .set("message", Json::string("open the link mailed to your address, then sign in"));
     auto response = http::Response::json(201, answer);
     response.header("Cache-Control", "no-store");
+    give_device_cookie(app, request, response, *user);
     return response;
   }
-  return token_response(app, request, 201, *user, std::move(shown));
+  auto response = token_response(app, request, 201, *user, std::move(shown));
+  give_device_cookie(app, request, response, *user);
+  return response;
 }
 
 }  // namespace authd::handlers

@@ -1,28 +1,24 @@
 #include <algorithm>
-#include <optional>
 
 #include "authd/clock.hpp"
 #include "handlers/handlers.hpp"
 #include "http/cross_site.hpp"
-#include "log.hpp"
 
 namespace authd::handlers {
 
-Session start_session(const App& app, const http::Request& request, const User& user, std::string_view amr) {
-  std::optional<Started> family;
-  const auto now = unix_now();
-  if (app.core->refresh().enabled()) {
-    if (auto started = app.core->refresh().start(user, now, amr)) {
-      family = std::move(*started);
-    } else {
-      log::warn("cannot start a refresh token: " + started.error().message);
-    }
-  }
+Session session_cookies(const App& app, const http::Request& request, IssuedSession issued, std::int64_t now) {
   Session session;
-  session.token = app.core->issue_access_token(user, amr, family ? std::string_view(family->family) : "");
+  session.token = std::move(issued.access_token);
   session.cookies.push_back(auth_cookie(app, request, session.token));
-  if (family) session.cookies.push_back(refresh_cookie(app, request, family->refresh_token, family->expires_at - now));
+  if (issued.refresh) {
+    session.cookies.push_back(refresh_cookie(app, request, issued.refresh->refresh_token, issued.refresh->expires_at - now));
+  }
   return session;
+}
+
+Session start_session(const App& app, const http::Request& request, const User& user, std::string_view amr) {
+  const auto now = unix_now();
+  return session_cookies(app, request, sign_in_of(app).issue(user, amr, now), now);
 }
 
 void attach_session(http::Response& response, Session session) {

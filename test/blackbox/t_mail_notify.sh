@@ -8,6 +8,8 @@ source "$(dirname "$0")/harness.sh"
 source "$_HARNESS_DIR/mail_lib.sh"
 export AUTHD_ARGON2_MEMORY_KIB=4096 AUTHD_ARGON2_ITERATIONS=1
 export AUTHD_PASSWORD_FORGOT_TIME=50 AUTHD_MAIL_RETRY_MAX=1
+# Sign-ins here come from curl without a device cookie: their notice is t_mail_new_device.sh's.
+export AUTHD_NOTIFY_NEW_DEVICE=false
 command -v oathtool >/dev/null || { fail "oathtool is not installed (scripts/deps.sh test)"; finish; }
 smtp_pick || exit 1
 smtp_start || { echo "cannot start aiosmtpd"; exit 1; }

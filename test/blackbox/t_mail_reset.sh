@@ -13,8 +13,9 @@ export AUTHD_ARGON2_MEMORY_KIB=4096 AUTHD_ARGON2_ITERATIONS=1
 export AUTHD_PASSWORD_RESET_ACCOUNT_LIMIT=6 AUTHD_PASSWORD_RESET_ADDRESS_LIMIT=40
 # The answer time dominates the work behind it even on a loaded machine.
 export AUTHD_PASSWORD_FORGOT_TIME=400 AUTHD_MAIL_RETRY_MAX=1
-# The password_changed notice after a reset is t_mail_notify.sh's.
-export AUTHD_NOTIFY_PASSWORD_CHANGED=false
+# The password_changed notice after a reset is t_mail_notify.sh's, the
+# new-device notice of the sign-ins after it t_mail_new_device.sh's.
+export AUTHD_NOTIFY_PASSWORD_CHANGED=false AUTHD_NOTIFY_NEW_DEVICE=false
 smtp_pick || exit 1
 smtp_start || { echo "cannot start aiosmtpd"; exit 1; }
 export AUTHD_AUDIT_LOG=$MAILDIR/audit.log

@@ -73,7 +73,8 @@ std::filesystem::path signing_key_path(const CoreSettings& settings);
 // The public-key token keys (token_algorithm EdDSA/ES256): <state_dir>/keys.
 std::filesystem::path key_ring_path(const CoreSettings& settings);
 // Where those keys live: in key_ring_path with store = lmdb (one machine),
-// in `store`'s entries with store = postgresql (every node of the database).
+// in `store`'s entries with a shared backend such as postgresql (every node
+// of the database; StoreBackend::shared).
 std::shared_ptr<KeyStorage> key_storage(const CoreSettings& settings, Store& store);
 // Where the ID-token keys of the OpenID provider live: <state_dir>/id-token-keys
 // with store = lmdb, the store's "id_token_signing_*" entries with postgresql.

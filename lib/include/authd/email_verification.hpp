@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -64,15 +65,18 @@ class EmailVerification {
 // is an address we send to; nothing otherwise. The link leads to /forgot.
 Result<void> queue_notice(StoreTxn& txn, const MailSettings& settings, const mail::Templates& templates,
                           std::string_view kind, const User& user, std::string_view to, std::int64_t now,
-                          std::string_view email = {});
+                          std::string_view email = {},
+                          const std::map<std::string, std::string, std::less<>>& details = {});
 
 // Whether notice `kind` is on (notify_<kind> settings; mfa_added, ...).
 bool notice_enabled(const MailSettings& settings, std::string_view kind);
 
 // A security notice to `user`'s address, in a write transaction of its own:
 // only when mail and the notice are on and the address is verified.
+// `details`: more placeholders (new_device: time, address, user_agent).
 // True when a message was queued. Errors: storage.
 Result<bool> send_notice(Store& store, const MailSettings& settings, const mail::Templates& templates,
-                         std::string_view kind, const User& user, std::int64_t now);
+                         std::string_view kind, const User& user, std::int64_t now,
+                         const std::map<std::string, std::string, std::less<>>& details = {});
 
 }  // namespace authd

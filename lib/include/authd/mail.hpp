@@ -47,6 +47,7 @@ struct MailSettings {
   bool notify_email_changed = true;     // to the old address, once a new one is verified
   bool notify_mfa_added = true;         // a TOTP or passkey added
   bool notify_mfa_removed = true;       // a TOTP or passkey removed
+  bool notify_new_device = true;        // a sign-in from a browser without the user's device cookie
   bool enabled() const noexcept { return !smtp_url.empty(); }
 };
 

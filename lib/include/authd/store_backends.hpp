@@ -5,7 +5,10 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "authd/postgres_store.hpp"
@@ -35,10 +38,8 @@ Result<std::unique_ptr<Store>> open_lmdb_store(const LmdbOptions& options);
 // not empty), io.
 Result<void> restore_lmdb(const LmdbOptions& options, const std::filesystem::path& backup, bool force);
 
-enum class StoreKind { lmdb, postgresql };
-
 struct StoreSettings {
-  StoreKind kind = StoreKind::lmdb;
+  std::string backend = "lmdb";  // `store`: a registered backend's name (below)
   LmdbOptions lmdb;              // state_dir, sync_writes
   std::size_t map_size_mb = 65536;  // -> lmdb.map_size_bytes: the most the map grows to
   PostgresOptions postgres;      // database_* (store = postgresql); log_* set by the program
@@ -49,7 +50,29 @@ struct StoreSettings {
 // database_connect_timeout_ms, database_user_cache.
 std::vector<settings::Setting> store_settings(StoreSettings& settings);
 
-// The backend `settings.kind` names. Errors: as the backend's open.
+// The backend `settings.backend` names. Errors: config (no such backend), as the backend's open.
 Result<std::unique_ptr<Store>> open_store(const StoreSettings& settings);
+
+// Store backends register by name (as lighttpd's http_auth_backend_set):
+// the `store` setting picks one, the composition root (Core::open) and
+// authctl open it through open_store. Built in: "lmdb" and "postgresql"
+// (whose open says so when the library was built without libpq). A program
+// linking the library registers its own before loading the settings.
+struct StoreBackend {
+  std::string name;
+  std::function<Result<std::unique_ptr<Store>>(const StoreSettings&)> open;
+  // Several machines share it: the token and ID-token keys live in its
+  // entries (every node sees them) rather than in state_dir.
+  bool shared = false;
+};
+
+// Adds `backend`, replacing one of the same name. Not while stores are being opened.
+void register_store_backend(StoreBackend backend);
+// The backend named `name`, or nullptr.
+const StoreBackend* find_store_backend(std::string_view name);
+// Every registered name, the built-in ones first.
+std::vector<std::string> store_backend_names();
+// Whether the backend `settings` names is shared (false for an unknown one).
+bool shared_store(const StoreSettings& settings);
 
 }  // namespace authd

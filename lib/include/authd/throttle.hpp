@@ -59,6 +59,11 @@ struct ThrottlePolicy {
   unsigned signup_address_limit = 20;
 };
 
+// The throttle's key of `username`'s second-factor attempts: counted apart
+// from password failures (a right password must not reset them); ':' cannot
+// occur in a username. The sign-in and a factor change share it.
+inline std::string second_factor_throttle_key(std::string_view username) { return "mfa:" + std::string(username); }
+
 // The throttle's unit of an address: IPv4 as is, IPv6 as its /64
 // ("2001:db8:1:2::/64"), anything else as is.
 std::string address_group(std::string_view address);

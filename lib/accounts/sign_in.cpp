@@ -1,0 +1,274 @@
+// The sign-in use case (authd/sign_in.hpp): every way of signing in goes
+// through the same throttle, verification, second factor, audit lines and
+// session here; src/handlers only translate HTTP to and from it.
+#include "authd/sign_in.hpp"
+
+#include "authd/audit.hpp"
+#include "authd/core.hpp"
+#include "authd/email_verification.hpp"
+#include "authd/invitations.hpp"
+#include "authd/mfa.hpp"
+#include "authd/passkeys.hpp"
+#include "authd/text.hpp"
+
+namespace authd {
+namespace {
+
+// The device token: a signed JWT of its own type (never accepted as an
+// access token), naming the user it was given to.
+constexpr std::string_view kDeviceTokenType = "authd-device+jwt";
+constexpr std::string_view kDeviceSubject = "device";
+
+// The User-Agent as a notice shows it: printable ASCII, at most 200 characters.
+std::string shown_user_agent(std::string_view agent) {
+  constexpr std::size_t kMost = 200;
+  std::string out;
+  for (char c : agent.substr(0, kMost)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
+  return out.empty() ? std::string("unknown") : out;
+}
+
+// "2026-11-26 05:09:56 UTC".
+std::string shown_time(std::int64_t now) {
+  std::string text = rfc3339_utc(now);
+  if (text.size() == 20 && text[10] == 'T' && text.back() == 'Z') {
+    text[10] = ' ';
+    text.pop_back();
+    text += " UTC";
+  }
+  return text;
+}
+
+SignInObserver& quiet() {
+  static SignInObserver none;
+  return none;
+}
+
+}  // namespace
+
+SignIn::SignIn(Core& core, const mail::Templates* templates, SignInObserver* observer)
+    : core_(core), templates_(templates), observer_(observer ? observer : &quiet()) {}
+
+void SignIn::audit(const SignInClient& client, std::string event, std::string username, std::string outcome,
+                   std::string reason) const {
+  if (!core_.audit().enabled()) return;
+  core_.audit().record({.event = std::move(event), .username = std::move(username), .client = client.address,
+                        .request_id = client.request_id, .outcome = std::move(outcome), .reason = std::move(reason)});
+}
+
+std::string SignIn::known_device(std::string_view device_token, std::string_view username, std::int64_t now) const {
+  if (device_token.empty()) return {};
+  auto claims = core_.tokens().verify(device_token, kDeviceTokenType, now);
+  if (!claims || claims->subject != kDeviceSubject || !text::iequals(claims->username, username)) return {};
+  return claims->token_id;
+}
+
+std::string SignIn::new_device_token(const User& user, std::int64_t now) const {
+  return core_.tokens().issue(kDeviceTokenType, kDeviceSubject, user.username, now, {}, device_ttl());
+}
+
+std::chrono::seconds SignIn::device_ttl() const noexcept { return core_.throttle().policy().device_ttl; }
+
+void SignIn::tell_new_device(const User& user, const SignInClient& client, std::int64_t now) {
+  if (!templates_) return;
+  auto sent = send_notice(core_.store(), core_.settings().mail, *templates_, "new_device", user, now,
+                          {{"time", shown_time(now)},
+                           {"address", client.address.empty() ? std::string("unknown") : client.address},
+                           {"user_agent", shown_user_agent(client.user_agent)}});
+  if (!sent) {
+    observer_->warning("cannot queue the new_device notice: " + sent.error().message);
+  } else if (*sent) {
+    observer_->mail_queued();
+  }
+}
+
+IssuedSession SignIn::issue(const User& user, std::string_view amr, std::int64_t now) {
+  IssuedSession session;
+  if (core_.refresh().enabled()) {
+    if (auto started = core_.refresh().start(user, now, amr)) {
+      session.refresh = std::move(*started);
+    } else {
+      observer_->warning("cannot start a refresh token: " + started.error().message);
+    }
+  }
+  session.access_token =
+      core_.issue_access_token(user, amr, session.refresh ? std::string_view(session.refresh->family) : "");
+  return session;
+}
+
+SignedIn SignIn::signed_in(User user, std::string amr, std::int64_t now) {
+  SignedIn done;
+  done.session = issue(user, amr, now);
+  done.user = std::move(user);
+  done.amr = std::move(amr);
+  return done;
+}
+
+SignedIn SignIn::signed_in_on_device(User user, std::string amr, std::string_view device, const SignInClient& client,
+                                     std::int64_t now) {
+  if (device.empty()) tell_new_device(user, client, now);
+  SignedIn done = signed_in(std::move(user), std::move(amr), now);
+  done.device_token = new_device_token(done.user, now);
+  done.device_ttl = device_ttl();
+  return done;
+}
+
+Result<void> SignIn::refuse_unverified(const User& user, const SignInClient& client) {
+  if (!core_.settings().mail.require_verified_email) return {};
+  // An account without a password signs in through its provider (which
+  // vouches for it); one without an email has nothing to verify (docs/mail.md).
+  if (user.password_hash.empty() || user.email.empty() || user.email_verified) return {};
+  audit(client, "signin_refused", user.username, "refused", "email not verified");
+  return fail(Errc::email_not_verified, "the account's email address is not verified yet");
+}
+
+Result<std::optional<SecondFactorDue>> SignIn::second_factor_due(const User& user, std::string_view first,
+                                                                 const SignInClient& client, std::int64_t now) {
+  auto status = core_.mfa().status(user);
+  if (!status) return std::unexpected(status.error());
+  if (!status->any()) return std::optional<SecondFactorDue>();
+  auto token = core_.mfa().start_sign_in(user, first, now);
+  if (!token) return std::unexpected(token.error());
+  audit(client, "signin_mfa_pending", user.username, "ok",
+        "first factor " + std::string(first) + " accepted; second factor asked");
+  return std::optional<SecondFactorDue>(SecondFactorDue{std::move(*token), status->methods()});
+}
+
+Result<SignInOutcome> SignIn::with_password(const BasicCredentials& credentials, const SignInClient& client,
+                                            std::int64_t now) {
+  auto& throttle = core_.throttle();
+  const auto device = known_device(client.device_token, credentials.username, now);
+  if (auto allowed = throttle.check(credentials.username, client.address, now, device); !allowed) {
+    if (allowed.error().code == Errc::throttled) {
+      observer_->password_outcome("throttled");
+      audit(client, "throttled", credentials.username, "refused", allowed.error().message);
+    }
+    return std::unexpected(allowed.error());
+  }
+  auto user = core_.accounts().sign_in(credentials);
+  if (!user) {
+    if (user.error().code == Errc::invalid_login) {
+      observer_->password_outcome("failed");
+      // An imported bcrypt hash of a refused cost: the client sees a wrong
+      // password, the operator a clear line (accounts.hpp).
+      const bool unusable_hash = user.error().message.starts_with(kRefusedStoredHash);
+      if (unusable_hash) {
+        observer_->warning("user '" + credentials.username + "': " + user.error().message + " (accepted: " +
+                           std::to_string(PasswordHasher::kBcryptMinCost) + " to " +
+                           std::to_string(PasswordHasher::kBcryptMaxCost) +
+                           "): password sign-in refused until an operator replaces the account's password "
+                           "(authctl delete, then authctl add)");
+      }
+      audit(client, "signin_failed", credentials.username, "refused",
+            unusable_hash ? user.error().message : "wrong password or unknown user");
+      // Fail closed: a failure we cannot count must not be free.
+      if (auto counted = throttle.record_failure(credentials.username, client.address, now, device); !counted) {
+        return std::unexpected(counted.error());
+      }
+    }
+    return std::unexpected(user.error());
+  }
+  if (auto noted = throttle.record_success(user->username, client.address, now); !noted) {
+    observer_->warning("cannot record a sign-in: " + noted.error().message);
+  }
+  if (auto verified = refuse_unverified(*user, client); !verified) {
+    observer_->password_outcome("refused");
+    return std::unexpected(verified.error());
+  }
+  auto due = second_factor_due(*user, "pwd", client, now);
+  if (!due) return std::unexpected(due.error());
+  if (*due) return SignInOutcome(std::move(**due));
+
+  observer_->password_outcome("ok");
+  audit(client, "signin", user->username, "ok");
+  return SignInOutcome(signed_in_on_device(std::move(*user), "", device, client, now));
+}
+
+Result<std::string> SignIn::verify_second_factor(const User& user, const SecondFactorProof& proof, std::int64_t now) {
+  if (!proof.passkey) return core_.mfa().verify_code(user, proof.code, now);
+  Passkeys passkeys(core_.store(), core_.settings().mfa, core_.tokens());
+  auto used = passkeys.finish_authentication(*proof.passkey, user.id, now);
+  if (!used) {
+    if (used.error().code == Errc::invalid_input) return fail(Errc::mfa_failed, used.error().message);
+    return std::unexpected(used.error());
+  }
+  return std::string("hwk");
+}
+
+Result<SignInOutcome> SignIn::with_second_factor(std::string_view mfa_token, const SecondFactorProof& proof,
+                                                 const SignInClient& client, std::int64_t now) {
+  auto& mfa = core_.mfa();
+  auto pending = mfa.pending(mfa_token, now);
+  if (!pending) return std::unexpected(pending.error());
+  auto& throttle = core_.throttle();
+  if (auto allowed = throttle.check(second_factor_throttle_key(pending->username), client.address, now); !allowed) {
+    return std::unexpected(allowed.error());
+  }
+  auto user = core_.accounts().find(pending->username);
+  if (!user || user->id != pending->user_id) {
+    (void)mfa.finish_sign_in(mfa_token);
+    return fail(Errc::mfa_failed, "the account of this sign-in no longer exists");
+  }
+  auto method = verify_second_factor(*user, proof, now);
+  if (!method) {
+    if (method.error().code == Errc::mfa_failed) {
+      audit(client, "signin_mfa_failed", user->username, "refused",
+            proof.passkey ? "passkey assertion refused" : "wrong or reused code");
+      (void)mfa.failed_attempt(mfa_token);
+      if (auto counted = throttle.record_failure(second_factor_throttle_key(user->username), client.address, now); !counted) {
+        observer_->warning("cannot count a failed second factor: " + counted.error().message);
+      }
+    }
+    return std::unexpected(method.error());
+  }
+  // Spent now; a second request with the same token fails here even if its code was right.
+  if (auto spent = mfa.finish_sign_in(mfa_token); !spent) return std::unexpected(spent.error());
+  if (auto noted = throttle.record_success(second_factor_throttle_key(user->username), client.address, now); !noted) {
+    observer_->warning("cannot record a second-factor sign-in: " + noted.error().message);
+  }
+  audit(client, "signin", user->username, "ok", "with second factor " + *method);
+  const auto device = known_device(client.device_token, user->username, now);
+  return SignInOutcome(signed_in_on_device(std::move(*user), pending->first + " " + *method, device, client, now));
+}
+
+Result<SignInOutcome> SignIn::with_passkey(const Json& credential, const SignInClient& client, std::int64_t now) {
+  if (!core_.settings().mfa.passkey_signin) return fail(Errc::not_configured, "passkey sign-in is off (passkey_signin)");
+  Passkeys passkeys(core_.store(), core_.settings().mfa, core_.tokens());
+  auto used = passkeys.finish_authentication(credential, std::nullopt, now);
+  if (!used) {
+    audit(client, "signin_failed", "", "refused", "passkey assertion refused");
+    if (used.error().code == Errc::invalid_input) return fail(Errc::mfa_failed, used.error().message);
+    return std::unexpected(used.error());
+  }
+  auto user = core_.accounts().find(used->username);
+  if (!user || user->id != used->user_id) return fail(Errc::mfa_failed, "the passkey's account no longer exists");
+  if (auto verified = refuse_unverified(*user, client); !verified) return std::unexpected(verified.error());
+  audit(client, "signin", user->username, "ok", "passkey");
+  const auto device = known_device(client.device_token, user->username, now);
+  return SignInOutcome(
+      signed_in_on_device(std::move(*user), used->user_verified ? "hwk mfa" : "hwk", device, client, now));
+}
+
+Result<SignInOutcome> SignIn::with_provider(const ExternalIdentity& identity, const SignInClient& client,
+                                            std::int64_t now) {
+  // signup_mode = invite: only accounts that exist already (as Keycloak and
+  // authentik do with registration off); a new person needs an invitation.
+  const bool create_new = core_.settings().invitations.signup_mode == SignupMode::open;
+  auto account = core_.accounts().sign_in_external(identity, core_.settings().oauth.keep_role, create_new);
+  if (!account) {
+    if (account.error().code == Errc::signup_closed) {
+      audit(client, "oauth_signin", "", "refused", identity.provider + ", no account and sign-up by invitation only");
+    }
+    return std::unexpected(account.error());
+  }
+  if (auto verified = refuse_unverified(account->user, client); !verified) return std::unexpected(verified.error());
+  if (core_.settings().mfa.for_oauth) {
+    auto due = second_factor_due(account->user, "fed", client, now);
+    if (!due) return std::unexpected(due.error());
+    if (*due) return SignInOutcome(std::move(**due));
+  }
+  audit(client, "oauth_signin", account->user.username, "ok",
+        identity.provider + (account->created ? ", account created" : ""));
+  return SignInOutcome(signed_in(std::move(account->user), "", now));
+}
+
+}  // namespace authd

@@ -1,0 +1,156 @@
+// Signing a user in: the one use case behind POST /signin, POST /signin/mfa,
+// POST /signin/passkey/finish and GET /oauth, for any program that links
+// libauthd (no HTTP here: cookies, headers and bodies are the caller's).
+//
+//   authd::SignIn sign_in(*core);
+//   auto outcome = sign_in.with_password({"alice", "secret"}, {.address = "192.0.2.7"}, authd::unix_now());
+//   if (!outcome) { /* outcome.error(): invalid_login, throttled, unavailable, email_not_verified, ... */ }
+//   else if (auto* due = std::get_if<authd::SecondFactorDue>(&*outcome)) {
+//     // due->mfa_token, due->methods; then sign_in.with_second_factor(due->mfa_token, {.code = "123456"}, ...)
+//   } else {
+//     const auto& done = std::get<authd::SignedIn>(*outcome);  // done.session.access_token, ...
+//   }
+//
+// Each way checks the throttle, verifies the factor, asks for the second
+// factor of a user who has one, writes the audit lines, reports the outcome
+// (authd counts it for /metrics) and issues the session: an access token and,
+// with refresh_token_ttl, a refresh family.
+//
+// Devices (OWASP "device cookies"): a password, second-factor or passkey
+// sign-in gives the client a device token naming the user (authd: cookie
+// `authd_device`). Presented again, it spares that client the lock-out of
+// the username (throttle.hpp); missing or naming someone else, the sign-in
+// is from a new device and the account's verified address is told
+// (notify_new_device, mail template new_device: time, address, User-Agent).
+// A provider sign-in neither reads nor gives one: the provider's redirect
+// back is cross-site, so a SameSite=Strict cookie never comes with it.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "authd/authorization.hpp"
+#include "authd/error.hpp"
+#include "authd/json.hpp"
+#include "authd/refresh.hpp"
+#include "authd/user.hpp"
+
+namespace authd {
+
+class Core;
+namespace mail {
+class Templates;
+}
+
+// What the use case needs to know of the client: for the throttle, the
+// audit log and the device (OWASP "device cookies").
+struct SignInClient {
+  std::string address{};       // the client's address (REMOTE_ADDR)
+  std::string request_id{};    // for the audit lines ("" = none)
+  std::string device_token{};  // the device token the client presented ("" = none)
+  std::string user_agent{};    // shown in a new-device notice ("" = unknown)
+};
+
+// A second factor given for a pending sign-in: a TOTP or recovery code, or
+// a passkey assertion (the WebAuthn credential as JSON).
+struct SecondFactorProof {
+  std::string code{};
+  std::optional<Json> passkey{};
+};
+
+// An access token and, with refresh_token_ttl, the refresh family it names (`sid`).
+struct IssuedSession {
+  std::string access_token;
+  std::optional<Started> refresh;
+};
+
+struct SignedIn {
+  User user;
+  std::string amr;  // how the user authenticated: "" (password or provider alone), "pwd otp", "hwk mfa", ...
+  IssuedSession session;
+  // A new device token for the client (its device cookie), living device_ttl;
+  // "" when this way of signing in gives none.
+  std::string device_token;
+  std::chrono::seconds device_ttl{0};
+};
+
+// The first factor was right and the user has a second one: finish with
+// with_second_factor(mfa_token, ...) using one of `methods` ("totp", "recovery", "webauthn").
+struct SecondFactorDue {
+  std::string mfa_token;
+  std::vector<std::string> methods;
+};
+
+using SignInOutcome = std::variant<SignedIn, SecondFactorDue>;
+
+// What a sign-in tells its program besides the outcome. Every member has a
+// default that does nothing.
+class SignInObserver {
+ public:
+  virtual ~SignInObserver() = default;
+  // A password sign-in ended: ok, failed, throttled, refused (authd: authd_signins_total).
+  virtual void password_outcome(std::string_view) {}
+  // Something for the operator's log (never a secret).
+  virtual void warning(std::string_view) {}
+  // A mail was queued in the outbox (authd wakes its sender).
+  virtual void mail_queued() {}
+};
+
+class SignIn {
+ public:
+  // `templates`: the mail templates of notices; nullptr sends none.
+  explicit SignIn(Core& core, const mail::Templates* templates = nullptr, SignInObserver* observer = nullptr);
+
+  // Username and password. Errors: invalid_login (one error for a wrong
+  // password and an unknown user; throttled past the thresholds), throttled
+  // (Retry-After), unavailable (a throttle that cannot count: fail closed),
+  // email_not_verified (require_verified_email).
+  Result<SignInOutcome> with_password(const BasicCredentials& credentials, const SignInClient& client,
+                                      std::int64_t now);
+  // The second step of a sign-in. Errors: mfa_failed (unknown, spent or
+  // expired token, wrong code or assertion), throttled, invalid_input.
+  Result<SignInOutcome> with_second_factor(std::string_view mfa_token, const SecondFactorProof& proof,
+                                           const SignInClient& client, std::int64_t now);
+  // A password-less sign-in with a passkey (passkey_signin). Errors:
+  // not_configured, mfa_failed, email_not_verified.
+  Result<SignInOutcome> with_passkey(const Json& credential, const SignInClient& client, std::int64_t now);
+  // An identity a provider vouched for (OAuthClient::complete): the linked
+  // local account, created or updated. With mfa_for_oauth a second factor is
+  // asked. Errors: as Accounts::sign_in_external, email_not_verified.
+  Result<SignInOutcome> with_provider(const ExternalIdentity& identity, const SignInClient& client, std::int64_t now);
+
+  // After a first factor proved otherwise (a password reset, `first` = "pwd"):
+  // the challenge when `user` has an active second factor, else nullopt.
+  Result<std::optional<SecondFactorDue>> second_factor_due(const User& user, std::string_view first,
+                                                           const SignInClient& client, std::int64_t now);
+  // A new session for `user` (also after sign-up or a password change).
+  IssuedSession issue(const User& user, std::string_view amr, std::int64_t now);
+  // A new device token for `user` (also after sign-up: the browser that
+  // made the account is the owner's), and how long it lives.
+  std::string new_device_token(const User& user, std::int64_t now) const;
+  std::chrono::seconds device_ttl() const noexcept;
+
+ private:
+  Result<void> refuse_unverified(const User& user, const SignInClient& client);
+  Result<std::string> verify_second_factor(const User& user, const SecondFactorProof& proof, std::int64_t now);
+  SignedIn signed_in(User user, std::string amr, std::int64_t now);
+  // The same with a device token, after telling the user of a new device
+  // when the client's `device` (known_device) is "".
+  SignedIn signed_in_on_device(User user, std::string amr, std::string_view device, const SignInClient& client,
+                               std::int64_t now);
+  std::string known_device(std::string_view device_token, std::string_view username, std::int64_t now) const;
+  void tell_new_device(const User& user, const SignInClient& client, std::int64_t now);
+  void audit(const SignInClient& client, std::string event, std::string username, std::string outcome,
+             std::string reason = {}) const;
+
+  Core& core_;
+  const mail::Templates* templates_;
+  SignInObserver* observer_;
+};
+
+}  // namespace authd
