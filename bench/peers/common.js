@@ -21,7 +21,7 @@ const os = require('node:os');
 const ISSUER = 'authd';
 const AUDIENCE = 'authd';
 
-// Role -> capabilities, as authd's lib/core/roles.cpp.
+// Role -> capabilities, as authd's lib/foundation/roles.cpp.
 const CAPABILITIES = {
   admin: new Set(['read', 'create', 'update', 'delete']),
   editor: new Set(['read', 'create', 'update']),

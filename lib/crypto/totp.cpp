@@ -1,4 +1,4 @@
-#include "authd/totp.hpp"
+#include "crypto/totp.hpp"
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>

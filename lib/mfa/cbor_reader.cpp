@@ -3,7 +3,7 @@
 #include <memory>
 #include <optional>
 
-#include "authd/cbor.hpp"
+#include "mfa/cbor.hpp"
 
 namespace authd::cbor {
 

@@ -3,7 +3,7 @@
 
 #include "authd/crypto.hpp"
 #include "authd/mfa.hpp"
-#include "authd/totp.hpp"
+#include "crypto/totp.hpp"
 
 namespace authd {
 namespace {

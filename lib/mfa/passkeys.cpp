@@ -1,7 +1,7 @@
 #include "authd/passkeys.hpp"
 
 #include "authd/crypto.hpp"
-#include "authd/webauthn.hpp"
+#include "mfa/webauthn.hpp"
 
 namespace authd {
 namespace {

@@ -1,6 +1,6 @@
-#include "authd/webauthn.hpp"
+#include "mfa/webauthn.hpp"
 
-#include "authd/cbor.hpp"
+#include "mfa/cbor.hpp"
 #include "authd/crypto.hpp"
 #include "authd/json.hpp"
 

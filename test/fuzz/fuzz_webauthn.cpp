@@ -18,8 +18,8 @@
 #include <string>
 #include <string_view>
 
-#include "authd/cbor.hpp"
-#include "authd/webauthn.hpp"
+#include "mfa/cbor.hpp"
+#include "mfa/webauthn.hpp"
 
 namespace {
 

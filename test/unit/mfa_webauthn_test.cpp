@@ -10,12 +10,12 @@
 #include <memory>
 #include <string>
 
-#include "authd/cbor.hpp"
+#include "mfa/cbor.hpp"
 #include "authd/crypto.hpp"
 #include "authd/json.hpp"
 #include "authd/passkeys.hpp"
 #include "authd/token.hpp"
-#include "authd/webauthn.hpp"
+#include "mfa/webauthn.hpp"
 #include "test_support.hpp"
 
 namespace authd {
