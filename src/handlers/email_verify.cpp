@@ -8,7 +8,7 @@
 //        after the same time (password_forgot_time): no enumeration
 //   PUT  /me/email {"email","password"} -> 202: the new address is mailed a
 //        link and replaces the old one once verified (the old one is told)
-// (require_verified_email's sign-in refusal: lib/accounts/sign_in.cpp).
+// (require_verified_email's sign-in refusal: lib/core/sign_in.cpp).
 #include <thread>
 
 #include "authd/authorization.hpp"

@@ -74,7 +74,7 @@ HandlerResult complete(App& app, const http::Request& request,
 
   auto identity = client->complete(query.find("code")->second, *state, now);
   if (!identity) return std::unexpected(identity.error());
-  // The sign-in use case (lib/accounts/sign_in.cpp); a second factor asked
+  // The sign-in use case (lib/core/sign_in.cpp); a second factor asked
   // (mfa_for_oauth) comes back here as the error, so that it is audited below.
   auto response = sign_in_answer(app, request, sign_in_of(app).with_provider(*identity, sign_in_client(request), now));
   if (response) response->header("Set-Cookie", state_cookie(app, request, "", 0));  // the state is spent

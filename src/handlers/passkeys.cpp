@@ -9,7 +9,7 @@
 //   GET    /signin/passkey                   -> {"enabled"}: whether the portal offers it
 //   POST   /signin/passkey/begin             -> {"publicKey"}   (passkey_signin = true)
 //   POST   /signin/passkey/finish            credential -> 200 like /signin, amr "hwk mfa" (user verification required)
-//                                             (the sign-in use case, lib/accounts/sign_in.cpp)
+//                                             (the sign-in use case, lib/core/sign_in.cpp)
 // Registration and removal: as the TOTP routes (mfa.cpp), a token showing a
 // second factor or {"second_factor": code} once the user has a factor, and
 // the user's other sessions end (factor_change.cpp).

@@ -5,7 +5,7 @@
 // device cookie (OWASP "device cookies"): with it, that browser is never
 // locked out by failures others send for the same name.
 // With a second factor: 401 {"error":"MFA Required","mfa_token","methods"} (handlers/mfa.cpp).
-// The flow itself is the sign-in use case (lib/accounts/sign_in.cpp).
+// The flow itself is the sign-in use case (lib/core/sign_in.cpp).
 #include "authd/authorization.hpp"
 #include "authd/clock.hpp"
 #include "handlers/handlers.hpp"
