@@ -98,6 +98,7 @@ IssuedSession SignIn::issue(const User& user, std::string_view amr, std::int64_t
 SignedIn SignIn::signed_in(User user, std::string amr, std::int64_t now) {
   SignedIn done;
   done.session = issue(user, amr, now);
+  done.issued_at = now;
   done.user = std::move(user);
   done.amr = std::move(amr);
   return done;

@@ -63,7 +63,7 @@ HandlerResult sign_in_answer(const App& app, const http::Request& request, Resul
   Json shown = Json::object();
   shown.set("acl", Json::array()).set("username", Json::string(done.user.username));
   // The refresh token travels in its own cookie only: the body keeps the spec's exact shape.
-  Session session = session_cookies(app, request, std::move(done.session), unix_now());
+  Session session = session_cookies(app, request, std::move(done.session), done.issued_at);
   Json body = Json::object();
   body.set("token", Json::string(session.token)).set("user", std::move(shown));
   auto response = http::Response::json(200, body);

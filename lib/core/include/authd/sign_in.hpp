@@ -73,6 +73,7 @@ struct SignedIn {
   User user;
   std::string amr;  // how the user authenticated: "" (password or provider alone), "pwd otp", "hwk mfa", ...
   IssuedSession session;
+  std::int64_t issued_at = 0;  // the clock the session was issued by (its cookies' Max-Age count from it)
   // A new device token for the client (its device cookie), living device_ttl;
   // "" when this way of signing in gives none.
   std::string device_token;
