@@ -97,7 +97,7 @@ class Invitations {
   Store& store_;
   const PasswordHasher& hasher_;
   const CredentialPolicy& policy_;
-  const MailSettings& mail_;
+  [[maybe_unused]] const MailSettings& mail_;  // not read by any method yet (clang: -Wunused-private-field)
   const mail::Templates& templates_;
 };
 
