@@ -63,6 +63,9 @@ test_pkgs+=(apache2)
 # Shared hosting (test/hosting): Apache runs the release through mod_fcgid
 # (and, in a second run, plain mod_cgi, which comes with apache2).
 test_pkgs+=(libapache2-mod-fcgid)
+# ccache (test/ci.cmake): the Debian package build of package.deb compiles the
+# same sources with the same flags as the suite's own build: served from it.
+test_pkgs+=(ccache)
 # authd as OpenID provider: Apache's mod_auth_openidc is the relying party of
 # t_oidc_mod_auth_openidc.sh.
 test_pkgs+=(libapache2-mod-auth-openidc)

@@ -114,6 +114,29 @@ function(say text)
   execute_process(COMMAND "${CMAKE_COMMAND}" -E echo "${text}")
 endfunction()
 
+# ccache, when installed (scripts/deps.sh test): package.deb's dpkg-buildpackage
+# compiles the same sources with the same flags as this build, in a copy of
+# the tree inside it; with the paths below made relative (CCACHE_BASEDIR) and
+# the working directory left out of the key (CCACHE_NOHASHDIR: debug info then
+# names this build's directory) those compilations are served from this
+# build's instead of taking minutes again. The cache lives in the build tree
+# (debhelper points HOME elsewhere, so the user's cache would not be found).
+# CMake takes CMAKE_<LANG>_COMPILER_LAUNCHER from the environment, which the
+# package build inherits.
+find_program(_ccache ccache)
+if(_ccache)
+  foreach(lang C CXX)
+    if(NOT DEFINED ENV{CMAKE_${lang}_COMPILER_LAUNCHER})
+      set(ENV{CMAKE_${lang}_COMPILER_LAUNCHER} "${_ccache}")
+    endif()
+  endforeach()
+  set(ENV{CCACHE_BASEDIR} "${CTEST_SOURCE_DIRECTORY}")
+  set(ENV{CCACHE_NOHASHDIR} 1)
+  if(NOT DEFINED ENV{CCACHE_DIR})
+    set(ENV{CCACHE_DIR} "${CTEST_BINARY_DIRECTORY}/.ccache")
+  endif()
+endif()
+
 ctest_start(Experimental)
 file(STRINGS "${CTEST_BINARY_DIRECTORY}/Testing/TAG" _tag LIMIT_COUNT 1)
 set(_tmp "${CTEST_BINARY_DIRECTORY}/Testing/Temporary")

@@ -171,4 +171,15 @@ Result<User> Invitations::accept(const InvitationAcceptance& acceptance, std::in
   return user;
 }
 
+Json to_json(const Invitation& invitation) {
+  Json shown = Json::object();
+  shown.set("id", Json::string(invitation.id))
+      .set("email", Json::string(invitation.email))
+      .set("role", Json::string(to_string(invitation.role)))
+      .set("created_at", Json::integer(invitation.created_at))
+      .set("expires_at", Json::integer(invitation.expires_at))
+      .set("invited_by", Json::string(invitation.invited_by));
+  return shown;
+}
+
 }  // namespace authd

@@ -27,17 +27,6 @@ std::string utc(std::int64_t when) {
   return text;
 }
 
-Json invitation_json(const Invitation& invitation) {
-  Json shown = Json::object();
-  shown.set("id", Json::string(invitation.id))
-      .set("email", Json::string(invitation.email))
-      .set("role", Json::string(to_string(invitation.role)))
-      .set("created_at", Json::integer(invitation.created_at))
-      .set("expires_at", Json::integer(invitation.expires_at))
-      .set("invited_by", Json::string(invitation.invited_by));
-  return shown;
-}
-
 // --ttl SECONDS, else invitation_ttl. nullopt (after a message) when malformed.
 std::optional<std::chrono::seconds> ttl_option(const Context& context, const Invocation& invocation) {
   if (!invocation.has("ttl")) return context.settings().core.invitations.ttl;
@@ -50,6 +39,19 @@ std::optional<std::chrono::seconds> ttl_option(const Context& context, const Inv
     return std::nullopt;
   }
   return std::chrono::seconds(seconds);
+}
+
+// Runs `use` with the store's invitations (the mail templates from `templates_dir`,
+// "" = the built-in ones); the exit code of `use`, or kFailure after a message.
+template <class Use>
+int with_invitations(Context& context, const std::filesystem::path& templates_dir, Use use) {
+  auto templates = mail::Templates::load(templates_dir);
+  if (!templates) return failure(templates.error().message);
+  auto core = context.core();
+  if (!core) return failure(core.error().message);
+  Core& c = **core;
+  Invitations invitations(c.store(), c.hasher(), c.accounts().policy(), *templates);
+  return use(c, invitations);
 }
 
 }  // namespace
@@ -67,72 +69,60 @@ int invite(Context& context, const Invocation& invocation) {
     return failure("the link needs the site's address: set public_url or give --url https://auth.example.org");
   }
   const bool send_mail = mail_settings.enabled() && !invocation.has("no-mail");
-  auto templates = mail::Templates::load(mail_settings.templates);
-  if (!templates) return failure(templates.error().message);
-  auto core = context.core();
-  if (!core) return failure(core.error().message);
-  Core& c = **core;
-  Invitations invitations(c.store(), c.hasher(), c.accounts().policy(), mail_settings, *templates);
-  const Actor actor = operator_actor();
-  auto issued = invitations.create(email, *role, actor.name, *ttl, site, send_mail, unix_now());
-  if (!issued) return failure(issued.error().message);
-  const Invitation& invitation = issued->invitation;
-  c.audit().record({.event = "invitation_created", .client = actor.client, .outcome = "ok",
-                    .reason = "invitation " + invitation.id + ", role " + std::string(to_string(invitation.role)),
-                    .actor = actor.name});
-  if (context.json()) {
-    Json shown = invitation_json(invitation);
-    shown.set("link", Json::string(issued->link)).set("mailed", Json::boolean(issued->mailed));
-    print_json(shown);
+  return with_invitations(context, mail_settings.templates, [&](Core& c, Invitations& invitations) {
+    const Actor actor = operator_actor();
+    auto issued = invitations.create(email, *role, actor.name, *ttl, site, send_mail, unix_now());
+    if (!issued) return failure(issued.error().message);
+    const Invitation& invitation = issued->invitation;
+    c.audit().record({.event = "invitation_created", .client = actor.client, .outcome = "ok",
+                      .reason = "invitation " + invitation.id + ", role " + std::string(to_string(invitation.role)),
+                      .actor = actor.name});
+    if (context.json()) {
+      Json shown = to_json(invitation);
+      shown.set("link", Json::string(issued->link)).set("mailed", Json::boolean(issued->mailed));
+      print_json(shown);
+      return kOk;
+    }
+    std::printf("invitation %s: %s as %s, until %s\nlink: %s\n", invitation.id.c_str(), invitation.email.c_str(),
+                std::string(to_string(invitation.role)).c_str(), utc(invitation.expires_at).c_str(),
+                issued->link.c_str());
+    std::fputs(issued->mailed ? "authctl: the link is mailed too (authd's mail sender delivers it)\n"
+                              : "authctl: not mailed: hand the link over yourself; it works once\n",
+               stderr);
     return kOk;
-  }
-  std::printf("invitation %s: %s as %s, until %s\nlink: %s\n", invitation.id.c_str(), invitation.email.c_str(),
-              std::string(to_string(invitation.role)).c_str(), utc(invitation.expires_at).c_str(),
-              issued->link.c_str());
-  std::fputs(issued->mailed ? "authctl: the link is mailed too (authd's mail sender delivers it)\n"
-                            : "authctl: not mailed: hand the link over yourself; it works once\n",
-             stderr);
-  return kOk;
+  });
 }
 
 int list_invitations(Context& context, const Invocation&) {
-  auto templates = mail::Templates::load({});
-  if (!templates) return failure(templates.error().message);
-  auto core = context.core();
-  if (!core) return failure(core.error().message);
-  Core& c = **core;
-  Invitations invitations(c.store(), c.hasher(), c.accounts().policy(), c.settings().mail, *templates);
-  auto pending = invitations.list(unix_now());
-  if (!pending) return failure(pending.error().message);
-  if (context.json()) {
-    Json list = Json::array();
-    for (const auto& invitation : *pending) list.append(invitation_json(invitation));
-    print_json(list);
+  return with_invitations(context, {}, [&](Core&, Invitations& invitations) {
+    auto pending = invitations.list(unix_now());
+    if (!pending) return failure(pending.error().message);
+    if (context.json()) {
+      Json list = Json::array();
+      for (const auto& invitation : *pending) list.append(to_json(invitation));
+      print_json(list);
+      return kOk;
+    }
+    std::printf("%-16s %-7s %-23s %s\n", "ID", "ROLE", "EXPIRES", "EMAIL");
+    for (const auto& invitation : *pending) {
+      std::printf("%-16s %-7s %-23s %s\n", invitation.id.c_str(), std::string(to_string(invitation.role)).c_str(),
+                  utc(invitation.expires_at).c_str(), invitation.email.c_str());
+    }
     return kOk;
-  }
-  std::printf("%-16s %-7s %-23s %s\n", "ID", "ROLE", "EXPIRES", "EMAIL");
-  for (const auto& invitation : *pending) {
-    std::printf("%-16s %-7s %-23s %s\n", invitation.id.c_str(), std::string(to_string(invitation.role)).c_str(),
-                utc(invitation.expires_at).c_str(), invitation.email.c_str());
-  }
-  return kOk;
+  });
 }
 
 int revoke_invitation(Context& context, const Invocation& invocation) {
-  auto templates = mail::Templates::load({});
-  if (!templates) return failure(templates.error().message);
-  auto core = context.core();
-  if (!core) return failure(core.error().message);
-  Core& c = **core;
-  Invitations invitations(c.store(), c.hasher(), c.accounts().policy(), c.settings().mail, *templates);
-  const std::string& id = invocation.operands[0];
-  auto revoked = invitations.revoke(id);
-  if (!revoked) return failure(revoked.error().message + " '" + id + "'");
-  const Actor actor = operator_actor();
-  c.audit().record({.event = "invitation_revoked", .client = actor.client, .outcome = "ok",
-                    .reason = "invitation " + revoked->id, .actor = actor.name});
-  std::printf("revoked %s (%s)\n", revoked->id.c_str(), revoked->email.c_str());
-  return kOk;
+  return with_invitations(context, {}, [&](Core& c, Invitations& invitations) {
+    const std::string& id = invocation.operands[0];
+    auto revoked = invitations.revoke(id);
+    if (!revoked) return failure(revoked.error().message + " '" + id + "'");
+    const Actor actor = operator_actor();
+    c.audit().record({.event = "invitation_revoked", .client = actor.client, .outcome = "ok",
+                      .reason = "invitation " + revoked->id, .actor = actor.name});
+    std::printf("revoked %s (%s)\n", revoked->id.c_str(), revoked->email.c_str());
+    return kOk;
+  });
 }
 
 }  // namespace authctl

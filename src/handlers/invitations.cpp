@@ -21,17 +21,6 @@
 namespace authd::handlers {
 namespace {
 
-Json describe(const Invitation& invitation) {
-  Json shown = Json::object();
-  shown.set("id", Json::string(invitation.id))
-      .set("email", Json::string(invitation.email))
-      .set("role", Json::string(to_string(invitation.role)))
-      .set("created_at", Json::integer(invitation.created_at))
-      .set("expires_at", Json::integer(invitation.expires_at))
-      .set("invited_by", Json::string(invitation.invited_by));
-  return shown;
-}
-
 http::Response no_store(int status, const Json& body) {
   auto response = http::Response::json(status, body);
   response.header("Cache-Control", "no-store");
@@ -71,7 +60,7 @@ HandlerResult admin_create_invitation(App& app, const http::Request& request, co
   audit(app, request, {.event = "invitation_created", .outcome = "ok",
                        .reason = "invitation " + invitation.id + ", role " + std::string(to_string(invitation.role)),
                        .actor = admin});
-  Json answer = describe(invitation);
+  Json answer = to_json(invitation);
   answer.set("mailed", Json::boolean(issued->mailed));
   return no_store(201, answer);
 }
@@ -80,7 +69,7 @@ HandlerResult admin_list_invitations(App& app, const http::Request&, const Route
   auto pending = app.invitations->list(unix_now());
   if (!pending) return std::unexpected(pending.error());
   Json list = Json::array();
-  for (const auto& invitation : *pending) list.append(describe(invitation));
+  for (const auto& invitation : *pending) list.append(to_json(invitation));
   Json answer = Json::object();
   answer.set("invitations", std::move(list));
   return no_store(200, answer);

@@ -28,13 +28,11 @@ constexpr std::string_view kSite = "https://auth.example.org";
 class InvitationsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    mail_.smtp_url = "smtp://127.0.0.1:1";
-    mail_.public_url = std::string(kSite);
     auto templates = mail::Templates::load({});
     ASSERT_TRUE(templates);
     templates_ = std::make_unique<mail::Templates>(std::move(*templates));
     policy_.password_min_length = 8;
-    invitations_ = std::make_unique<Invitations>(store_.store(), hasher_, policy_, mail_, *templates_);
+    invitations_ = std::make_unique<Invitations>(store_.store(), hasher_, policy_, *templates_);
   }
 
   IssuedInvitation invite(std::string_view email = "new@example.org", Role role = Role::editor,
@@ -59,7 +57,6 @@ class InvitationsTest : public ::testing::Test {
   test::TempStore store_;
   PasswordHasher hasher_{test::kFastArgon2};
   CredentialPolicy policy_;
-  MailSettings mail_;
   std::unique_ptr<mail::Templates> templates_;
   std::unique_ptr<Invitations> invitations_;
 };

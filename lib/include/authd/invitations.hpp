@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "authd/accounts.hpp"
+#include "authd/json.hpp"
 #include "authd/mail.hpp"
 #include "authd/roles.hpp"
 #include "authd/settings.hpp"
@@ -52,6 +53,10 @@ struct Invitation {
   std::string invited_by;  // the admin's username, or "authctl:<login>"
 };
 
+// {"id","email","role","created_at","expires_at","invited_by"}: an invitation
+// as GET /admin/invitations and `authctl invitation list --json` show it.
+Json to_json(const Invitation& invitation);
+
 struct IssuedInvitation {
   Invitation invitation;
   std::string link;     // <site>/invite#token=...: for authctl to print, never logged or stored
@@ -70,8 +75,8 @@ class Invitations {
   static constexpr std::string_view kNamespace = "invitation";
 
   Invitations(Store& store, const PasswordHasher& hasher, const CredentialPolicy& policy,
-              const MailSettings& mail, const mail::Templates& templates)
-      : store_(store), hasher_(hasher), policy_(policy), mail_(mail), templates_(templates) {}
+              const mail::Templates& templates)
+      : store_(store), hasher_(hasher), policy_(policy), templates_(templates) {}
 
   // A new invitation of `email` with `role`, living `ttl`, its link under
   // `site` (public_url, or authctl's --url). With `send_mail` the mail is
@@ -97,7 +102,6 @@ class Invitations {
   Store& store_;
   const PasswordHasher& hasher_;
   const CredentialPolicy& policy_;
-  [[maybe_unused]] const MailSettings& mail_;  // not read by any method yet (clang: -Wunused-private-field)
   const mail::Templates& templates_;
 };
 
