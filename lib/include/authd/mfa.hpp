@@ -3,7 +3,8 @@
 // second step of a sign-in, and the per-role policy.
 //
 // State lives in the store's entries, so it works on every backend:
-//   "mfa"       key = user _id: one JSON object with the user's factors
+//   "mfa"       key = user _id: one JSON object with the user's factors, a member
+//               per registered method (second_factor_methods.hpp), built in:
 //               {"totp":{"secret","active","last_step"},"recovery":[sha256 hex...],
 //                "passkeys":[...]}. Keyed by _id, so a deleted and re-created
 //               username never inherits factors (Accounts::remove deletes it too).
