@@ -1,9 +1,12 @@
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "authd/crypto.hpp"
 #include "authd/mfa.hpp"
+#include "authd/second_factor_methods.hpp"
 #include "crypto/totp.hpp"
+#include "mfa/builtin_methods.hpp"
 
 namespace authd {
 namespace {
@@ -66,15 +69,40 @@ std::string uri_escape(std::string_view text) {
 
 Error bad_code() { return Error(Errc::mfa_failed, "the code is not valid"); }
 
-}  // namespace
-
-std::vector<std::string> FactorStatus::methods() const {
-  std::vector<std::string> out;
-  if (totp) out.emplace_back("totp");
-  if (passkeys > 0) out.emplace_back("webauthn");
-  if (recovery_codes > 0) out.emplace_back("recovery");
-  return out;
+// A TOTP code of the active secret, at a step later than the last one used.
+Result<bool> check_totp_code(Json& state, std::string_view code, std::int64_t now) {
+  if (!six_digits(code)) return false;
+  Json totp = state.get("totp");  // shares the state's object: a change below is the state's
+  if (!totp.is_object() || totp.get_integer("active").value_or(0) != 1) return false;
+  const auto key = totp::base32_decode(totp.get_string("secret").value_or(""));
+  if (!key) return fail(Errc::internal, "corrupt TOTP secret");
+  const auto step = matching_step(*key, code, now, totp.get_integer("last_step").value_or(-1));
+  if (step < 0) return false;
+  totp.set("last_step", Json::integer(step));  // each code once: later steps only from now on
+  return true;
 }
+
+// One of the unspent recovery codes, spent by the match: every stored hash is
+// compared, in constant time.
+Result<bool> check_recovery_code(Json& state, std::string_view code) {
+  if (six_digits(code)) return false;  // a TOTP code: recovery codes are ten letters and digits
+  const std::string wanted = hex_sha256(normalized_recovery(code));
+  const Json codes = state.get("recovery");
+  Json left = Json::array();
+  bool matched = false;
+  for (std::size_t i = 0; i < codes.size(); ++i) {
+    const auto stored = codes.at(i).as_string().value_or("");
+    if (!matched && crypto::equal_constant_time(stored, wanted)) {
+      matched = true;  // spent
+    } else {
+      left.append(Json::string(stored));
+    }
+  }
+  if (matched) state.set("recovery", std::move(left));
+  return matched;
+}
+
+}  // namespace
 
 Result<Json> SecondFactors::load(StoreTxn& txn, std::string_view user_id) {
   auto entry = txn.get_entry(kMfaNamespace, user_id);
@@ -86,8 +114,9 @@ Result<Json> SecondFactors::load(StoreTxn& txn, std::string_view user_id) {
 }
 
 Result<void> SecondFactors::save(StoreTxn& txn, std::string_view user_id, const Json& state) {
-  const bool empty = !state.has("totp") && state.get("passkeys").size() == 0;
-  if (empty) return txn.delete_entry(kMfaNamespace, user_id);
+  bool kept = false;
+  for (const auto& method : second_factor_methods()) kept = kept || (method->primary && method->present(state));
+  if (!kept) return txn.delete_entry(kMfaNamespace, user_id);
   return txn.put_entry(kMfaNamespace, user_id, state.dump(), 0);
 }
 
@@ -95,23 +124,12 @@ Result<FactorStatus> SecondFactors::status(const User& user) const {
   auto state = read_value(store_, [&](StoreTxn& txn) { return load(txn, user.id); });
   if (!state) return std::unexpected(state.error());
   FactorStatus status;
-  const Json totp = state->get("totp");
-  if (totp.is_object()) {
-    const bool active = totp.get_integer("active").value_or(0) == 1;
-    status.totp = active;
-    status.totp_pending = !active;
+  for (const auto& method : second_factor_methods()) {
+    method->describe(*state, status.shown);
+    if (!method->usable(*state)) continue;
+    status.usable.push_back(method->name);
+    status.second_step = status.second_step || method->primary;
   }
-  status.recovery_codes = state->get("recovery").size();
-  const Json passkeys = state->get("passkeys");
-  for (std::size_t i = 0; i < passkeys.size(); ++i) {
-    const Json key = passkeys.at(i);
-    Json shown = Json::object();
-    shown.set("id", Json::string(key.get_string("id").value_or("")))
-        .set("name", Json::string(key.get_string("name").value_or("passkey")))
-        .set("created", Json::integer(key.get_integer("created").value_or(0)));
-    status.passkey_list.append(std::move(shown));
-  }
-  status.passkeys = passkeys.size();
   return status;
 }
 
@@ -166,8 +184,7 @@ Result<void> SecondFactors::remove_totp(const User& user) {
     if (!state) return std::unexpected(state.error());
     if (!state->has("totp")) return fail(Errc::not_found, "no TOTP factor");
     state->erase("totp");
-    if (state->get("passkeys").size() == 0) state->erase("recovery");
-    return save(txn, user.id, *state);
+    return save(txn, user.id, *state);  // the recovery codes too when it was the last primary factor
   });
 }
 
@@ -178,9 +195,9 @@ Result<void> SecondFactors::reset(std::string_view user_id) {
 Result<void> SecondFactors::erase(StoreTxn& txn, std::string_view user_id) {
   auto state = load(txn, user_id);
   if (!state) return std::unexpected(state.error());
-  const Json passkeys = state->get("passkeys");
-  for (std::size_t i = 0; i < passkeys.size(); ++i) {
-    if (auto ok = txn.delete_entry(kPasskeyNamespace, passkeys.at(i).get_string("id").value_or("")); !ok) return ok;
+  for (const auto& method : second_factor_methods()) {
+    if (!method->forget) continue;
+    if (auto ok = method->forget(txn, *state); !ok) return ok;
   }
   return txn.delete_entry(kMfaNamespace, user_id);
 }
@@ -197,39 +214,23 @@ std::vector<std::string> SecondFactors::new_recovery_codes(Json& state) {
 }
 
 Result<std::string> SecondFactors::verify_code(const User& user, std::string_view code, std::int64_t now) {
-  bool matched = false;
+  std::optional<std::string> amr;  // of the method that matched
   auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
     auto state = load(txn, user.id);
     if (!state) return std::unexpected(state.error());
-    if (six_digits(code)) {
-      Json totp = state->get("totp");
-      if (!totp.is_object() || totp.get_integer("active").value_or(0) != 1) return {};
-      const auto key = totp::base32_decode(totp.get_string("secret").value_or(""));
-      if (!key) return fail(Errc::internal, "corrupt TOTP secret");
-      const auto step = matching_step(*key, code, now, totp.get_integer("last_step").value_or(-1));
-      if (step < 0) return {};
-      totp.set("last_step", Json::integer(step));  // each code once: later steps only from now on
-      matched = true;
+    for (const auto& method : second_factor_methods()) {
+      if (!method->verify_code) continue;
+      auto matched = method->verify_code(*state, code, now);
+      if (!matched) return std::unexpected(matched.error());
+      if (!*matched) continue;
+      amr = method->amr;
       return save(txn, user.id, *state);
     }
-    const std::string wanted = hex_sha256(normalized_recovery(code));
-    const Json codes = state->get("recovery");
-    Json left = Json::array();
-    for (std::size_t i = 0; i < codes.size(); ++i) {
-      const auto stored = codes.at(i).as_string().value_or("");
-      if (!matched && crypto::equal_constant_time(stored, wanted)) {
-        matched = true;  // spent
-      } else {
-        left.append(Json::string(stored));
-      }
-    }
-    if (!matched) return {};
-    state->set("recovery", std::move(left));
-    return save(txn, user.id, *state);
+    return {};  // nothing matched: nothing written
   });
   if (!done) return std::unexpected(done.error());
-  if (!matched) return fail(bad_code());
-  return std::string("otp");
+  if (!amr) return fail(bad_code());
+  return std::move(*amr);
 }
 
 Result<std::string> SecondFactors::start_sign_in(const User& user, std::string_view first, std::int64_t now) {
@@ -289,6 +290,39 @@ Result<void> SecondFactors::failed_attempt(std::string_view token) {
     return txn.put_entry(kMfaTokenNamespace, key, value->dump(), value->get_integer("expires").value_or(0));
   });
 }
+
+namespace mfa_methods {
+
+SecondFactorMethod totp_method() {
+  SecondFactorMethod method;
+  method.name = "totp";
+  method.present = [](const Json& state) { return state.has("totp"); };
+  method.usable = [](const Json& state) { return state.get("totp").get_integer("active").value_or(0) == 1; };
+  method.describe = [](const Json& state, Json& shown) {
+    const Json totp = state.get("totp");
+    const bool active = totp.is_object() && totp.get_integer("active").value_or(0) == 1;
+    shown.set("totp", Json::boolean(active)).set("totp_pending", Json::boolean(totp.is_object() && !active));
+  };
+  method.verify_code = check_totp_code;
+  method.amr = "otp";
+  return method;
+}
+
+SecondFactorMethod recovery_method() {
+  SecondFactorMethod method;
+  method.name = "recovery";
+  method.primary = false;
+  method.present = [](const Json& state) { return state.get("recovery").size() > 0; };
+  method.usable = method.present;
+  method.describe = [](const Json& state, Json& shown) {
+    shown.set("recovery_codes", Json::integer(static_cast<std::int64_t>(state.get("recovery").size())));
+  };
+  method.verify_code = [](Json& state, std::string_view code, std::int64_t) { return check_recovery_code(state, code); };
+  method.amr = "otp";
+  return method;
+}
+
+}  // namespace mfa_methods
 
 bool amr_has_second_factor(std::string_view amr) {
   bool possession = false, other = false;

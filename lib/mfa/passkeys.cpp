@@ -1,6 +1,8 @@
 #include "authd/passkeys.hpp"
 
 #include "authd/crypto.hpp"
+#include "authd/second_factor_methods.hpp"
+#include "mfa/builtin_methods.hpp"
 #include "mfa/webauthn.hpp"
 
 namespace authd {
@@ -212,8 +214,7 @@ Result<void> Passkeys::remove(const User& user, std::string_view credential_id) 
     if (!found) return fail(Errc::not_found, "no such passkey");
     if (auto ok = txn.delete_entry(kPasskeyNamespace, credential_id); !ok) return ok;
     state->set("passkeys", std::move(left));
-    if (!state->has("totp") && state->get("passkeys").size() == 0) state->erase("recovery");
-    return SecondFactors::save(txn, user.id, *state);
+    return SecondFactors::save(txn, user.id, *state);  // the recovery codes too when it was the last primary factor
   });
 }
 
@@ -296,5 +297,39 @@ Result<PasskeyUsed> Passkeys::finish_authentication(const Json& credential, std:
   if (refused) return fail(*refused);
   return out;
 }
+
+namespace mfa_methods {
+
+// Passkeys as a second factor: a browser ceremony rather than a typed code
+// (the routes of src/handlers/passkeys.cpp), so no verify_code.
+SecondFactorMethod passkey_method() {
+  SecondFactorMethod method;
+  method.name = "webauthn";
+  method.present = [](const Json& state) { return state.get("passkeys").size() > 0; };
+  method.usable = method.present;
+  method.describe = [](const Json& state, Json& shown) {
+    const Json passkeys = state.get("passkeys");
+    Json list = Json::array();
+    for (std::size_t i = 0; i < passkeys.size(); ++i) {
+      const Json key = passkeys.at(i);
+      Json entry = Json::object();
+      entry.set("id", Json::string(key.get_string("id").value_or("")))
+          .set("name", Json::string(key.get_string("name").value_or("passkey")))
+          .set("created", Json::integer(key.get_integer("created").value_or(0)));
+      list.append(std::move(entry));
+    }
+    shown.set("passkeys", std::move(list));
+  };
+  method.forget = [](StoreTxn& txn, const Json& state) -> Result<void> {
+    const Json passkeys = state.get("passkeys");
+    for (std::size_t i = 0; i < passkeys.size(); ++i) {
+      if (auto ok = txn.delete_entry(kPasskeyNamespace, passkeys.at(i).get_string("id").value_or("")); !ok) return ok;
+    }
+    return {};
+  };
+  return method;
+}
+
+}  // namespace mfa_methods
 
 }  // namespace authd

@@ -1,7 +1,9 @@
 // The signed-in user's second factors (bearer token or the pages' cookie;
 // reachable without a second factor, so that a user of a role in
 // mfa_required_roles can enrol one: Access::enrol in routes.cpp).
-//   GET    /me/mfa               {"totp","totp_pending","recovery_codes","passkeys":[...],"methods":[...],"required"}
+//   GET    /me/mfa               {"totp","totp_pending","recovery_codes","passkeys":[...],"methods":[...],"required",
+//                                  "passkeys_enabled"}: the members before "methods" come from the
+//                                  registered second-factor methods (second_factor_methods.hpp)
 //   POST   /me/mfa/totp          {"secret","otpauth_uri","qr_svg"}: a new, unconfirmed secret
 //   POST   /me/mfa/totp/confirm  {"code"} -> {"recovery_codes":[10 codes]}, shown once
 //   DELETE /me/mfa/totp          -> 204
@@ -54,12 +56,8 @@ HandlerResult mfa_status(App& app, const http::Request&, const RouteContext& con
   Json methods = Json::array();
   for (const auto& method : status->methods()) methods.append(Json::string(method));
   const auto& roles = app.core->settings().mfa.required_roles;
-  Json body = Json::object();
-  body.set("totp", Json::boolean(status->totp))
-      .set("totp_pending", Json::boolean(status->totp_pending))
-      .set("recovery_codes", Json::integer(static_cast<std::int64_t>(status->recovery_codes)))
-      .set("passkeys", status->passkey_list)
-      .set("methods", std::move(methods))
+  Json body = status->shown;  // each method's members (second_factor_methods.hpp)
+  body.set("methods", std::move(methods))
       .set("required", Json::boolean(std::ranges::find(roles, user.role) != roles.end()))
       .set("passkeys_enabled", Json::boolean(!app.core->settings().mfa.rp_id.empty()));
   return no_store(http::Response::json(200, body));

@@ -90,7 +90,11 @@ TEST_F(SecondFactorsTest, EnrolmentIsInactiveUntilConfirmed) {
   auto enrolment = factors_.begin_totp(alice);
   ASSERT_TRUE(enrolment.has_value());
   EXPECT_EQ(enrolment->otpauth_uri.rfind("otpauth://totp/authd:alice?secret=" + enrolment->secret, 0), 0u);
-  EXPECT_FALSE(factors_.status(alice)->any());
+  auto pending = factors_.status(alice);
+  EXPECT_FALSE(pending->any());
+  EXPECT_TRUE(pending->methods().empty());
+  EXPECT_FALSE(pending->shown.get("totp").is_true());
+  EXPECT_TRUE(pending->shown.get("totp_pending").is_true());
   EXPECT_EQ(outcome(factors_.confirm_totp(alice, "000000x", kNow)), "invalid_input");
   const auto wrong = code_at(*enrolment, kNow + 3600);
   EXPECT_EQ(outcome(factors_.confirm_totp(alice, wrong, kNow)), "invalid_input");
@@ -98,8 +102,10 @@ TEST_F(SecondFactorsTest, EnrolmentIsInactiveUntilConfirmed) {
   ASSERT_TRUE(codes.has_value());
   EXPECT_EQ(codes->size(), 10u);
   auto status = factors_.status(alice);
-  EXPECT_TRUE(status->totp);
-  EXPECT_EQ(status->recovery_codes, 10u);
+  EXPECT_TRUE(status->shown.get("totp").is_true());
+  EXPECT_FALSE(status->shown.get("totp_pending").is_true());
+  EXPECT_EQ(status->shown.get_integer("recovery_codes"), 10);
+  EXPECT_EQ(status->methods(), (std::vector<std::string>{"totp", "recovery"}));
   EXPECT_EQ(outcome(factors_.begin_totp(alice)), "conflict");
 }
 
@@ -135,7 +141,7 @@ TEST_F(SecondFactorsTest, RecoveryCodesWorkOnceEach) {
   std::string upper = codes[4];
   for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   EXPECT_EQ(outcome(factors_.verify_code(alice, upper, kNow)), "ok");
-  EXPECT_EQ(factors_.status(alice)->recovery_codes, 8u);
+  EXPECT_EQ(factors_.status(alice)->shown.get_integer("recovery_codes"), 8);
   EXPECT_EQ(outcome(factors_.verify_code(alice, "aaaaa-bbbbb", kNow)), "mfa_failed");
 }
 
@@ -144,7 +150,8 @@ TEST_F(SecondFactorsTest, ResetAndRemovalLeaveNothingUsable) {
   const auto [enrolment, codes] = enrol(alice);
   ASSERT_TRUE(factors_.remove_totp(alice).has_value());
   EXPECT_FALSE(factors_.status(alice)->any());
-  EXPECT_EQ(factors_.status(alice)->recovery_codes, 0u);
+  EXPECT_EQ(factors_.status(alice)->shown.get_integer("recovery_codes"), 0);
+  EXPECT_TRUE(factors_.status(alice)->methods().empty());
   EXPECT_EQ(outcome(factors_.verify_code(alice, codes[0], kNow)), "mfa_failed");
   enrol(alice);
   ASSERT_TRUE(factors_.reset(alice.id).has_value());

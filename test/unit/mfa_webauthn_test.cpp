@@ -272,7 +272,7 @@ TEST(Passkeys, CeremoniesSpendTheirChallenges) {
   ASSERT_TRUE(registered.has_value()) << registered.error().message;
   EXPECT_EQ(registered->recovery_codes.size(), 10u);
   EXPECT_EQ(outcome(passkeys.finish_registration(alice, credential, "key", now)), "mfa_failed");  // reused challenge
-  EXPECT_EQ(factors.status(alice)->passkeys, 1u);
+  EXPECT_EQ(factors.status(alice)->shown.get("passkeys").size(), 1u);
   EXPECT_EQ(factors.status(alice)->methods(), (std::vector<std::string>{"webauthn", "recovery"}));
 
   auto assert_with = [&](const User& who, std::uint32_t count, bool reuse_previous = false) {

@@ -3,7 +3,8 @@
 // second step of a sign-in, and the per-role policy.
 //
 // State lives in the store's entries, so it works on every backend:
-//   "mfa"       key = user _id: one JSON object with the user's factors
+//   "mfa"       key = user _id: one JSON object with the user's factors, a member
+//               per registered method (second_factor_methods.hpp), built in:
 //               {"totp":{"secret","active","last_step"},"recovery":[sha256 hex...],
 //                "passkeys":[...]}. Keyed by _id, so a deleted and re-created
 //               username never inherits factors (Accounts::remove deletes it too).
@@ -68,15 +69,17 @@ struct TotpEnrolment {
   std::string otpauth_uri;  // otpauth://totp/<issuer>:<user>?secret=...&issuer=...
 };
 
+// What the user's factor state holds, as the registered second-factor
+// methods (second_factor_methods.hpp) read it.
 struct FactorStatus {
-  bool totp = false;          // confirmed
-  bool totp_pending = false;  // enrolled, not yet confirmed
-  std::size_t recovery_codes = 0;
-  std::size_t passkeys = 0;
-  Json passkey_list = Json::array();  // [{"id","name","created"}]
-  bool any() const noexcept { return totp || passkeys > 0; }
-  // "totp", "recovery", "webauthn" as the sign-in may use them.
-  std::vector<std::string> methods() const;
+  // The methods the sign-in may use, in registration order: "totp", "webauthn", "recovery".
+  std::vector<std::string> usable;
+  bool second_step = false;  // a primary method is usable: a sign-in needs a second step
+  // Every method's members of GET /me/mfa: {"totp","totp_pending","passkeys":[{"id","name","created"}],
+  // "recovery_codes"} for the built-in ones.
+  Json shown = Json::object();
+  bool any() const noexcept { return second_step; }
+  const std::vector<std::string>& methods() const noexcept { return usable; }
 };
 
 // A pending second step of a sign-in.
@@ -106,8 +109,9 @@ class SecondFactors {
   // The same inside a transaction (Accounts::remove): the factor state and the passkey index.
   static Result<void> erase(StoreTxn& txn, std::string_view user_id);
 
-  // Checks a TOTP code (step ±1, each step once) or a recovery code (each
-  // once). Returns the amr method used ("otp"). Error: mfa_failed.
+  // Asks each method that takes typed codes, in order (TOTP: six digits,
+  // step ±1, each step once; a recovery code, each once). Returns the amr
+  // of the method that matched ("otp"). Error: mfa_failed.
   Result<std::string> verify_code(const User& user, std::string_view code, std::int64_t now);
 
   // The mfa_token of a sign-in whose first factor (`first`) succeeded.
@@ -123,6 +127,8 @@ class SecondFactors {
   static std::vector<std::string> new_recovery_codes(Json& state);
   // The raw factor state (for passkeys.cpp), and its write-back.
   static Result<Json> load(StoreTxn& txn, std::string_view user_id);
+  // Deletes the entry when no primary method holds anything in it (the
+  // recovery codes go with the last primary factor).
   static Result<void> save(StoreTxn& txn, std::string_view user_id, const Json& state);
 
   const MfaSettings& settings() const noexcept { return settings_; }
