@@ -10,6 +10,7 @@
 // how it is bounded and when it forgets stays with each: their rules differ.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -40,7 +41,11 @@ class ShardedStringMap {
     std::uint64_t epoch = 0;  // + 1 on every clear() (and on the owner's evictions)
   };
 
-  static std::size_t index_of(std::string_view key) noexcept { return StringHash{}(key) % N; }
+  // The shard of `key` from its last 16 bytes only: the map then hashes the
+  // whole key again, and a token's tail (its signature) is as random as any.
+  static std::size_t index_of(std::string_view key) noexcept {
+    return StringHash{}(key.substr(key.size() - std::min<std::size_t>(key.size(), 16))) % N;
+  }
   Shard& shard(std::size_t index) noexcept { return shards_[index]; }
   const Shard& shard(std::size_t index) const noexcept { return shards_[index]; }
   Shard& shard_for(std::string_view key) noexcept { return shards_[index_of(key)]; }

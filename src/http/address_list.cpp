@@ -63,12 +63,19 @@ std::optional<IpAddress> parse_ip(std::string_view text) {
 }
 
 std::string to_string(const IpAddress& address) {
-  char buffer[INET6_ADDRSTRLEN] = {};
   if (address.v4()) {
-    ::inet_ntop(AF_INET, address.bytes.data() + 12, buffer, sizeof buffer);
-  } else {
-    ::inet_ntop(AF_INET6, address.bytes.data(), buffer, sizeof buffer);
+    // By hand: every request names its client, and glibc's inet_ntop formats
+    // IPv4 through sprintf (a tenth of a guarded read's own time).
+    char buffer[16];
+    char* end = buffer;
+    for (std::size_t i = 12; i < 16; ++i) {
+      if (i > 12) *end++ = '.';
+      end = std::to_chars(end, buffer + sizeof buffer, address.bytes[i]).ptr;
+    }
+    return std::string(buffer, end);
   }
+  char buffer[INET6_ADDRSTRLEN] = {};
+  ::inet_ntop(AF_INET6, address.bytes.data(), buffer, sizeof buffer);
   return buffer;
 }
 

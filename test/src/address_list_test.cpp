@@ -32,5 +32,20 @@ TEST(AddressList, RangesAndErrors) {
   EXPECT_FALSE(empty->contains("127.0.0.1"));
 }
 
+// to_string writes IPv4 itself (not through inet_ntop): every form parse_ip
+// takes gives the canonical text, as inet_ntop would.
+TEST(AddressList, CanonicalText) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"0.0.0.0", "0.0.0.0"},           {"255.255.255.255", "255.255.255.255"},
+      {"192.0.2.10", "192.0.2.10"},     {"10.100.0.9:8080", "10.100.0.9"},
+      {"\"203.0.113.7\"", "203.0.113.7"}, {"::ffff:198.51.100.99", "198.51.100.99"},
+      {"[2001:DB8::1]:443", "2001:db8::1"}, {"::1", "::1"}};
+  for (const auto& [given, canonical] : cases) {
+    const auto address = parse_ip(given);
+    ASSERT_TRUE(address) << given;
+    EXPECT_EQ(to_string(*address), canonical) << given;
+  }
+}
+
 }  // namespace
 }  // namespace authd::http

@@ -142,7 +142,9 @@ class LmdbTxn final : public StoreTxn {
   }
 
   Result<std::string> list_records() override {
-    std::string out = "[";
+    std::string out;
+    out.reserve(4096);  // one allocation for a typical list, not one per doubling
+    out += '[';
     auto scanned = txn_.for_each(env_.records, [&](std::string_view, std::string_view value) {
       if (out.size() > 1) out += ',';
       out += value;
