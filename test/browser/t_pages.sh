@@ -3,7 +3,8 @@
 # The pages (/login, /account, /admin) in a real browser: Debian's Chromium
 # driven by npm playwright-core (test/browser/pages.test.mjs, node's test
 # runner), through the real lighttpd + authd of test/blackbox/harness.sh, with
-# the OAuth test provider of test/oauth for third-party sign-in.
+# the OAuth test provider of test/oauth for third-party sign-in; then, with
+# authd restarted with signup_mode = invite, login_invite_mode.test.mjs.
 #
 # CTest runs it as browser.pages (label browser). By hand, after a build:
 #   bash test/browser/t_pages.sh
@@ -68,6 +69,18 @@ if ((rc == 0)); then
   pass "browser tests (pages.test.mjs)"
 else
   fail "browser tests (pages.test.mjs)" "node --test exited $rc; screenshots in $SCREENSHOT_DIR"
+fi
+
+step "the login page with signup_mode = invite"
+authd_stop
+export AUTHD_SIGNUP_MODE=invite
+authd_start || _harness_die "authd did not start again with AUTHD_SIGNUP_MODE=invite"
+rc=0
+(cd "$_BROWSER_DIR" && node --test --test-reporter=spec login_invite_mode.test.mjs) || rc=$?
+if ((rc == 0)); then
+  pass "browser tests (login_invite_mode.test.mjs)"
+else
+  fail "browser tests (login_invite_mode.test.mjs)" "node --test exited $rc; screenshots in $SCREENSHOT_DIR"
 fi
 echo "screenshots: $SCREENSHOT_DIR"
 finish
