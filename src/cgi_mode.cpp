@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "base_path.hpp"
 #include "http/error_response.hpp"
@@ -53,6 +54,8 @@ int serve_cgi_request(App& app) {
   auto request = read_cgi_request(app.server.max_body_bytes);
   const http::Response response = request ? prepare_mounted(app, std::move(*request)).answer()
                                            : http::error_response(request.error());
+  // One process per request: sleeping here holds nothing else up.
+  if (response.not_before) std::this_thread::sleep_until(*response.not_before);
   const std::string wire = http::serialize(response);
   const bool written = std::fwrite(wire.data(), 1, wire.size(), stdout) == wire.size();
   return written && std::fflush(stdout) == 0 ? 0 : 1;

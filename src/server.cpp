@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "authd/password.hpp"
+#include "delayed_answers.hpp"
 #include "event_loop.hpp"
 #include "http/error_response.hpp"
 #include "metrics.hpp"
@@ -112,6 +113,8 @@ struct Server::State {
   WorkQueue<Lease> direct;
   WorkQueue<LaneJob> password_lane;
   WorkQueue<LaneJob> upstream_lane;
+  // After `loops`: destroyed first, it hands what it still holds to live loops.
+  DelayedAnswers delayed;
   std::vector<std::thread> loop_threads;
   std::vector<std::thread> workers;
   std::mutex loop_mutex;
@@ -133,7 +136,7 @@ struct Server::State {
   void route(Lease lease) {
     Prepared prepared = prepare(lease.take_request());
     if (prepared.lane == Lane::direct) {
-      lease.answer(prepared.answer());
+      deliver(lease, prepared.answer());
       return;
     }
     LaneJob job{std::move(lease), std::move(prepared.answer)};
@@ -145,6 +148,15 @@ struct Server::State {
     }
   }
 
+  // Answers now, or hands the answer to `delayed` when it has a not_before.
+  void deliver(Lease& lease, http::Response response) {
+    if (response.not_before && *response.not_before > DelayedAnswers::Clock::now()) {
+      const auto when = *response.not_before;
+      delayed.hold(when, [lease = std::move(lease), response = std::move(response)]() mutable { lease.answer(response); });
+      return;
+    }
+    lease.answer(response);
+  }
   void direct_loop() {
     while (auto lease = direct.pop()) route(std::move(*lease));
   }
@@ -153,7 +165,7 @@ struct Server::State {
     // An idle hashing thread gives argon2's working memory back (see PasswordHasher).
     while (auto job = lane.pop(kLaneIdle, [] { PasswordHasher::release_thread_memory(); })) {
       metrics::lane_depth(which, -1);
-      job->lease.answer(job->answer());
+      deliver(job->lease, job->answer());
     }
   }
 };
@@ -224,6 +236,7 @@ bool Server::stop(std::chrono::milliseconds grace) {
     s.direct.discard();
     s.password_lane.discard();
     s.upstream_lane.discard();
+    s.delayed.stop();  // held answers go now: the loops wait for them
     for (auto& loop : s.loops) loop->abandon();
   }
   for (auto& thread : s.loop_threads) thread.join();

@@ -7,7 +7,6 @@
 //        token and refresh family of the user ends. A used, expired or
 //        unknown token: 400 {"error":"the reset link is unknown, used or expired: ..."}.
 // Both refuse cross-site requests and take application/json only.
-#include <thread>
 
 #include "authd/clock.hpp"
 #include "handlers/handlers.hpp"
@@ -69,11 +68,12 @@ HandlerResult password_forgot(App& app, const http::Request& request, const Rout
   audit(app, request, {.event = "password_reset_requested", .username = found,
                        .outcome = *outcome == "queued" ? "ok" : "refused", .reason = *outcome});
   // The same answer after the same time, whatever happened above.
-  std::this_thread::sleep_until(started + app.core->settings().mail.password_forgot_time);
   Json answer = Json::object();
   answer.set("message", Json::string(kForgotAnswer));
   auto response = http::Response::json(202, answer);
   response.header("Cache-Control", "no-store");
+  // Held, not slept on: the lane thread is free meanwhile (DelayedAnswers).
+  response.not_before = started + app.core->settings().mail.password_forgot_time;
   return response;
 }
 

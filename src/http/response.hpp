@@ -1,5 +1,7 @@
 #pragma once
 
+#include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -13,6 +15,9 @@ struct Response {
   int status = 200;
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
+  // Sent no earlier than this (equal-time answers): the server holds it
+  // without holding a thread (DelayedAnswers); CGI mode sleeps until then.
+  std::optional<std::chrono::steady_clock::time_point> not_before;
 
   Response& header(std::string name, std::string value) {
     headers.emplace_back(std::move(name), std::move(value));

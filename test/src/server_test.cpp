@@ -177,5 +177,78 @@ TEST_F(ServerThreads, WithoutInlineDirectRequestsRunOnTheWorkers) {
   EXPECT_LE(log.direct.size(), 3u);
 }
 
+// An answer with not_before (POST /password/forgot) is sent no earlier, and
+// its lane thread is free meanwhile: with one lane thread, a second request
+// on that lane is answered long before the first one's time.
+TEST_F(ServerThreads, HeldAnswersDoNotHoldTheLaneThread) {
+  using namespace std::chrono_literals;
+  ServerOptions options;
+  options.event_loops = 1;
+  options.inline_direct = true;
+  options.hash_workers = 1;
+  options.upstream_workers = 1;
+  Prepare prepare = [](http::Request request) {
+    const bool held = request.path == "/held";
+    Prepared prepared;
+    prepared.lane = Lane::upstream;
+    prepared.answer = [held] {
+      http::Response response;
+      response.body = held ? "held-ok" : "quick-ok";
+      if (held) response.not_before = std::chrono::steady_clock::now() + 1500ms;
+      return response;
+    };
+    return prepared;
+  };
+  Server server(listen_fd_, options, prepare);
+  ASSERT_TRUE(server.start().has_value());
+  const auto start = std::chrono::steady_clock::now();
+  std::string held_answer;
+  std::chrono::steady_clock::duration held_took{};
+  std::thread first([&] {
+    held_answer = get("/held");
+    held_took = std::chrono::steady_clock::now() - start;
+  });
+  std::this_thread::sleep_for(100ms);  // the held request has gone through the lane
+  const std::string quick = get("/quick");
+  const auto quick_took = std::chrono::steady_clock::now() - start;
+  first.join();
+  EXPECT_TRUE(server.stop(std::chrono::seconds(5)));
+  EXPECT_NE(held_answer.find("held-ok"), std::string::npos) << held_answer;
+  EXPECT_NE(quick.find("quick-ok"), std::string::npos) << quick;
+  EXPECT_GE(held_took, 1500ms) << "the held answer waits for its time";
+  EXPECT_LT(quick_took, 1200ms) << "the one lane thread was not asleep on the held answer";
+}
+
+// Stopping does not wait out a held answer: it is sent at once.
+TEST_F(ServerThreads, AStoppingServerSendsHeldAnswersAtOnce) {
+  using namespace std::chrono_literals;
+  ServerOptions options;
+  options.event_loops = 1;
+  options.inline_direct = true;
+  options.hash_workers = 1;
+  options.upstream_workers = 1;
+  Prepare prepare = [](http::Request) {
+    Prepared prepared;
+    prepared.lane = Lane::upstream;
+    prepared.answer = [] {
+      http::Response response;
+      response.body = "held-ok";
+      response.not_before = std::chrono::steady_clock::now() + 60s;
+      return response;
+    };
+    return prepared;
+  };
+  Server server(listen_fd_, options, prepare);
+  ASSERT_TRUE(server.start().has_value());
+  const auto start = std::chrono::steady_clock::now();
+  std::string answer;
+  std::thread client([&] { answer = get("/held"); });
+  std::this_thread::sleep_for(200ms);
+  server.stop(std::chrono::milliseconds(100));
+  client.join();
+  EXPECT_NE(answer.find("held-ok"), std::string::npos) << answer;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+}
+
 }  // namespace
 }  // namespace authd
