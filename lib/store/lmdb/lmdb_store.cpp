@@ -227,8 +227,9 @@ class LmdbTxn final : public StoreTxn {
   Result<std::vector<std::pair<std::string, std::string>>> list_entries(std::string_view ns) override {
     std::vector<std::pair<std::string, std::string>> out;
     const std::string prefix = entry_key(ns, "");
-    auto scanned = txn_.for_each(env_.entries, [&](std::string_view key, std::string_view value) {
-      if (key.starts_with(prefix) && value.size() >= 8) out.emplace_back(key.substr(prefix.size()), value.substr(8));
+    // A range read: the username index alone files an entry per user.
+    auto scanned = txn_.for_each_prefixed(env_.entries, prefix, [&](std::string_view key, std::string_view value) {
+      if (value.size() >= 8) out.emplace_back(key.substr(prefix.size()), value.substr(8));
     });
     if (!scanned) return std::unexpected(scanned.error());
     return out;
