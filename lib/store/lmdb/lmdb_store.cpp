@@ -1,7 +1,7 @@
-// The LMDB backend of the Store interface: plain data in five tables and the
-// email index (email_index.hpp) written with the users, each
-// transaction one LMDB transaction (writers are serialised by LMDB across
-// threads and processes, so `work` runs exactly once).
+// The LMDB backend of the Store interface: plain data in four tables (users,
+// records, links, entries) and the email index (email_index.hpp) written with
+// the users, each transaction one LMDB transaction (writers are serialised by
+// LMDB across threads and processes, so `work` runs exactly once).
 #include <algorithm>
 #include <cstring>
 #include <mutex>
