@@ -204,5 +204,35 @@ TEST(LmdbEmailIndex, AFullMapLeavesTheIndexAsCompleteAsTheUsers) {
   }
 }
 
+// The lookup reads the address's entries only: a user record it would trip
+// over in a scan (here a corrupt one) is never read.
+TEST(LmdbEmailIndex, TheLookupReadsOnlyTheUsersOfTheAddress) {
+  test::TempDir dir;
+  const auto db = dir.path() / "db";
+  {
+    auto store = open_lmdb_store(options_in(db));
+    ASSERT_TRUE(store.has_value()) << store.error().message;
+    ASSERT_EQ("ok", outcome(insert(**store, user_with("alice", "alice@example.org"))));
+  }
+  {
+    RawEnv raw(db);
+    MDB_dbi users = 0;
+    ASSERT_EQ(0, mdb_dbi_open(raw.txn(), "users", 0, &users));
+    std::string name = "broken", bytes = "not a user record";
+    MDB_val key{name.size(), name.data()}, value{bytes.size(), bytes.data()};
+    ASSERT_EQ(0, mdb_put(raw.txn(), users, &key, &value, 0));
+    raw.commit();
+  }
+  auto store = open_lmdb_store(options_in(db));
+  ASSERT_TRUE(store.has_value()) << store.error().message;
+  auto scan = (*store)->read([](StoreTxn& txn) -> Result<void> {
+    auto page = txn.list_users(UserQuery{});
+    if (!page) return std::unexpected(page.error());
+    return {};
+  });
+  EXPECT_EQ("internal", outcome(scan));  // a scan meets the corrupt record
+  EXPECT_EQ(Names{"alice"}, users_of(**store, "alice@example.org"));
+}
+
 }  // namespace
 }  // namespace authd
