@@ -179,7 +179,6 @@ class Txn {
     return {};
   }
 
-
   explicit Txn(MDB_txn* txn) noexcept : txn_(txn) {}
   // LMDB refuses empty keys and keys over its compile-time limit (511 bytes)
   // with MDB_BAD_VALSIZE; no such key can exist, so lookups say not found.
