@@ -160,6 +160,22 @@ TEST(PostgresStore, NodesStartingTogetherMigrateExactlyOnce) {
   cluster.drop_database(db);
 }
 
+// list_users with UserQuery::email (POST /password/forgot) reads through the
+// index of migration 006, not the whole users table.
+TEST(PostgresStore, TheUsersOfAnAddressAreFoundThroughAnIndex) {
+  PgCluster& cluster = PgCluster::shared();
+  const std::string db = cluster.create_database("email");
+  auto store = open(options_for(cluster.url(db)));
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(insert(*store, make_user("alice")).has_value());
+  const std::string plan = cluster.psql(
+      db, "SET enable_seqscan = off; EXPLAIN (COSTS OFF) SELECT username FROM users "
+          "WHERE lower(email COLLATE \"C\") = lower('SomeOne@example.org'::text COLLATE \"C\")");
+  EXPECT_NE(std::string::npos, plan.find("users_email_lower")) << plan;
+  store.reset();
+  cluster.drop_database(db);
+}
+
 TEST(PostgresStore, PasswordComesFromPgpassfile) {
   PgCluster& cluster = PgCluster::shared();
   const std::string db = cluster.create_database("pass");

@@ -31,6 +31,10 @@ namespace authd {
 struct UserQuery {
   std::optional<Role> role;               // only this role
   std::string contains;                   // only usernames containing this text ("" = all)
+  // Only users with this address, compared ASCII case-insensitively ("" =
+  // all). A backend answers it from an index: it costs the matches, not a
+  // scan of the users (POST /password/forgot by email).
+  std::string email = {};
   std::size_t offset = 0;                 // in username order
   std::size_t limit = static_cast<std::size_t>(-1);
 };

@@ -5,7 +5,9 @@
 #include <cerrno>
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
+#include "store/lmdb/email_index.hpp"
 #include "store/lmdb/lmdb_txn.hpp"
 
 namespace authd::lmdb {
@@ -31,6 +33,23 @@ Result<void> prepare_directory(const std::filesystem::path& dir) {
   }
   if ((info.st_mode & 077) != 0 && info.st_uid == ::geteuid()) ::chmod(dir.c_str(), 0700);
   return {};
+}
+
+// Opens (creating as needed) every table in one write transaction.
+Result<void> open_tables(Environment& impl) {
+  auto txn = Txn::begin(impl.env, true);
+  if (!txn) return std::unexpected(txn.error());
+  for (auto [name, dbi] : {std::pair{"users", &impl.users}, std::pair{"records", &impl.records},
+                           std::pair{"links", &impl.links}, std::pair{"entries", &impl.entries}}) {
+    if (int rc = mdb_dbi_open(txn->get(), name, MDB_CREATE, dbi); rc != 0) {
+      return fail(rc == MDB_MAP_FULL ? Errc::storage_full : Errc::io,
+                  std::string(name) + " table: " + mdb_strerror(rc));
+    }
+  }
+  auto index = email_index::open(*txn, impl.users);
+  if (!index) return std::unexpected(index.error());
+  impl.users_by_email = *index;
+  return txn->commit();
 }
 
 }  // namespace
@@ -63,21 +82,24 @@ Result<std::unique_ptr<Environment>> open_environment(const LmdbOptions& options
   int stale = 0;
   mdb_reader_check(impl->env, &stale);  // clear slots of readers that died (e.g. SIGKILL)
 
-  auto txn = Txn::begin(impl->env, true);
-  if (!txn) return std::unexpected(txn.error());
-  if (auto ok = check(mdb_dbi_open(txn->get(), "users", MDB_CREATE, &impl->users), "users table"); !ok) {
-    return std::unexpected(ok.error());
+  // A store from before the email index gets it built here, which may need
+  // a bigger map: grow it as a write would (open_tables left nothing behind).
+  for (;;) {
+    auto opened = open_tables(*impl);
+    if (opened) break;
+    if (opened.error().code != Errc::storage_full) {
+      return fail(opened.error().code, "cannot open the database in " + options.directory.string() + " (" +
+                                           opened.error().message + ")");
+    }
+    MDB_envinfo info{};
+    mdb_env_info(impl->env, &info);
+    if (info.me_mapsize >= options.map_size_bytes ||
+        mdb_env_set_mapsize(impl->env, std::min(options.map_size_bytes, info.me_mapsize * 2)) != 0) {
+      return fail(Errc::storage_full, "cannot open the database in " + options.directory.string() +
+                                          ": map_size_mb is too small for it (" +
+                                          opened.error().message + ")");
+    }
   }
-  if (auto ok = check(mdb_dbi_open(txn->get(), "records", MDB_CREATE, &impl->records), "records table"); !ok) {
-    return std::unexpected(ok.error());
-  }
-  if (auto ok = check(mdb_dbi_open(txn->get(), "links", MDB_CREATE, &impl->links), "links table"); !ok) {
-    return std::unexpected(ok.error());
-  }
-  if (auto ok = check(mdb_dbi_open(txn->get(), "entries", MDB_CREATE, &impl->entries), "entries table"); !ok) {
-    return std::unexpected(ok.error());
-  }
-  if (auto ok = txn->commit(); !ok) return std::unexpected(ok.error());
   return impl;
 }
 

@@ -1,12 +1,16 @@
-// The LMDB backend of the Store interface: plain data in five tables, each
-// transaction one LMDB transaction (writers are serialised by LMDB across
-// threads and processes, so `work` runs exactly once).
+// The LMDB backend of the Store interface: plain data in four tables (users,
+// records, links, entries) and the email index (email_index.hpp) written with
+// the users, each transaction one LMDB transaction (writers are serialised by
+// LMDB across threads and processes, so `work` runs exactly once).
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 
 #include "authd/clock.hpp"
+#include "authd/text.hpp"
+#include "store/lmdb/email_index.hpp"
 #include "store/lmdb/lmdb_txn.hpp"
 #include "store/lmdb/user_codec.hpp"
 
@@ -18,6 +22,18 @@ Result<User> decode(std::string_view bytes) {
   auto user = store_detail::decode_user(bytes);
   if (!user) return fail(Errc::internal, "corrupt user record");
   return std::move(*user);
+}
+
+// The address of a stored user ("" for a corrupt record: it has none to index).
+std::string stored_email(std::string_view bytes) {
+  auto user = store_detail::decode_user(bytes);
+  return user ? std::move(user->email) : std::string();
+}
+
+// Counts `user` among the matches of `query`, keeping it when it is in the page's slice.
+void take(UserPage& page, const UserQuery& query, User&& user) {
+  if (page.total >= query.offset && page.users.size() < query.limit) page.users.push_back(std::move(user));
+  ++page.total;
 }
 
 // Entries: key = namespace '\0' key; value = expires_at (i64 LE) + bytes.
@@ -60,29 +76,38 @@ class LmdbTxn final : public StoreTxn {
     return decode(*bytes);
   }
 
+  // Each user write changes the email index in the same transaction, after
+  // every refusal (taken, missing, bad key) has been answered: a later
+  // failure can only be LMDB's own, which fails the whole transaction.
   Result<void> insert_user(const User& user) override {
     if (auto ok = writable(); !ok) return ok;
     // MDB_NOOVERWRITE: the uniqueness check and the insert are one step.
     auto put = txn_.put(env_.users, user.username, store_detail::encode_user(user), MDB_NOOVERWRITE);
     if (!put && put.error().code == Errc::conflict) return fail(Errc::conflict, "username already exists");
-    return put;
+    if (!put) return put;
+    return email_index::add(txn_, env_.users_by_email, user.email, user.username);
   }
 
   Result<void> replace_user(const User& user) override {
     if (auto ok = writable(); !ok) return ok;
-    if (auto existing = txn_.get(env_.users, user.username); !existing) {
-      return missing_as<void>(existing.error(), "user");
-    }
-    return txn_.put(env_.users, user.username, store_detail::encode_user(user));
+    auto existing = txn_.get(env_.users, user.username);
+    if (!existing) return missing_as<void>(existing.error(), "user");
+    const std::string previous = stored_email(*existing);  // the view ends with the put below
+    if (auto put = txn_.put(env_.users, user.username, store_detail::encode_user(user)); !put) return put;
+    return email_index::move(txn_, env_.users_by_email, previous, user.email, user.username);
   }
 
   Result<void> delete_user(std::string_view username) override {
     if (auto ok = writable(); !ok) return ok;
+    auto existing = txn_.get(env_.users, username);
+    if (!existing) return missing_as<void>(existing.error(), "user");
+    const std::string previous = stored_email(*existing);
     if (auto ok = txn_.del(env_.users, username); !ok) return missing_as<void>(ok.error(), "user");
-    return {};
+    return email_index::remove(txn_, env_.users_by_email, previous, username);
   }
 
   Result<UserPage> list_users(const UserQuery& query) override {
+    if (!query.email.empty()) return list_users_of_email(query);
     UserPage page;
     bool corrupt = false;
     auto scanned = txn_.for_each(env_.users, [&](std::string_view name, std::string_view value) {
@@ -93,11 +118,35 @@ class LmdbTxn final : public StoreTxn {
         return;
       }
       if (query.role && user->role != *query.role) return;
-      if (page.total >= query.offset && page.users.size() < query.limit) page.users.push_back(std::move(*user));
-      ++page.total;
+      take(page, query, std::move(*user));
     });
     if (!scanned) return std::unexpected(scanned.error());
     if (corrupt) return fail(Errc::internal, "corrupt user record");
+    return page;
+  }
+
+  // Through the email index: only the users filed under that address are read.
+  Result<UserPage> list_users_of_email(const UserQuery& query) {
+    UserPage page;
+    std::optional<Error> failed;
+    auto scanned = txn_.for_each_value(env_.users_by_email, email_index::key_of(query.email), [&](std::string_view name) {
+      if (failed || (!query.contains.empty() && name.find(query.contains) == std::string_view::npos)) return;
+      auto bytes = txn_.get(env_.users, name);
+      if (!bytes) {
+        if (bytes.error().code != Errc::not_found) failed = bytes.error();
+        return;
+      }
+      auto user = store_detail::decode_user(*bytes);
+      if (!user) {
+        failed = Error{Errc::internal, "corrupt user record"};
+        return;
+      }
+      // A key is the address cut to kMaxKeyBytes: compare the whole of it.
+      if (!text::iequals(user->email, query.email) || (query.role && user->role != *query.role)) return;
+      take(page, query, std::move(*user));
+    });
+    if (!scanned) return std::unexpected(scanned.error());
+    if (failed) return std::unexpected(*failed);
     return page;
   }
 
@@ -180,8 +229,9 @@ class LmdbTxn final : public StoreTxn {
   Result<std::vector<std::pair<std::string, std::string>>> list_entries(std::string_view ns) override {
     std::vector<std::pair<std::string, std::string>> out;
     const std::string prefix = entry_key(ns, "");
-    auto scanned = txn_.for_each(env_.entries, [&](std::string_view key, std::string_view value) {
-      if (key.starts_with(prefix) && value.size() >= 8) out.emplace_back(key.substr(prefix.size()), value.substr(8));
+    // A range read: the username index alone files an entry per user.
+    auto scanned = txn_.for_each_prefixed(env_.entries, prefix, [&](std::string_view key, std::string_view value) {
+      if (value.size() >= 8) out.emplace_back(key.substr(prefix.size()), value.substr(8));
     });
     if (!scanned) return std::unexpected(scanned.error());
     return out;

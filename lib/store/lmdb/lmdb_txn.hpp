@@ -22,6 +22,7 @@ struct Environment {
   MDB_dbi records = 0;
   MDB_dbi links = 0;    // "provider:subject" -> username
   MDB_dbi entries = 0;  // namespace '\0' key -> i64 expires_at (LE) + value
+  MDB_dbi users_by_email = 0;  // the email index (email_index.hpp)
   std::filesystem::path directory;
   Environment() = default;
   Environment(const Environment&) = delete;
@@ -110,23 +111,74 @@ class Txn {
     return {};
   }
 
+  // Deletes the one pair (key, value) of an MDB_DUPSORT table (not_found: no such pair).
+  Result<void> del_pair(MDB_dbi dbi, std::string_view key, std::string_view value) {
+    if (!storable_key(key)) return std::unexpected(lmdb_error(MDB_NOTFOUND, "delete"));
+    MDB_val k = as_val(key), v = as_val(value);
+    const int rc = mdb_del(txn_, dbi, &k, &v);
+    if (rc != 0) return std::unexpected(lmdb_error(rc, "delete"));
+    return {};
+  }
+
   // Calls fn(key, value) for every entry in key order.
   template <class Fn>
   Result<void> for_each(MDB_dbi dbi, Fn&& fn) const {
-    MDB_cursor* cursor = nullptr;
-    if (int rc = mdb_cursor_open(txn_, dbi, &cursor); rc != 0) return std::unexpected(lmdb_error(rc, "cursor"));
-    MDB_val k{}, v{};
-    int rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST);
+    return for_each_from(dbi, {}, [&](std::string_view key, std::string_view value) {
+      fn(key, value);
+      return true;
+    });
+  }
+
+  // Calls fn(key, value) for every entry whose key starts with `prefix`, in
+  // key order: a range read, not a scan of the table.
+  template <class Fn>
+  Result<void> for_each_prefixed(MDB_dbi dbi, std::string_view prefix, Fn&& fn) const {
+    return for_each_from(dbi, prefix, [&](std::string_view key, std::string_view value) {
+      if (!key.starts_with(prefix)) return false;
+      fn(key, value);
+      return true;
+    });
+  }
+
+  // Calls fn(value) for every value of `key` in an MDB_DUPSORT table, in
+  // value byte order.
+  template <class Fn>
+  Result<void> for_each_value(MDB_dbi dbi, std::string_view key, Fn&& fn) const {
+    if (!storable_key(key)) return {};  // no such key can exist
+    Cursor cursor;
+    if (int rc = mdb_cursor_open(txn_, dbi, &cursor.get); rc != 0) return std::unexpected(lmdb_error(rc, "cursor"));
+    MDB_val k = as_val(key), v{};
+    int rc = mdb_cursor_get(cursor.get, &k, &v, MDB_SET_KEY);
     while (rc == 0) {
-      fn(as_view(k), as_view(v));
-      rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT);
+      fn(as_view(v));
+      rc = mdb_cursor_get(cursor.get, &k, &v, MDB_NEXT_DUP);
     }
-    mdb_cursor_close(cursor);
     if (rc != MDB_NOTFOUND) return std::unexpected(lmdb_error(rc, "scan"));
     return {};
   }
 
  private:
+  struct Cursor {
+    MDB_cursor* get = nullptr;
+    ~Cursor() {
+      if (get) mdb_cursor_close(get);
+    }
+  };
+
+  // fn(key, value) -> bool (false: stop) from the first key >= `from` on.
+  template <class Fn>
+  Result<void> for_each_from(MDB_dbi dbi, std::string_view from, Fn&& fn) const {
+    Cursor cursor;
+    if (int rc = mdb_cursor_open(txn_, dbi, &cursor.get); rc != 0) return std::unexpected(lmdb_error(rc, "cursor"));
+    MDB_val k = as_val(from), v{};
+    int rc = from.empty() ? mdb_cursor_get(cursor.get, &k, &v, MDB_FIRST)
+             : storable_key(from) ? mdb_cursor_get(cursor.get, &k, &v, MDB_SET_RANGE)
+                                  : MDB_NOTFOUND;
+    while (rc == 0 && fn(as_view(k), as_view(v))) rc = mdb_cursor_get(cursor.get, &k, &v, MDB_NEXT);
+    if (rc != 0 && rc != MDB_NOTFOUND) return std::unexpected(lmdb_error(rc, "scan"));
+    return {};
+  }
+
   explicit Txn(MDB_txn* txn) noexcept : txn_(txn) {}
   // LMDB refuses empty keys and keys over its compile-time limit (511 bytes)
   // with MDB_BAD_VALSIZE; no such key can exist, so lookups say not found.

@@ -35,6 +35,18 @@ constexpr const char* kListUsers =
     "username, id, password_hash, fullname, email, role, version, created_at, updated_at, links, token_generation, last_revocation, email_verified "
     "FROM users WHERE ($1::text IS NULL OR role = $1) AND strpos(username, $2) > 0 "
     "ORDER BY username LIMIT $3 OFFSET $4";
+// The same with an address ($5), through the index of migration 006: lower()
+// under the "C" collation folds ASCII only, as the LMDB store and
+// text::iequals do, whatever the database's locale.
+constexpr const char* kCountUsersOfEmail =
+    "SELECT count(*) FROM users WHERE ($1::text IS NULL OR role = $1) AND strpos(username, $2) > 0 "
+    "AND lower(email COLLATE \"C\") = lower($3::text COLLATE \"C\")";
+constexpr const char* kListUsersOfEmail =
+    "SELECT "
+    "username, id, password_hash, fullname, email, role, version, created_at, updated_at, links, token_generation, last_revocation, email_verified "
+    "FROM users WHERE ($1::text IS NULL OR role = $1) AND strpos(username, $2) > 0 "
+    "AND lower(email COLLATE \"C\") = lower($5::text COLLATE \"C\") "
+    "ORDER BY username LIMIT $3 OFFSET $4";
 
 constexpr const char* kFindLink = "SELECT username FROM links WHERE link = $1";
 constexpr const char* kInsertLink = "INSERT INTO links (link, username) VALUES ($1, $2) ON CONFLICT (link) DO NOTHING";
@@ -175,14 +187,20 @@ Result<UserPage> PgTxn::list_users(const UserQuery& query) {
   auto filter = [&] {
     return std::vector<Param>{query.role ? Param::text(role) : Param::null_text(), Param::text(query.contains)};
   };
+  const bool of_email = !query.email.empty();
+  std::vector<Param> count = filter();
   std::vector<Param> page = filter();
   page.push_back(query.limit >= static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max())
                      ? Param::null_int8()
                      : Param::int8(as_int8(query.limit)));
   page.push_back(Param::int8(as_int8(query.offset)));
+  if (of_email) {
+    count.push_back(Param::text(query.email));
+    page.push_back(Param::text(query.email));
+  }
   std::vector<Statement> batch;
-  batch.push_back(Statement{kCountUsers, filter()});
-  batch.push_back(Statement{kListUsers, std::move(page)});
+  batch.push_back(Statement{of_email ? kCountUsersOfEmail : kCountUsers, std::move(count)});
+  batch.push_back(Statement{of_email ? kListUsersOfEmail : kListUsers, std::move(page)});
   auto results = run(std::move(batch));
   if (!results) return db_fail<UserPage>(results.error(), "list_users");
   UserPage out;
