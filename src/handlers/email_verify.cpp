@@ -112,14 +112,7 @@ HandlerResult email_verify_resend(App& app, const http::Request& request, const 
   if (*outcome == "queued") mail_sender::wake();
   audit(app, request, {.event = "email_verify_requested", .username = found,
                        .outcome = *outcome == "queued" ? "ok" : "refused", .reason = *outcome});
-  // The same answer after the same time, whatever happened above.
-  Json answer = Json::object();
-  answer.set("message", Json::string(kResendAnswer));
-  auto response = http::Response::json(202, answer);
-  response.header("Cache-Control", "no-store");
-  // Held, not slept on: the lane thread is free meanwhile (DelayedAnswers).
-  response.not_before = started + app.core->settings().mail.password_forgot_time;
-  return response;
+  return equal_time_answer(app, started, kResendAnswer);  // the same answer after the same time, whatever happened
 }
 
 HandlerResult change_email(App& app, const http::Request& request, const RouteContext& context) {

@@ -2,6 +2,7 @@
 // dispatcher maps to HTTP (http/errors.cpp).
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -165,6 +166,11 @@ Result<http::Response> end_other_sessions(App& app, const http::Request& request
                                           http::Response response);
 // The JSON body, or an empty object when the request has none.
 Result<Json> optional_json_body(const App& app, const http::Request& request);
+// 202 {"message": message}, no-store, sent no earlier than `started` +
+// password_forgot_time: the one answer of POST /password/forgot and POST
+// /email/verify/resend, whatever happened (nothing told by content or time).
+http::Response equal_time_answer(const App& app, std::chrono::steady_clock::time_point started,
+                                 std::string_view message);
 // A string member of a JSON body. Error: invalid_input naming the field.
 Result<std::string> required_field(const Json& body, std::string_view field);
 

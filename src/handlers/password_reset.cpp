@@ -40,6 +40,17 @@ Result<std::string> optional_string(const Json& body, std::string_view field, st
 
 }  // namespace
 
+http::Response equal_time_answer(const App& app, std::chrono::steady_clock::time_point started,
+                                 std::string_view message) {
+  Json answer = Json::object();
+  answer.set("message", Json::string(message));
+  auto response = http::Response::json(202, answer);
+  response.header("Cache-Control", "no-store");
+  // Held, not slept on: the lane thread is free meanwhile (DelayedAnswers).
+  response.not_before = started + app.core->settings().mail.password_forgot_time;
+  return response;
+}
+
 HandlerResult password_forgot(App& app, const http::Request& request, const RouteContext&) {
   const auto started = std::chrono::steady_clock::now();
   auto body = json_object_body(app, request);
@@ -67,14 +78,7 @@ HandlerResult password_forgot(App& app, const http::Request& request, const Rout
   if (*outcome == "queued") mail_sender::wake();
   audit(app, request, {.event = "password_reset_requested", .username = found,
                        .outcome = *outcome == "queued" ? "ok" : "refused", .reason = *outcome});
-  // The same answer after the same time, whatever happened above.
-  Json answer = Json::object();
-  answer.set("message", Json::string(kForgotAnswer));
-  auto response = http::Response::json(202, answer);
-  response.header("Cache-Control", "no-store");
-  // Held, not slept on: the lane thread is free meanwhile (DelayedAnswers).
-  response.not_before = started + app.core->settings().mail.password_forgot_time;
-  return response;
+  return equal_time_answer(app, started, kForgotAnswer);  // the same answer after the same time, whatever happened
 }
 
 HandlerResult password_reset(App& app, const http::Request& request, const RouteContext&) {
