@@ -142,6 +142,7 @@ Result<Refreshed> RefreshTokens::rotate(std::string_view token, std::int64_t now
     out.user = std::move(*user);
     out.amr = family->amr;
     out.scope = family->scope;
+    out.authenticated_at = family->started_at;
     family->expires_at = expiry(policy_, family->started_at, now);
     out.expires_at = family->expires_at;
     return txn.put_entry(ns, parts->family, stored(*family, next_secret), family->expires_at);

@@ -108,7 +108,10 @@ std::string Core::issue_access_token(const User& user, std::string_view amr, std
   for (const auto& [name, value] : more) claims.emplace(name, value);
   if (!amr.empty()) claims.emplace(std::string(kAmrClaim), std::string(amr));
   if (!sid.empty()) claims.emplace(std::string(kRefreshFamilyClaim), std::string(sid));
-  return tokens_.issue(kAccessTokenType, user.id, user.username, unix_now(), claims);
+  const auto now = unix_now();
+  // Not given (a sign-in): the user authenticated now.
+  claims.emplace(std::string(kAuthTimeClaim), std::to_string(now));
+  return tokens_.issue(kAccessTokenType, user.id, user.username, now, claims);
 }
 
 OAuthClient* Core::oauth_client(std::string_view provider) noexcept {

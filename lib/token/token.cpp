@@ -3,6 +3,7 @@
 #include "authd/jws.hpp"
 
 #include <array>
+#include <charconv>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -123,6 +124,12 @@ std::string TokenService::issue(std::string_view type, std::string_view subject,
   for (const auto& [claim, value] : extra) {
     if (is_registered(claim)) continue;
     // amr (RFC 8176) is an array of method names; `extra` carries it space-separated.
+    if (claim == kAuthTimeClaim) {
+      std::int64_t when = 0;
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), when);
+      if (ec == std::errc() && end == value.data() + value.size()) payload.set(claim, Json::integer(when));
+      continue;
+    }
     payload.set(claim, claim == kAmrClaimName ? amr_array(value) : Json::string(value));
   }
   if (ring_) return issue_public_key(type, crypto::base64url_encode(payload.dump()), now);
@@ -297,7 +304,9 @@ Result<TokenClaims> TokenService::verify_uncached(std::string_view token, std::s
   claims.token_id = std::string(payload->get_string("jti").value_or(""));
   for (const auto& key : payload->keys()) {
     if (is_registered(key)) continue;
-    if (auto value = payload->get_string(key)) {
+    if (key == kAuthTimeClaim) {  // a number only
+      if (auto when = payload->get_integer(key)) claims.extra.emplace(key, std::to_string(*when));
+    } else if (auto value = payload->get_string(key)) {
       claims.extra.emplace(key, std::string(*value));
     } else if (key == kAmrClaimName) {
       if (auto amr = amr_text(payload->get(key))) claims.extra.emplace(key, std::move(*amr));

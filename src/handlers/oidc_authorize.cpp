@@ -26,6 +26,18 @@
 namespace authd::handlers {
 namespace {
 
+// When the session's user last authenticated: its auth_time claim (kept across
+// refreshes), or, for a token from before that claim, when it was issued.
+std::int64_t authenticated_at(const TokenClaims& claims) {
+  if (const auto found = claims.extra.find(kAuthTimeClaim); found != claims.extra.end()) {
+    std::int64_t when = 0;
+    const auto& text = found->second;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), when);
+    if (ec == std::errc() && end == text.data() + text.size() && when > 0) return when;
+  }
+  return claims.issued_at;
+}
+
 using Query = std::map<std::string, std::string, std::less<>>;
 using oidc::has_word;
 using oidc::param;
@@ -201,8 +213,9 @@ HandlerResult oidc_authorize(App& app, const http::Request& request, const Route
   const auto now = unix_now();
   auto session = session_of(app, request);
   bool sign_in = !session || has_word(prompt, "login");
+  const std::int64_t auth_time = session ? authenticated_at(session->claims) : 0;
   if (session && query.contains("max_age")) {
-    sign_in = sign_in || now - session->claims.issued_at > std::stoll(param(query, "max_age"));
+    sign_in = sign_in || now - auth_time > std::stoll(param(query, "max_age"));
   }
   if (sign_in) {
     if (prompt == "none") return refuse(app, request, query, {"login_required", "the user is not signed in"});
@@ -239,7 +252,7 @@ HandlerResult oidc_authorize(App& app, const http::Request& request, const Route
                   .nonce = param(query, "nonce"),
                   .code_challenge = param(query, "code_challenge"),
                   .amr = amr_of(*session),
-                  .auth_time = session->claims.issued_at};
+                  .auth_time = auth_time};
   auto code = AuthorizationCodes(app.core->store()).issue(grant, now);
   if (!code) return std::unexpected(code.error());
   audit(app, request, {.event = "oidc_authorize", .username = session->user.username, .outcome = "ok",

@@ -139,8 +139,13 @@ http::Response answer(const App& app, const Tokens& tokens) {
   return response;
 }
 
-std::map<std::string, std::string, std::less<>> client_claims(const OidcClient& client, std::string_view scope) {
-  return {{"aud", client.id}, {std::string(kClientIdClaim), client.id}, {"scope", std::string(scope)}};
+// A client's access token: its audience and scope, and when the user signed in.
+std::map<std::string, std::string, std::less<>> client_claims(const OidcClient& client, std::string_view scope,
+                                                              std::int64_t auth_time) {
+  return {{"aud", client.id},
+          {std::string(kClientIdClaim), client.id},
+          {"scope", std::string(scope)},
+          {std::string(kAuthTimeClaim), std::to_string(auth_time)}};
 }
 
 HandlerResult authorization_code(App& app, const http::Request& request, const Form& form, const OidcClient& client) {
@@ -174,7 +179,7 @@ HandlerResult authorization_code(App& app, const http::Request& request, const F
     tokens.refresh_token = started->refresh_token;
     family = started->family;
   }
-  tokens.access_token = app.core->issue_access_token(*user, grant->amr, family, client_claims(client, grant->scope));
+  tokens.access_token = app.core->issue_access_token(*user, grant->amr, family, client_claims(client, grant->scope, grant->auth_time));
   if (auto noted = codes.record_issued(code, issued_record(tokens.access_token, tokens.refresh_token), now); !noted) {
     log::warn("cannot note what an authorization code issued: " + noted.error().message);
   }
@@ -205,7 +210,7 @@ HandlerResult refresh_grant(App& app, const http::Request& request, const Form& 
   Tokens tokens;
   tokens.scope = next->scope;
   tokens.refresh_token = next->refresh_token;
-  tokens.access_token = app.core->issue_access_token(next->user, next->amr, next->family, client_claims(client, next->scope));
+  tokens.access_token = app.core->issue_access_token(next->user, next->amr, next->family, client_claims(client, next->scope, next->authenticated_at));
   audit(app, request, {.event = "oidc_token", .username = next->user.username, .outcome = "ok",
                        .reason = "refresh_token for client " + client.id});
   return answer(app, tokens);

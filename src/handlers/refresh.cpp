@@ -34,8 +34,10 @@ HandlerResult token_refresh(App& app, const http::Request& request, const RouteC
   const auto now = unix_now();
   auto next = refresh.rotate(presented, now);
   if (!next) return std::unexpected(next.error());
-  // A second factor stays shown; the family stays named for POST /signout.
-  const std::string token = app.core->issue_access_token(next->user, next->amr, next->family);
+  // A second factor stays shown; the family stays named for POST /signout;
+  // auth_time stays the sign-in's (max_age at /authorize counts from it).
+  const std::string token = app.core->issue_access_token(
+      next->user, next->amr, next->family, {{std::string(kAuthTimeClaim), std::to_string(next->authenticated_at)}});
   std::string cookie = "auth=" + token + "; Path=/; Max-Age=" + std::to_string(app.core->settings().token.ttl.count()) +
                        "; HttpOnly; SameSite=Lax";
   if (secure_cookies(app, request)) cookie += "; Secure";

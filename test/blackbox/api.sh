@@ -69,6 +69,7 @@
 # Cookies and tokens
 #   set_cookie NAME        the Set-Cookie line of the last answer that sets NAME
 #                          (returns 1 when there is none)
+#   cookie_of NAME         the value the last answer sets cookie NAME to ("" if none)
 #   cookie_attr LINE ATTR  true when the Set-Cookie LINE has attribute ATTR,
 #                          matched exactly and case-sensitively
 #   cookie_attributes [LINE]
@@ -263,6 +264,8 @@ expect_token_cookie() {
 set_cookie() {
   header Set-Cookie | grep -m1 -- "^$1=" || return 1
 }
+
+cookie_of() { header Set-Cookie | sed -n "s/^$1=\([^;]*\);.*/\1/p" | head -1; }
 
 cookie_attr() {
   local line=$1 want=$2 part

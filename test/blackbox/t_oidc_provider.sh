@@ -160,6 +160,24 @@ RD=$(query_param "$LOCATION" rd)
 expect_match "the way back is /authorize" '^/authorize\?' "$RD"
 expect_eq "prompt=login is not carried back (no loop)" no "$(yesno grep -q prompt <<<"$RD")"
 
+# A refreshed session is not a new sign-in: max_age counts from the sign-in
+# (the access token's auth_time, kept by /token/refresh), or an old session
+# refreshed in the background would pass any max_age.
+step "max_age counts from the sign-in, not from the last refresh"
+signin alice 'alice password'
+SIGNED_IN=$TOKEN; R=$(cookie_of refresh)
+AUTH_TIME=$(jwt_payload "$SIGNED_IN" | jq -r .auth_time)
+expect_eq "the sign-in's token says when (auth_time = iat)" "$(jwt_payload "$SIGNED_IN" | jq -r .iat)" "$AUTH_TIME"
+sleep 3
+http POST /token/refresh -H "Cookie: refresh=$R"
+expect_status 200 "the session is refreshed"
+REFRESHED=$(json .token)
+expect_eq "the refreshed token keeps the sign-in's auth_time" "$AUTH_TIME" "$(jwt_payload "$REFRESHED" | jq -r .auth_time)"
+COOKIE=$REFRESHED browse "$AUTHZ&client_id=$WIKI&redirect_uri=$CB&max_age=2"
+expect_match "max_age=2, signed in 3 s ago, refreshed just now: to the sign-in page" '^/login\?rd=%2Fauthorize%3F' "$LOCATION"
+COOKIE=$REFRESHED browse "$AUTHZ&client_id=$WIKI&redirect_uri=$CB&max_age=3600"
+expect_match "max_age=3600: a code" "^$CB\?code=" "$LOCATION"
+
 step "failed client authentication: refused and audited"
 http POST /token -u "$WIKI:wrong-secret" --data-urlencode grant_type=authorization_code --data-urlencode code=x
 expect_status 401 "wrong secret"

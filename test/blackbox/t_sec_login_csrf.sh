@@ -19,7 +19,6 @@ stack_start
 command -v oathtool >/dev/null || { fail "oathtool is not installed (scripts/deps.sh test)"; finish; }
 CT='Content-Type: application/json'
 SELF="http://127.0.0.1:$PORT"
-cookie_of() { header Set-Cookie | sed -n "s/^$1=\([^;]*\);.*/\1/p" | head -1; }
 no_cookie() {
   if header Set-Cookie >/dev/null; then fail "$1: no cookie set" "$(header Set-Cookie)"; else pass "$1: no cookie set"; fi
 }

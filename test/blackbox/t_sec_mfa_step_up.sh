@@ -24,7 +24,6 @@ KEYS=$(mktemp -d "${TMPDIR:-/tmp}/authd-stepup.XXXXXX")
 trap 'rm -rf "$KEYS"; stack_stop' EXIT
 ORIGIN="http://localhost:$PORT"
 CT='Content-Type: application/json'
-cookie_of() { header Set-Cookie | sed -n "s/^$1=\([^;]*\);.*/\1/p" | head -1; }
 shows_second_factor() { jwt_payload "$1" | jq -c '(.amr // []) | any(. == "otp" or . == "hwk" or . == "mfa")'; }
 # Waits until the current TOTP step has at least 5 s left.
 fresh_step() { while (( $(date +%s) % 30 > 24 )); do sleep 1; done; }

@@ -13,7 +13,6 @@ export AUTHD_REFRESH_TOKEN_MAX_AGE=12
 source "$(dirname "$0")/harness.sh"
 stack_start
 
-cookie_of() { header Set-Cookie | sed -n "s/^$1=\([^;]*\);.*/\1/p" | head -1; }
 refresh_with() { http POST /token/refresh -H 'Content-Type: application/json' --data-binary "{\"refresh_token\":\"$1\"}"; }
 sid_of() { cut -d. -f2 <<<"$1" | tr '_-' '/+' | base64 -d 2>/dev/null | jq -r '.sid // empty' 2>/dev/null; }
 

@@ -12,7 +12,6 @@ stack_start
 basic() { printf 'Authorization: Basic %s' "$(printf '%s' "$1" | base64 -w0)"; }
 signup() { http POST /signup -H 'Content-Type: application/json' --data-binary "$(jq -nc --arg u "$1" --arg p "$2" '{username:$u,password:$p,fullname:"Test Person",email:"test@example.com"}')"; }
 signin() { http POST /signin -H "$(basic "$1:$2")"; }
-cookie_of() { header Set-Cookie | sed -n "s/^$1=\([^;]*\);.*/\1/p" | head -1; }
 records_status() { http GET /records -H "Authorization: Bearer $1"; printf '%s' "$STATUS"; }
 
 signup alice 'alice password'; expect_eq "setup: signup alice" 201 "$STATUS"

@@ -154,6 +154,31 @@ TEST(Token, ExtraClaimsRoundTrip) {
   EXPECT_EQ(claims->extra, extra);
 }
 
+// auth_time is a number in the token (as OpenID Connect's) and decimal text in
+// TokenClaims::extra; a value that is not a whole number is left out, never
+// written as a string.
+TEST(Token, AuthTimeIsANumberClaim) {
+  TokenService service = make_service();
+  std::map<std::string, std::string, std::less<>> extra{{std::string(kAuthTimeClaim), "1699990000"}};
+  const std::string token = service.issue(kAccessTokenType, kSubject, "alice", kNow, extra);
+  auto payload = Json::parse(*crypto::base64url_decode(split(token)[1]));
+  ASSERT_TRUE(payload.has_value());
+  EXPECT_EQ(payload->get_integer("auth_time"), 1699990000);
+  auto claims = service.verify(token, kAccessTokenType, kNow);
+  ASSERT_TRUE(claims.has_value()) << claims.error().message;
+  EXPECT_EQ(claims->extra.at(std::string(kAuthTimeClaim)), "1699990000");
+
+  extra[std::string(kAuthTimeClaim)] = "soon";
+  payload = Json::parse(*crypto::base64url_decode(split(service.issue(kAccessTokenType, kSubject, "alice", kNow, extra))[1]));
+  ASSERT_TRUE(payload.has_value());
+  EXPECT_FALSE(payload->has("auth_time"));
+  // A string auth_time in a token is not taken as one.
+  const auto hand = hand_token(kGoodHeader, payload_with(R"(,"auth_time":"1699990000")"));
+  claims = service.verify(hand, kAccessTokenType, kNow);
+  ASSERT_TRUE(claims.has_value()) << claims.error().message;
+  EXPECT_FALSE(claims->extra.contains(std::string(kAuthTimeClaim)));
+}
+
 TEST(Token, TtlOverride) {
   TokenService service = make_service();
   std::string token = service.issue(kOAuthStateTokenType, kSubject, "alice", kNow, {}, 300s);

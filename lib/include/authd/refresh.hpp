@@ -43,6 +43,7 @@ struct Refreshed {
   std::string family;         // for the access token's `sid` claim
   std::int64_t expires_at = 0;  // when the next token stops working (ttl, capped by max_age)
   std::string scope;            // an OpenID client's family: the granted scopes
+  std::int64_t authenticated_at = 0;  // when the family's sign-in was (the access token's auth_time)
 };
 
 struct Started {

@@ -28,6 +28,11 @@ class VerifiedTokenCache;
 // Token kinds (the JOSE `typ` header).
 inline constexpr std::string_view kAccessTokenType = "at+jwt";      // RFC 9068
 inline constexpr std::string_view kOAuthStateTokenType = "authd-state+jwt";
+// The access-token claim (a number, as OpenID Connect's) saying when the user
+// last authenticated: set at sign-in and kept by every refresh of the session,
+// so that /authorize's max_age asks for a new sign-in after that long however
+// often the token was refreshed. TokenClaims::extra holds it as decimal text.
+inline constexpr std::string_view kAuthTimeClaim = "auth_time";
 
 // HS256 (the secret key, the default) or a public-key algorithm whose keys
 // live in a KeyRing and are published as a JWKS.
