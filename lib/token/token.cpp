@@ -123,13 +123,13 @@ std::string TokenService::issue(std::string_view type, std::string_view subject,
   }
   for (const auto& [claim, value] : extra) {
     if (is_registered(claim)) continue;
-    // amr (RFC 8176) is an array of method names; `extra` carries it space-separated.
-    if (claim == kAuthTimeClaim) {
+    if (claim == kAuthTimeClaim) {  // a number; not a whole number: left out
       std::int64_t when = 0;
       const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), when);
       if (ec == std::errc() && end == value.data() + value.size()) payload.set(claim, Json::integer(when));
       continue;
     }
+    // amr (RFC 8176) is an array of method names; `extra` carries it space-separated.
     payload.set(claim, claim == kAmrClaimName ? amr_array(value) : Json::string(value));
   }
   if (ring_) return issue_public_key(type, crypto::base64url_encode(payload.dump()), now);

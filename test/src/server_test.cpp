@@ -177,29 +177,39 @@ TEST_F(ServerThreads, WithoutInlineDirectRequestsRunOnTheWorkers) {
   EXPECT_LE(log.direct.size(), 3u);
 }
 
-// An answer with not_before (POST /password/forgot) is sent no earlier, and
-// its lane thread is free meanwhile: with one lane thread, a second request
-// on that lane is answered long before the first one's time.
-TEST_F(ServerThreads, HeldAnswersDoNotHoldTheLaneThread) {
-  using namespace std::chrono_literals;
+// One loop, one thread per lane: everything on the upstream lane, where
+// GET /held answers "held-ok" no earlier than `hold` from now and any other
+// path "quick-ok" at once.
+ServerOptions one_thread_per_lane() {
   ServerOptions options;
   options.event_loops = 1;
   options.inline_direct = true;
   options.hash_workers = 1;
   options.upstream_workers = 1;
-  Prepare prepare = [](http::Request request) {
+  return options;
+}
+
+Prepare held_on_the_upstream_lane(std::chrono::milliseconds hold) {
+  return [hold](http::Request request) {
     const bool held = request.path == "/held";
     Prepared prepared;
     prepared.lane = Lane::upstream;
-    prepared.answer = [held] {
+    prepared.answer = [held, hold] {
       http::Response response;
       response.body = held ? "held-ok" : "quick-ok";
-      if (held) response.not_before = std::chrono::steady_clock::now() + 1500ms;
+      if (held) response.not_before = std::chrono::steady_clock::now() + hold;
       return response;
     };
     return prepared;
   };
-  Server server(listen_fd_, options, prepare);
+}
+
+// An answer with not_before (POST /password/forgot) is sent no earlier, and
+// its lane thread is free meanwhile: with one lane thread, a second request
+// on that lane is answered long before the first one's time.
+TEST_F(ServerThreads, HeldAnswersDoNotHoldTheLaneThread) {
+  using namespace std::chrono_literals;
+  Server server(listen_fd_, one_thread_per_lane(), held_on_the_upstream_lane(1500ms));
   ASSERT_TRUE(server.start().has_value());
   const auto start = std::chrono::steady_clock::now();
   std::string held_answer;
@@ -222,23 +232,7 @@ TEST_F(ServerThreads, HeldAnswersDoNotHoldTheLaneThread) {
 // Stopping does not wait out a held answer: it is sent at once.
 TEST_F(ServerThreads, AStoppingServerSendsHeldAnswersAtOnce) {
   using namespace std::chrono_literals;
-  ServerOptions options;
-  options.event_loops = 1;
-  options.inline_direct = true;
-  options.hash_workers = 1;
-  options.upstream_workers = 1;
-  Prepare prepare = [](http::Request) {
-    Prepared prepared;
-    prepared.lane = Lane::upstream;
-    prepared.answer = [] {
-      http::Response response;
-      response.body = "held-ok";
-      response.not_before = std::chrono::steady_clock::now() + 60s;
-      return response;
-    };
-    return prepared;
-  };
-  Server server(listen_fd_, options, prepare);
+  Server server(listen_fd_, one_thread_per_lane(), held_on_the_upstream_lane(60s));
   ASSERT_TRUE(server.start().has_value());
   const auto start = std::chrono::steady_clock::now();
   std::string answer;
