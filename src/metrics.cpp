@@ -31,6 +31,8 @@ struct Registry {
   std::atomic<std::uint64_t> mail_failed{0};
   std::atomic<long> password_queue{0};
   std::atomic<long> upstream_queue{0};
+  std::atomic<long> password_busy{0};
+  std::atomic<long> upstream_busy{0};
   std::array<std::atomic<std::uint64_t>, 3> invitations{};  // created, accepted, revoked
 };
 
@@ -90,6 +92,12 @@ void lane_depth(Lane lane, int delta) {
   else if (lane == Lane::upstream) r.upstream_queue.fetch_add(delta, std::memory_order_relaxed);
 }
 
+void lane_busy(Lane lane, int delta) {
+  Registry& r = registry();
+  if (lane == Lane::password) r.password_busy.fetch_add(delta, std::memory_order_relaxed);
+  else if (lane == Lane::upstream) r.upstream_busy.fetch_add(delta, std::memory_order_relaxed);
+}
+
 void invitation(std::string_view event) {
   for (std::size_t i = 0; i < kInvitationEvents.size(); ++i) {
     if (kInvitationEvents[i] == event) registry().invitations[i].fetch_add(1, std::memory_order_relaxed);
@@ -129,6 +137,11 @@ std::string render(App& app) {
   }
   header(out, "authd_throttled_requests_total", "counter", "Requests refused by the sign-in throttle (429).");
   out += "authd_throttled_requests_total " + std::to_string(r.throttled.load()) + "\n";
+  // Busy before queued: a job moving from the queue to a thread while this
+  // renders is missed, never counted twice (t_shutdown_inflight.sh adds them).
+  header(out, "authd_lane_busy", "gauge", "Requests a lane thread is working on, by lane.");
+  out += "authd_lane_busy{lane=\"password\"} " + std::to_string(r.password_busy.load()) + "\n";
+  out += "authd_lane_busy{lane=\"upstream\"} " + std::to_string(r.upstream_busy.load()) + "\n";
   header(out, "authd_lane_queue_depth", "gauge", "Requests waiting for a worker, by lane.");
   out += "authd_lane_queue_depth{lane=\"password\"} " + std::to_string(r.password_queue.load()) + "\n";
   out += "authd_lane_queue_depth{lane=\"upstream\"} " + std::to_string(r.upstream_queue.load()) + "\n";

@@ -29,6 +29,9 @@ void mail_failed();
 void invitation(std::string_view event);
 // Jobs waiting in a lane's queue (+1 queued, -1 taken).
 void lane_depth(Lane lane, int delta);
+// Lane threads working out an answer (+1 when one takes a job, -1 once the
+// answer is made, before it is sent).
+void lane_busy(Lane lane, int delta);
 
 // The whole exposition, store and token-cache figures included.
 std::string render(App& app);

@@ -164,8 +164,11 @@ struct Server::State {
   void lane_loop(WorkQueue<LaneJob>& lane, Lane which) {
     // An idle hashing thread gives argon2's working memory back (see PasswordHasher).
     while (auto job = lane.pop(kLaneIdle, [] { PasswordHasher::release_thread_memory(); })) {
+      metrics::lane_busy(which, +1);
       metrics::lane_depth(which, -1);
-      deliver(job->lease, job->answer());
+      http::Response response = job->answer();
+      metrics::lane_busy(which, -1);  // before it is sent: never busy and answered at once
+      deliver(job->lease, std::move(response));
     }
   }
 };

@@ -33,6 +33,7 @@ expect_eq "sign-ins ok" yes "$(has 'authd_signins_total{outcome="ok"} 1')"
 expect_eq "sign-ins failed" yes "$(has 'authd_signins_total{outcome="failed"}')"
 expect_eq "throttled" yes "$(has 'authd_throttled_requests_total 1')"
 expect_eq "hashing queue depth" yes "$(has 'authd_lane_queue_depth{lane="password"} 0')"
+expect_eq "hashing threads busy: none once answered" yes "$(has 'authd_lane_busy{lane="password"} 0')"
 expect_eq "token cache hits" yes "$(grep -qE '^authd_token_cache_lookups_total\{result="hit"\} [1-9]' <<<"$METRICS" && echo yes || echo no)"
 expect_eq "store users" yes "$(has 'authd_store_users 1')"
 [[ ${AUTHD_STORE:-lmdb} == postgresql ]] ||  # LMDB's map: PostgreSQL has no capacity to report
