@@ -62,7 +62,7 @@ settings-docs: build
 	scripts/settings-docs.sh $(BUILD_DIR)/authd
 
 clean:
-	rm -rf $(BUILD_DIR) build-asan $(DIST_DIR)
+	rm -rf $(BUILD_DIR) $(BUILD_DIR)-hosting build-asan $(DIST_DIR)
 
 # make deb: scripts/build-deb.sh copies the sources to $(DEB_DIR)/authd-<version>/,
 # builds there with dpkg-buildpackage (debhelper, debian/) and runs lintian
