@@ -104,11 +104,16 @@ std::string Core::issue_access_token(const User& user, std::string_view amr, std
 
 std::string Core::issue_access_token(const User& user, std::string_view amr, std::string_view sid,
                                      const std::map<std::string, std::string, std::less<>>& more) const {
+  return issue_access_token(user, amr, sid, more, unix_now());
+}
+
+std::string Core::issue_access_token(const User& user, std::string_view amr, std::string_view sid,
+                                     const std::map<std::string, std::string, std::less<>>& more,
+                                     std::int64_t now) const {
   auto claims = lifecycle_claims(user);
   for (const auto& [name, value] : more) claims.emplace(name, value);
   if (!amr.empty()) claims.emplace(std::string(kAmrClaim), std::string(amr));
   if (!sid.empty()) claims.emplace(std::string(kRefreshFamilyClaim), std::string(sid));
-  const auto now = unix_now();
   // Not given (a sign-in): the user authenticated now.
   claims.emplace(std::string(kAuthTimeClaim), std::to_string(now));
   return tokens_.issue(kAccessTokenType, user.id, user.username, now, claims);

@@ -90,8 +90,10 @@ IssuedSession SignIn::issue(const User& user, std::string_view amr, std::int64_t
       observer_->warning("cannot start a refresh token: " + started.error().message);
     }
   }
+  // Issued at the `now` the family started at: its auth_time (the sign-in)
+  // is then the one /token/refresh keeps in every later token.
   session.access_token =
-      core_.issue_access_token(user, amr, session.refresh ? std::string_view(session.refresh->family) : "");
+      core_.issue_access_token(user, amr, session.refresh ? std::string_view(session.refresh->family) : "", {}, now);
   return session;
 }
 

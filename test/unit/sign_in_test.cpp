@@ -290,5 +290,23 @@ TEST_F(SignInTest, WithRefreshTokensTheSessionStartsAFamily) {
   EXPECT_EQ(who->claims.extra.at(std::string(kRefreshFamilyClaim)), issued.refresh->family);
 }
 
+// The access token and its refresh family carry one time: the token's
+// auth_time (and iat) is when the family started, which /token/refresh keeps
+// as the auth_time of every later token. A second clock read for the token
+// made them differ by a second now and then (the OpenID max_age check).
+TEST_F(SignInTest, TheTokenIsIssuedAtTheTimeItsFamilyStarted) {
+  open({{"AUTHD_REFRESH_TOKEN_TTL", "3600"}});
+  const auto at = unix_now() - 7;  // not what the clock says
+  const auto issued = sign_in_->issue(alice(), "", at);
+  ASSERT_TRUE(issued.refresh);
+  auto who = core_->check("Bearer " + issued.access_token, std::nullopt);
+  ASSERT_TRUE(who) << who.error().message;
+  EXPECT_EQ(who->claims.issued_at, at);
+  EXPECT_EQ(who->claims.extra.at(std::string(kAuthTimeClaim)), std::to_string(at));
+  auto next = core_->refresh().rotate(issued.refresh->refresh_token, at + 1);
+  ASSERT_TRUE(next) << next.error().message;
+  EXPECT_EQ(next->authenticated_at, at);
+}
+
 }  // namespace
 }  // namespace authd
