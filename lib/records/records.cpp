@@ -51,7 +51,7 @@ Result<std::string> Records::find_text(std::string_view id) const {
 }
 
 Result<std::string> Records::list_text() const {
-  return read_value(store_, [](StoreTxn& txn) { return txn.list_records(); });
+  return store_.list_records();
 }
 
 Result<Json> Records::replace(std::string_view id, const Json& fields) {

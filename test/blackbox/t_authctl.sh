@@ -71,6 +71,10 @@ authctl delete nosuchuser >/dev/null 2>&1
 expect_eq "delete unknown user: non-zero exit" yes "$(yesno test $? -ne 0)"
 
 # --- role change --------------------------------------------------------------------------------
+# authd has just read alice for a guarded request (LMDB: kept until the next
+# commit); authctl's change, another process's commit, is seen at once.
+http POST /records -H "Authorization: Bearer $ATOK" -H 'Content-Type: application/json' --data-binary '{"t":2}'
+expect_eq "alice (user) may not create" 403 "$STATUS"
 authctl role alice writer >/dev/null 2>&1
 expect_eq "role alice writer: exit 0" 0 "$?"
 expect_eq "list shows alice with writer" yes "$(yesno list_has alice writer)"

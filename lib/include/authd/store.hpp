@@ -115,6 +115,10 @@ class Store {
   // across processes (PostgreSQL); by default, one read transaction.
   virtual Result<std::string> find_record(std::string_view id);
 
+  // Every record as one JSON array in one read: the guarded read GET
+  // /records. A backend may answer from a cache, as for find_record.
+  virtual Result<std::string> list_records();
+
   virtual Result<StoreStats> stats() = 0;
 
   // The backend's name ("lmdb", ...), for logs and metrics.
@@ -150,6 +154,10 @@ auto read_value(Store& store, Query&& query) -> decltype(query(std::declval<Stor
 
 inline Result<std::string> Store::find_record(std::string_view id) {
   return read_value(*this, [&](StoreTxn& txn) { return txn.find_record(id); });
+}
+
+inline Result<std::string> Store::list_records() {
+  return read_value(*this, [](StoreTxn& txn) { return txn.list_records(); });
 }
 
 // A new 24-hex-character identifier: 4 bytes of seconds, 5 random bytes per

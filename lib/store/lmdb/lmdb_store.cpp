@@ -1,7 +1,9 @@
 // The LMDB backend of the Store interface: plain data in four tables (users,
 // records, links, entries) and the email index (email_index.hpp) written with
 // the users, each transaction one LMDB transaction (writers are serialised by
-// LMDB across threads and processes, so `work` runs exactly once).
+// LMDB across threads and processes, so `work` runs exactly once). The
+// one-read lookups (find_user, find_record, list_records) answer from a cache
+// while nothing has committed since (snapshot_cache.hpp).
 #include <algorithm>
 #include <cstring>
 #include <mutex>
@@ -12,11 +14,17 @@
 #include "authd/text.hpp"
 #include "store/lmdb/email_index.hpp"
 #include "store/lmdb/lmdb_txn.hpp"
+#include "store/lmdb/snapshot_cache.hpp"
 #include "store/lmdb/user_codec.hpp"
 
 namespace authd {
 namespace lmdb {
 namespace {
+
+// At most this many users and records are kept between commits (a user is
+// well under a KiB): the guard's lookups on a read-mostly load.
+constexpr std::size_t kCachedUsers = 16384;
+constexpr std::size_t kCachedRecords = 16384;
 
 Result<User> decode(std::string_view bytes) {
   auto user = store_detail::decode_user(bytes);
@@ -293,11 +301,15 @@ class LmdbStore final : public Store {
   }
 
   Result<User> find_user(std::string_view username) override {
-    return with_txn(false, [&](Txn& txn) -> Result<User> {
-      auto bytes = txn.get(env_->users, username);
-      if (!bytes) return missing_as<User>(bytes.error(), "user");
-      return decode(*bytes);
-    });
+    return cached(users_, username, [&](LmdbTxn& txn) { return txn.find_user(username); });
+  }
+
+  Result<std::string> find_record(std::string_view id) override {
+    return cached(records_, id, [&](LmdbTxn& txn) { return txn.find_record(id); });
+  }
+
+  Result<std::string> list_records() override {
+    return cached(record_list_, "", [](LmdbTxn& txn) { return txn.list_records(); });
   }
 
   Result<StoreStats> stats() override {
@@ -336,6 +348,24 @@ class LmdbStore final : public Store {
     }
   }
 
+  // A one-read lookup answered from `cache` while no transaction has committed
+  // since its answer was read (snapshot_cache.hpp); else read, and kept.
+  template <class V, class Read>
+  Result<V> cached(SnapshotCache<V>& cache, std::string_view key, Read&& read) {
+    {
+      std::shared_lock lock(resize_);  // the meta pages move when the map does
+      MDB_envinfo info{};
+      mdb_env_info(env_->env, &info);
+      if (auto hit = cache.find(key, info.me_last_txnid)) return std::move(*hit);
+    }
+    return with_txn(false, [&](Txn& txn) -> Result<V> {
+      LmdbTxn view(*env_, txn, false);
+      auto value = read(view);
+      if (value) cache.put(key, mdb_txn_id(txn.get()), *value);
+      return value;
+    });
+  }
+
   // Doubles the map (up to the maximum). False when it is at the maximum.
   bool grow() {
     std::unique_lock exclusive(resize_);
@@ -349,6 +379,9 @@ class LmdbStore final : public Store {
   std::unique_ptr<Environment> env_;
   std::size_t max_map_bytes_;
   std::shared_mutex resize_;
+  SnapshotCache<User> users_{kCachedUsers};
+  SnapshotCache<std::string> records_{kCachedRecords};
+  SnapshotCache<std::string> record_list_{1};
 };
 
 }  // namespace
