@@ -31,11 +31,39 @@ bool RequestParams::decode(std::string encoded, std::string_view role, std::size
   encoded_ = std::make_unique<std::string>(std::move(encoded));
   pairs_.reserve(40);  // nginx's fastcgi_params and a browser's headers: about 30
   pairs_.emplace_back("FCGI_ROLE", role);
-  return decode_pair_views(*encoded_, max_pairs, pairs_);
+  if (!decode_pair_views(*encoded_, max_pairs, pairs_)) return false;
+  build_index();
+  return true;
+}
+
+std::size_t RequestParams::slot_of(std::string_view name) noexcept {
+  if (name.empty()) return 0;
+  const auto at = [&](std::size_t i) { return static_cast<std::size_t>(static_cast<unsigned char>(name[i])); };
+  return (name.size() * 31 + at(name.size() / 2) * 7 + at(name.size() - 1)) % kSlots;
+}
+
+void RequestParams::build_index() noexcept {
+  index_.fill(0);
+  indexed_ = pairs_.size() <= kIndexed;
+  if (!indexed_) return;
+  for (std::size_t i = 0; i < pairs_.size(); ++i) {
+    // Linear probing: of two pairs with one name, the first sent is met first.
+    std::size_t slot = slot_of(pairs_[i].first);
+    while (index_[slot] != 0) slot = (slot + 1) % kSlots;
+    index_[slot] = static_cast<std::uint8_t>(i + 1);
+  }
 }
 
 std::optional<std::string_view> RequestParams::find(std::string_view name) const noexcept {
-  for (const auto& [key, value] : pairs_) {
+  if (!indexed_) {
+    for (const auto& [key, value] : pairs_) {
+      if (key == name) return value;
+    }
+    return std::nullopt;
+  }
+  // The table is never full: an empty slot ends every probe.
+  for (std::size_t slot = slot_of(name); index_[slot] != 0; slot = (slot + 1) % kSlots) {
+    const auto& [key, value] = pairs_[index_[slot] - 1];
     if (key == name) return value;
   }
   return std::nullopt;
@@ -44,6 +72,8 @@ std::optional<std::string_view> RequestParams::find(std::string_view name) const
 void RequestParams::clear() noexcept {
   pairs_.clear();
   encoded_.reset();
+  index_.fill(0);
+  indexed_ = false;
 }
 
 void RequestParser::append(std::string_view bytes) {

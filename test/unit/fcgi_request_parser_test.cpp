@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -528,6 +529,42 @@ TEST(FcgiHttpRequest, ParametersBecomeTheRequestFields) {
   EXPECT_EQ(r.authorization(), "Bearer t");
   EXPECT_EQ(r.param("FCGI_ROLE"), "RESPONDER");  // ours comes first: the web server cannot claim a role
   EXPECT_EQ(r.param("NOT_SENT"), "");
+}
+
+// find() through the name index answers what reading every pair in order
+// would: the first pair of a name, nothing for a name not sent, at any number
+// of pairs (past the index's 48, by reading them all), with names that share
+// a slot, repeated names and an empty one.
+TEST(FcgiRequestParams, FindAnswersTheFirstPairOfTheName) {
+  std::mt19937 random(7);
+  const std::vector<std::string> names = {"", "A", "B", "HTTP_HOST", "HTTP_X_FORWARDED_FOR", "HTTP_X_FORWARDED_HOST",
+                                          "REMOTE_ADDR", "REMOTE_PORT", "QUERY_STRING", "HTTP_COOKIE", "FCGI_ROLE",
+                                          "HTTP_AUTHORIZATION", "SCRIPT_NAME", "PATH_INFO", "X1", "X2"};
+  for (int round = 0; round < 300; ++round) {
+    const std::size_t count = random() % 80;
+    Params sent;
+    std::string encoded;
+    for (std::size_t i = 0; i < count; ++i) {
+      std::string name = random() % 3 == 0 ? names[random() % names.size()] : "N" + std::to_string(random() % 100);
+      std::string value = "v" + std::to_string(i);
+      append_pair(encoded, name, value);
+      sent.emplace_back(std::move(name), std::move(value));
+    }
+    RequestParams params;
+    ASSERT_TRUE(params.decode(encoded, "RESPONDER", 1000));
+    sent.insert(sent.begin(), {"FCGI_ROLE", "RESPONDER"});
+    ASSERT_EQ(params.size(), sent.size());
+    auto first_of = [&](std::string_view name) -> std::optional<std::string_view> {
+      for (const auto& [key, value] : sent) {
+        if (key == name) return std::string_view(value);
+      }
+      return std::nullopt;
+    };
+    for (std::size_t n = 0; n < 100; ++n) {
+      const std::string name = n < names.size() ? names[n] : "N" + std::to_string(n);
+      EXPECT_EQ(params.find(name), first_of(name)) << "round " << round << ", " << count << " pairs, name '" << name << "'";
+    }
+  }
 }
 
 }  // namespace
