@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <memory>
 #include <string>
 
 #include "authd/clock.hpp"
@@ -44,11 +45,19 @@ Role role_of(Store& store, std::string_view username) {
   return user ? user->role : Role::user;
 }
 
-TEST(LmdbSnapshotCache, ThisProcesssCommitsAreSeenAtOnce) {
-  test::TempDir dir;
-  auto store = open_lmdb_store(options_in(dir.path() / "db"));
-  ASSERT_TRUE(store.has_value()) << store.error().message;
-  Store& s = **store;
+class LmdbSnapshotCache : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto opened = open_lmdb_store(options_in(dir_.path() / "db"));
+    ASSERT_TRUE(opened.has_value()) << opened.error().message;
+    store_ = std::move(*opened);
+  }
+  test::TempDir dir_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_F(LmdbSnapshotCache, ThisProcesssCommitsAreSeenAtOnce) {
+  Store& s = *store_;
   ASSERT_TRUE(write(s, [](StoreTxn& txn) { return txn.insert_user(user_named("alice", Role::user)); }));
 
   EXPECT_EQ(Role::user, role_of(s, "alice"));
@@ -66,11 +75,8 @@ TEST(LmdbSnapshotCache, ThisProcesssCommitsAreSeenAtOnce) {
   EXPECT_EQ(Errc::not_found, gone.error().code);
 }
 
-TEST(LmdbSnapshotCache, RecordsAndTheirListFollowEveryCommit) {
-  test::TempDir dir;
-  auto store = open_lmdb_store(options_in(dir.path() / "db"));
-  ASSERT_TRUE(store.has_value()) << store.error().message;
-  Store& s = **store;
+TEST_F(LmdbSnapshotCache, RecordsAndTheirListFollowEveryCommit) {
+  Store& s = *store_;
 
   EXPECT_EQ("[]", s.list_records().value_or("?"));
   ASSERT_TRUE(write(s, [](StoreTxn& txn) { return txn.insert_record("r1", R"({"v":1})"); }));
@@ -86,11 +92,8 @@ TEST(LmdbSnapshotCache, RecordsAndTheirListFollowEveryCommit) {
 }
 
 // A failed write commits nothing: what was kept stays good, and right.
-TEST(LmdbSnapshotCache, AnAbortedWriteLeavesTheKeptAnswersRight) {
-  test::TempDir dir;
-  auto store = open_lmdb_store(options_in(dir.path() / "db"));
-  ASSERT_TRUE(store.has_value()) << store.error().message;
-  Store& s = **store;
+TEST_F(LmdbSnapshotCache, AnAbortedWriteLeavesTheKeptAnswersRight) {
+  Store& s = *store_;
   ASSERT_TRUE(write(s, [](StoreTxn& txn) { return txn.insert_user(user_named("alice", Role::user)); }));
   EXPECT_EQ(Role::user, role_of(s, "alice"));
   auto refused = write(s, [](StoreTxn& txn) -> Result<void> {
@@ -106,7 +109,7 @@ TEST(LmdbSnapshotCache, AnAbortedWriteLeavesTheKeptAnswersRight) {
 
 // Another process (a second node, authctl) commits on the same files while
 // this one holds answers: the next lookups read its change.
-TEST(LmdbSnapshotCache, AnotherProcesssCommitsAreSeenAtOnce) {
+TEST(LmdbSnapshotCacheAcrossProcesses, AnotherProcesssCommitsAreSeenAtOnce) {
   test::TempDir dir;
   const auto db = dir.path() / "db";
   int go[2];
