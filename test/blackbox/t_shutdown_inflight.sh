@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SIGTERM lets in-flight requests finish. SHUTDOWN_CLIENTS sign-ups (each
-# 30-60 ms of argon2id) are fired at once; as soon as every one of them has
-# reached authd -- answered, with a hashing thread or queued for one (authd's
-# authd_lane_busy and authd_lane_queue_depth), or connected and waiting in the
-# socket's backlog (`ss`) -- authd gets SIGTERM. Every one of them must get its normal answer (201), each account
-# must exist afterwards, and authd must exit 0 (well within its 10 s grace
-# period). Repeated SHUTDOWN_ROUNDS times, restarting authd in between.
+# 30-60 ms of argon2id at the default cost, twice that here) are fired at
+# once; as soon as every one of them has reached authd -- answered, with a
+# hashing thread or queued for one (authd's authd_lane_busy and
+# authd_lane_queue_depth), or connected and waiting in the socket's backlog
+# (`ss`) -- authd gets SIGTERM. Every one of them must get its normal answer
+# (201), each account must exist afterwards, and authd must exit 0 (well
+# within its 10 s grace period). Repeated SHUTDOWN_ROUNDS times, restarting authd in between.
 # Figures: requests, 201s, errors, exit statuses, time from TERM to exit.
 source "$(dirname "$0")/fault_lib.sh"
 need_tools ss
@@ -46,7 +47,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
   deadline=$(($(now_ms) + 10000))
   while :; do
     answered=$(find "$OUT" -name 'res.*' | wc -l)
-    with_authd=$(lane_password_requests);
+    with_authd=$(lane_password_requests)
     queued=$(ss -xlH src "$FCGI_SOCKET" 2>/dev/null | awk '{ s += $3 } END { print s + 0 }')
     ((answered + with_authd + queued >= N)) && break
     (($(now_ms) < deadline)) || { fail "round $r: the $N requests did not all reach authd within 10 s"; break; }

@@ -42,13 +42,14 @@ class SnapshotCache {
     if (per_shard_ == 0) return;
     auto& shard = shards_.shard_for(key);
     std::lock_guard lock(shard.mutex);
-    if (shard.entries.size() >= per_shard_ && !shard.entries.contains(key)) {
-      std::erase_if(shard.entries, [&](const auto& entry) { return entry.second.snapshot != snapshot; });
-      if (shard.entries.size() >= per_shard_) shard.entries.erase(shard.entries.begin());  // bounded
+    if (const auto it = shard.entries.find(key); it != shard.entries.end()) {
+      if (it->second.snapshot <= snapshot) it->second = Entry{snapshot, value};  // never an older read
+      return;
     }
-    const auto it = shard.entries.find(key);
-    if (it == shard.entries.end()) shard.entries.emplace(std::string(key), Entry{snapshot, value});
-    else if (it->second.snapshot <= snapshot) it->second = Entry{snapshot, value};  // never an older read
+    // Bounded: a full shard drops some entry (one from an older snapshot is a
+    // miss anyway; sweeping those out on every put cost a scan of the shard).
+    if (shard.entries.size() >= per_shard_) shard.entries.erase(shard.entries.begin());
+    shard.entries.emplace(std::string(key), Entry{snapshot, value});
   }
 
  private:
