@@ -49,8 +49,9 @@ test:
 
 # The sanitizer run covers the code, not the front servers again: unit tests
 # and the black-box suite through lighttpd (the other front servers, the
-# browser, PostgreSQL, hosting and Prism suites exercise the same code paths).
-ASAN_EXCLUDE ?= soak|apache|nginx|h2o|caddy|postgresql|browser|hosting|package|docs|prism
+# browser, PostgreSQL, hosting, install and Prism suites exercise the same code
+# paths; the install tests build the example program, which needs no sanitizer).
+ASAN_EXCLUDE ?= soak|apache|nginx|h2o|caddy|postgresql|browser|hosting|install|package|docs|prism
 test-asan:
 	@$(DEPS) test
 	$(CTEST) -V -S test/ci.cmake -DBUILD_DIR=build-asan -DBUILD_TYPE=Debug \
