@@ -107,6 +107,7 @@ BENCH_KEEP_STATE=${BENCH_KEEP_STATE:-0}
 BENCH_PERF=${BENCH_PERF:-0}                       # 1: perf record -a (cpu-clock) during each measured run;
                                                   # (BENCH_KEEP_PERF=1 keeps each perf.data in the state directory)
                                                   # CPU split per process and hot symbols in $BENCH_RESULTS/perf/
+                                                  # (BENCH_PERF_FREQ: samples per second and core, default 499)
 JOBS=${JOBS:-2}
 # -----------------------------------------------------------------------------
 

@@ -7,26 +7,23 @@
 // not be opened twice in one process).
 #pragma once
 
-#include <condition_variable>
+#include <atomic>
 #include <functional>
 #include <memory>
-#include <mutex>
 
 #include "app.hpp"
 #include "lane.hpp"
+#include "reload_gate.hpp"
 
 namespace authd {
 
 class ReloadableApp {
  public:
-  explicit ReloadableApp(std::unique_ptr<App> app) : app_(std::move(app)) {}
+  explicit ReloadableApp(std::unique_ptr<App> app) : app_(std::move(app)), current_(app_.get()) {}
 
-  // The current App, held until the returned pointer (and its copies) is
-  // gone; waits while a reload runs.
-  std::shared_ptr<App> acquire();
-
-  // prepare_mounted on the current App, its answer keeping that App in use
-  // until it ran (on whatever thread).
+  // prepare_mounted on the current App, the Prepared holding that App (its
+  // `hold`) until its answer has run, on whatever thread. Waits while a
+  // reload runs.
   Prepared prepare(http::Request request);
 
   // Waits for every holder to let go, destroys the App, then makes the next
@@ -40,13 +37,9 @@ class ReloadableApp {
   App* current() { return app_.get(); }
 
  private:
-  void release();
-
-  std::mutex mutex_;
-  std::condition_variable changed_;
+  ReloadGate gate_;
   std::unique_ptr<App> app_;
-  unsigned holders_ = 0;
-  bool reloading_ = false;
+  std::atomic<App*> current_;  // app_.get(), for the requests (read inside the gate)
 };
 
 }  // namespace authd

@@ -13,16 +13,23 @@
 namespace authd {
 
 bool Connection::flush() {
-  if (out_pos == 0 && !out.empty()) write_progress = Clock::now();  // a new answer: its stall clock starts
+  const bool new_answer = out_pos == 0;
+  bool progressed = false;
   while (output_pending()) {
     const ssize_t n = ::send(fd, out.data() + out_pos, out.size() - out_pos, MSG_NOSIGNAL);
     if (n > 0) {
       out_pos += static_cast<std::size_t>(n);
-      write_progress = Clock::now();
+      progressed = true;
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      // Output left for later: its stall clock starts now (a new answer) or
+      // starts over (some of it went out). Read only here: most answers go
+      // out whole, and then no clock is needed.
+      if (new_answer || progressed) write_progress = Clock::now();
+      return true;
+    }
     failed = true;
     return false;
   }

@@ -34,14 +34,18 @@ void EventLoop::Impl::wake() {
 // answer given inline (on this loop's thread) is taken back before the
 // loop waits again; a lane thread's answer wakes the loop.
 void EventLoop::Impl::give_back(Connection& connection) {
-  Connection* c = &connection;
+  if (std::this_thread::get_id() == loop_thread) {
+    answered_here.push_back(&connection);
+    return;
+  }
   bool was_empty = false;
   {
     std::lock_guard lock(completed_mutex);
     was_empty = completed.empty();
-    completed.push_back(c);
+    completed.push_back(&connection);
+    completed_waiting.store(true, std::memory_order_release);
   }
-  if (was_empty && std::this_thread::get_id() != loop_thread) wake();
+  if (was_empty) wake();
 }
 
 // --- hand-back ----------------------------------------------------------------
@@ -50,8 +54,8 @@ void EventLoop::Impl::take_back(Connection& c) {
   c.lent = false;
   --lent_count;
   c.served = true;
-  c.last_activity = Clock::now();
-  c.idle_since = c.last_activity;
+  c.last_activity = turn_time;
+  c.idle_since = turn_time;
   if (c.failed || abandoning) return close(c);
   if (over_output_limit(c)) return;
   if (!c.output_pending() && !c.close_after_write && c.parser.has_buffered_bytes()) {
@@ -66,15 +70,22 @@ void EventLoop::Impl::take_back(Connection& c) {
 // and answer that inline, which gives the connection back once more.
 void EventLoop::Impl::take_back_completed() {
   std::vector<Connection*> batch;
+  batch.swap(spare_batch);
   for (;;) {
-    {
+    batch.clear();
+    if (!answered_here.empty()) {
+      batch.swap(answered_here);
+    } else if (completed_waiting.load(std::memory_order_acquire)) {
+      // Set by a lane thread before it wakes the loop: one not seen on this
+      // turn is seen on the next, which its wake-up starts.
       std::lock_guard lock(completed_mutex);
       batch.swap(completed);
+      completed_waiting.store(false, std::memory_order_relaxed);
     }
-    if (batch.empty()) return;
+    if (batch.empty()) break;
     for (Connection* c : batch) take_back(*c);
-    batch.clear();
   }
+  spare_batch.swap(batch);
 }
 
 // --- stopping -----------------------------------------------------------------
@@ -116,9 +127,11 @@ int EventLoop::Impl::wait_timeout_ms(Clock::time_point now) const {
 void EventLoop::Impl::run() {
   loop_thread = std::this_thread::get_id();
   epoll_event events[kMaxEvents];
-  next_sweep = Clock::now() + kSweepEvery;
+  turn_time = Clock::now();
+  next_sweep = turn_time + kSweepEvery;
   while (!finished()) {
-    const int n = ::epoll_wait(epoll_fd, events, kMaxEvents, wait_timeout_ms(Clock::now()));
+    const int n = ::epoll_wait(epoll_fd, events, kMaxEvents, wait_timeout_ms(turn_time));
+    turn_time = Clock::now();
     if (n < 0 && errno != EINTR) {
       log::error("epoll_wait: " + errno_text(errno));
       break;
@@ -139,7 +152,8 @@ void EventLoop::Impl::run() {
     if (stop_requested.load() && !stopping) begin_stop();
     if (abandon_requested.load() && !abandoning) begin_abandon();
     take_back_completed();  // what the stop answered inline
-    const auto now = Clock::now();
+    turn_time = Clock::now();  // for the wait's timeout too
+    const auto now = turn_time;
     if (accept_paused && listening && now >= accept_paused_until) {
       accept_paused = false;
       if (!at_capacity) set_listen_interest(true);

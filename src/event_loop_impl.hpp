@@ -47,6 +47,10 @@ struct EventLoop::Impl final : ConnectionOwner {
   std::size_t lent_count = 0;
   std::vector<char> scratch = std::vector<char>(kReadChunk);
   Clock::time_point next_sweep{};
+  // The loop's clock, read once per turn when epoll_wait returns: what the
+  // connections' deadlines count from (seconds), not worth a clock read per
+  // request.
+  Clock::time_point turn_time{};
 
   std::atomic<bool> stop_requested{false};
   std::atomic<bool> abandon_requested{false};
@@ -54,7 +58,10 @@ struct EventLoop::Impl final : ConnectionOwner {
   bool abandoning = false;
 
   std::mutex completed_mutex;
-  std::vector<Connection*> completed;  // handed back by workers
+  std::vector<Connection*> completed;      // handed back by lane threads (under the mutex)
+  std::atomic<bool> completed_waiting{false};  // `completed` may not be empty: worth taking the mutex
+  std::vector<Connection*> answered_here;  // handed back on this loop's thread: no lock
+  std::vector<Connection*> spare_batch;    // keeps the hand-back batches' capacity
 
   // epoll's user data: the listening socket and the wake-up eventfd are told
   // apart from connections by these two addresses.

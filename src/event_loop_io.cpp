@@ -68,8 +68,8 @@ void EventLoop::Impl::on_event(Connection& c, std::uint32_t events) {
       break;
     }
     if (total > 0) {
-      c.last_activity = Clock::now();
-      if (was_between) c.request_started = c.last_activity;
+      c.last_activity = turn_time;
+      if (was_between) c.request_started = turn_time;
     }
   }
   process(c);
@@ -112,11 +112,11 @@ void EventLoop::Impl::process(Connection& c) {
         // the rest of the request was dropped: that gets a read timeout of its own.
         fcgi::append_stream(c.out, fcgi::RecordType::stdout_, c.parser.request_id(),
                             http::serialize(http::unrouted_error_response(*step.error)));
-        c.request_started = Clock::now();
+        c.request_started = turn_time;
         break;
       case fcgi::Step::Kind::ended:
         c.served = true;
-        c.idle_since = Clock::now();
+        c.idle_since = turn_time;
         if (!step.keep_conn) linger(c);
         else if (stopping) c.close_after_write = true;
         break;

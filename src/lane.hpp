@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <utility>
 
 #include "http/request.hpp"
 #include "http/response.hpp"
@@ -16,11 +17,39 @@ enum class Lane {
   upstream,  // outgoing HTTP to an identity provider: oauth
 };
 
+// Something an answer keeps in use until it has run (the App it runs on,
+// see ReloadableApp): `release(arg)` once, when the hold is dropped. A plain
+// function pointer, so that holding costs no allocation on the request path.
+class Hold {
+ public:
+  Hold() = default;
+  Hold(void (*release)(void*), void* arg) noexcept : release_(release), arg_(arg) {}
+  Hold(Hold&& other) noexcept : release_(std::exchange(other.release_, nullptr)), arg_(other.arg_) {}
+  Hold& operator=(Hold&& other) noexcept {
+    if (this != &other) {
+      reset();
+      release_ = std::exchange(other.release_, nullptr);
+      arg_ = other.arg_;
+    }
+    return *this;
+  }
+  ~Hold() { reset(); }
+  void reset() noexcept {
+    if (auto release = std::exchange(release_, nullptr)) release(arg_);
+  }
+  explicit operator bool() const noexcept { return release_ != nullptr; }
+
+ private:
+  void (*release_)(void*) = nullptr;
+  void* arg_ = nullptr;
+};
+
 // A request whose route has been resolved (once): the lane it belongs on and
 // the work that answers it. The server knows nothing of routes: it reads a
 // request, asks the application to prepare it, and runs `answer` on `lane`.
 struct Prepared {
   Lane lane = Lane::direct;
+  Hold hold;                               // dropped after `answer` (declared first: destroyed last)
   std::function<http::Response()> answer;  // never throws
 };
 

@@ -272,14 +272,15 @@ std::string request_id_for(const http::Request& request) {
 
 Prepared prepare(App& app, http::Request request) {
   const auto& proxies = app.server.trusted_proxies;
-  request.from_trusted_proxy = proxies.contains(request.remote_addr);
-  request.remote_addr = http::client_address(proxies, request.remote_addr, request.param("HTTP_X_FORWARDED_FOR"),
-                                             request.param("HTTP_FORWARDED"));
+  auto client = http::client_address(proxies, request.remote_addr, request.param("HTTP_X_FORWARDED_FOR"),
+                                     request.param("HTTP_FORWARDED"));
+  request.remote_addr = std::move(client.address);
+  request.from_trusted_proxy = client.from_trusted_proxy;
   request.request_id = request_id_for(request);
   RouteMatch match = resolve(request);
   const Lane lane = match.lane();
   const auto started = std::chrono::steady_clock::now();
-  return Prepared{lane, [&app, request = std::move(request), match = std::move(match), started] {
+  return Prepared{lane, {}, [&app, request = std::move(request), match = std::move(match), started] {
                     auto response = respond(app, request, match);
                     response.header("X-Request-Id", request.request_id);
                     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;

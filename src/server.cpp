@@ -23,6 +23,7 @@ constexpr std::chrono::milliseconds kLaneIdle{1000};
 // A request on its way to a lane: the connection and the work that answers it.
 struct LaneJob {
   Lease lease;
+  Hold hold;  // what `answer` keeps in use (Prepared::hold)
   std::function<http::Response()> answer;
 };
 
@@ -139,7 +140,7 @@ struct Server::State {
       deliver(lease, prepared.answer());
       return;
     }
-    LaneJob job{std::move(lease), std::move(prepared.answer)};
+    LaneJob job{std::move(lease), std::move(prepared.hold), std::move(prepared.answer)};
     auto& lane = prepared.lane == Lane::password ? password_lane : upstream_lane;
     metrics::lane_depth(prepared.lane, +1);  // before the push: a lane thread may pop it at once
     if (!lane.push(job)) {

@@ -104,7 +104,7 @@ perf_summary() {
     echo "## samples by process and object"
     perf report -i "$data" --stdio --no-children --sort comm,dso 2>/dev/null | grep -v '^#' | grep -v '^$' | head -n 30
     local comm
-    for comm in authd authd_ceiling lighttpd nginx apache2 node; do
+    for comm in authd authd_ceiling authd_fast_ceil lighttpd nginx apache2 node; do  # comm: 15 characters
       echo
       echo "## $comm: hottest symbols (share of all samples)"
       perf report -i "$data" --stdio --no-children --comms "$comm" --sort dso,sym 2>/dev/null |
@@ -164,7 +164,7 @@ run_scenario() {
   backend_cpu0=$(group_cpu_us "$BACKEND_PGID")
   front_cpu0=$(group_cpu_us "$FRONT_PGID")
   if ((BENCH_PERF)); then
-    perf record -a -e cpu-clock -F 499 -o "$RAW/$id.perf.data" -- sleep "$duration" >"$RAW/$id.perf.log" 2>&1 &
+    perf record -a -e cpu-clock -F "${BENCH_PERF_FREQ:-499}" -o "$RAW/$id.perf.data" -- sleep "$duration" >"$RAW/$id.perf.log" 2>&1 &
     perf_pid=$!
   fi
   local sampler=

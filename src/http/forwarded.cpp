@@ -44,16 +44,17 @@ settings::Setting trusted_proxies_setting(AddressList& proxies) {
       "/auth/check.");
 }
 
-std::string client_address(const AddressList& proxies, std::string_view remote_addr,
-                           std::string_view x_forwarded_for, std::string_view forwarded) {
+ClientAddress client_address(const AddressList& proxies, std::string_view remote_addr,
+                             std::string_view x_forwarded_for, std::string_view forwarded) {
   const auto direct = parse_ip(remote_addr);
-  std::string client = direct ? to_string(*direct) : std::string(remote_addr);
+  ClientAddress client{direct ? to_string(*direct) : std::string(remote_addr), false};
   if (!direct || !proxies.contains(*direct)) return client;
+  client.from_trusted_proxy = true;
   const bool use_xff = !x_forwarded_for.empty();
   for (const auto element : elements_right_to_left(use_xff ? x_forwarded_for : forwarded)) {
     const auto hop = parse_ip(use_xff ? element : forwarded_for(element));
     if (!hop) break;  // garbage: the last address we could trust stays the client
-    client = to_string(*hop);
+    client.address = to_string(*hop);
     if (!proxies.contains(*hop)) break;
   }
   return client;

@@ -19,9 +19,15 @@ namespace authd::http {
 // trusted_proxies (default: loopback only).
 settings::Setting trusted_proxies_setting(AddressList& proxies);
 
-// The client address as described above, in canonical text. `remote_addr`
-// as the web server gave it; the header values "" when absent.
-std::string client_address(const AddressList& proxies, std::string_view remote_addr,
-                           std::string_view x_forwarded_for, std::string_view forwarded);
+struct ClientAddress {
+  std::string address;             // the client, in canonical text
+  bool from_trusted_proxy = false;  // REMOTE_ADDR itself is one of `proxies`
+};
+
+// The client address as described above. `remote_addr` as the web server
+// gave it (parsed once: this runs on every request); the header values ""
+// when absent.
+ClientAddress client_address(const AddressList& proxies, std::string_view remote_addr,
+                             std::string_view x_forwarded_for, std::string_view forwarded);
 
 }  // namespace authd::http
