@@ -3,6 +3,7 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <string>
 #include <utility>
 
 #include "event_loop.hpp"
@@ -68,7 +69,13 @@ http::Request Lease::take_request() { return fcgi::to_http_request(std::move(con
 void Lease::answer(const http::Response& response) {
   Connection* c = std::exchange(connection_, nullptr);
   if (!c) return;
-  fcgi::append_response(c->out, c->request.id, http::serialize(response));
+  // Serialized into a buffer this thread keeps, then framed into the
+  // connection's output: no allocation per answer.
+  thread_local std::string wire;
+  wire.clear();
+  http::serialize_into(wire, response);
+  fcgi::append_response(c->out, c->request.id, wire);
+  if (wire.capacity() > 65536) std::string().swap(wire);  // a large answer's buffer is not kept
   c->flush();  // most answers fit in the socket's buffer: written here, off the loop
   c->loop.give_back(*c);
 }

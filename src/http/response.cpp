@@ -7,6 +7,7 @@ Response Response::json(int status, const Json& body) { return json_text(status,
 Response Response::json_text(int status, std::string body) {
   Response response;
   response.status = status;
+  response.headers.reserve(4);  // room for what the router adds (X-Request-Id, ...): one allocation
   response.header("Content-Type", "application/json");
   response.body = std::move(body);
   return response;
@@ -38,9 +39,8 @@ std::string_view reason_phrase(int status) noexcept {
   }
 }
 
-std::string serialize(const Response& response) {
-  std::string out;
-  out.reserve(256 + response.body.size());
+void serialize_into(std::string& out, const Response& response) {
+  out.reserve(out.size() + 256 + response.body.size());
   out += "Status: ";
   out += std::to_string(response.status);
   out += ' ';
@@ -56,6 +56,11 @@ std::string serialize(const Response& response) {
   out += std::to_string(response.body.size());
   out += "\r\n\r\n";
   out += response.body;
+}
+
+std::string serialize(const Response& response) {
+  std::string out;
+  serialize_into(out, response);
   return out;
 }
 

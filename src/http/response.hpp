@@ -34,5 +34,7 @@ std::string_view reason_phrase(int status) noexcept;
 
 // The wire form for a FastCGI responder: "Status: ..." CGI header block + body.
 std::string serialize(const Response& response);
+// The same, appended to `out` (a buffer kept between requests: no allocation).
+void serialize_into(std::string& out, const Response& response);
 
 }  // namespace authd::http
