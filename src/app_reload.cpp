@@ -9,10 +9,10 @@ Prepared ReloadableApp::prepare(http::Request request) {
   Hold hold = gate_.enter();
   App* app = current_.load();
   if (!app) {
-    return {Lane::direct, {}, [] {
-              return http::unrouted_error_response(
-                  Error::retry_later(Errc::unavailable, 5, "authd could not reload its configuration"));
-            }};
+    Prepared refused;
+    refused.response = http::unrouted_error_response(
+        Error::retry_later(Errc::unavailable, 5, "authd could not reload its configuration"));
+    return refused;
   }
   Prepared prepared = prepare_mounted(*app, std::move(request));
   prepared.hold = std::move(hold);

@@ -22,7 +22,9 @@ Prepared prepare_mounted(App& app, http::Request request) {
     std::string rest;
     if (!below_base_path(request.path, base, rest)) {
       Error outside(Errc::not_found, "no route for " + request.path + " (outside base_path " + base + ")");
-      return Prepared{Lane::direct, {}, [outside] { return http::error_response(outside); }};
+      Prepared refused;
+      refused.response = http::error_response(outside);
+      return refused;
     }
     request.path = std::move(rest);
   }

@@ -52,7 +52,7 @@ bool started_as_cgi() { return environment("GATEWAY_INTERFACE").starts_with("CGI
 
 int serve_cgi_request(App& app) {
   auto request = read_cgi_request(app.server.max_body_bytes);
-  const http::Response response = request ? prepare_mounted(app, std::move(*request)).answer()
+  const http::Response response = request ? prepare_mounted(app, std::move(*request)).take_answer()
                                            : http::error_response(request.error());
   // One process per request: sleeping here holds nothing else up.
   if (response.not_before) std::this_thread::sleep_until(*response.not_before);

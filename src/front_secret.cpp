@@ -28,10 +28,9 @@ Prepare require_front_secret(std::string secret, Prepare prepare) {
     // Never the value sent: it may be a near miss of the real one.
     log::warn(std::string("refused a FastCGI request over TCP without the right ") + kFrontSecretParam +
               " (a local program, not the web server?)");
-    return Prepared{Lane::direct, {}, [] {
-                      return http::error_response(
-                          Error(Errc::not_permitted, "the web server did not send the front secret"));
-                    }};
+    Prepared refused;
+    refused.response = http::error_response(Error(Errc::not_permitted, "the web server did not send the front secret"));
+    return refused;
   };
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <utility>
 
 #include "http/request.hpp"
@@ -47,10 +48,17 @@ class Hold {
 // A request whose route has been resolved (once): the lane it belongs on and
 // the work that answers it. The server knows nothing of routes: it reads a
 // request, asks the application to prepare it, and runs `answer` on `lane`.
+// A request for the direct lane may come answered already: prepare ran on
+// the thread that answers it anyway, so it answered on the spot instead of
+// building a job (`response` set, `answer` empty).
 struct Prepared {
   Lane lane = Lane::direct;
   Hold hold;                               // dropped after `answer` (declared first: destroyed last)
   std::function<http::Response()> answer;  // never throws
+  std::optional<http::Response> response;  // the answer, when prepare gave it at once
+
+  // The answer: the one given at once, else what running `answer` gives.
+  http::Response take_answer() { return response ? std::move(*response) : answer(); }
 };
 
 using Prepare = std::function<Prepared(http::Request)>;

@@ -270,6 +270,24 @@ std::string request_id_for(const http::Request& request) {
   return sane ? std::string(incoming) : http::new_request_id();
 }
 
+namespace {
+
+// respond() with what every answer gets: its X-Request-Id, and its count and
+// time in /metrics.
+http::Response finish(App& app, const http::Request& request, const RouteMatch& match,
+                      std::chrono::steady_clock::time_point started) {
+  auto response = respond(app, request, match);
+  response.header("X-Request-Id", request.request_id);
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
+  const std::string_view route = match.route       ? match.route->pattern
+                                 : match.authorizer ? std::string_view("authorizer")
+                                                    : std::string_view("unmatched");
+  metrics::request_done(route, response.status, took.count());
+  return response;
+}
+
+}  // namespace
+
 Prepared prepare(App& app, http::Request request) {
   const auto& proxies = app.server.trusted_proxies;
   auto client = http::client_address(proxies, request.remote_addr, request.param("HTTP_X_FORWARDED_FOR"),
@@ -280,16 +298,18 @@ Prepared prepare(App& app, http::Request request) {
   RouteMatch match = resolve(request);
   const Lane lane = match.lane();
   const auto started = std::chrono::steady_clock::now();
-  return Prepared{lane, {}, [&app, request = std::move(request), match = std::move(match), started] {
-                    auto response = respond(app, request, match);
-                    response.header("X-Request-Id", request.request_id);
-                    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
-                    const std::string_view route = match.route     ? match.route->pattern
-                                                   : match.authorizer ? std::string_view("authorizer")
-                                                                      : std::string_view("unmatched");
-                    metrics::request_done(route, response.status, took.count());
-                    return response;
-                  }};
+  if (lane == Lane::direct) {
+    // On the thread that answers it anyway: answered here, with no job built.
+    Prepared prepared;
+    prepared.response = finish(app, request, match, started);
+    return prepared;
+  }
+  Prepared prepared;
+  prepared.lane = lane;
+  prepared.answer = [&app, request = std::move(request), match = std::move(match), started] {
+    return finish(app, request, match, started);
+  };
+  return prepared;
 }
 
 }  // namespace authd

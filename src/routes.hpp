@@ -87,9 +87,10 @@ http::Response respond(App& app, const http::Request& request, const RouteMatch&
 // replaced by 16 random hex characters. It identifies, never authorizes.
 std::string request_id_for(const http::Request& request);
 
-// resolve + respond as one job for the server: the request moves into it.
-// Sets request.request_id, adds the X-Request-Id header to the answer and
-// counts it for /metrics.
+// resolve + respond for the server: a route of the direct lane is answered
+// at once (Prepared::response), any other becomes a job for its lane that the
+// request moves into. Sets request.request_id, adds the X-Request-Id header
+// to the answer and counts it for /metrics.
 Prepared prepare(App& app, http::Request request);
 
 }  // namespace authd

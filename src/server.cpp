@@ -136,8 +136,8 @@ struct Server::State {
   // Answers a direct request at once, or queues it for its lane.
   void route(Lease lease) {
     Prepared prepared = prepare(lease.take_request());
-    if (prepared.lane == Lane::direct) {
-      deliver(lease, prepared.answer());
+    if (prepared.lane == Lane::direct || prepared.response) {
+      deliver(lease, prepared.take_answer());
       return;
     }
     LaneJob job{std::move(lease), std::move(prepared.hold), std::move(prepared.answer)};

@@ -131,7 +131,7 @@ void BM_Fcgi_GuardedRead(benchmark::State& state) {
     const auto step = parser.next(replies);
     if (step.kind != fcgi::Step::Kind::request) state.SkipWithError("not a request");
     Prepared prepared = prepare(*w.app, fcgi::to_http_request(parser.take_request()));
-    const auto response = prepared.answer();
+    const auto response = prepared.take_answer();
     if (response.status != 200) state.SkipWithError(("unexpected status " + std::to_string(response.status)).c_str());
     out.clear();
     answer_bytes.clear();  // as Lease::answer: serialized into a kept buffer, then framed

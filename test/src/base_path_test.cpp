@@ -112,7 +112,7 @@ class MountedApp : public ::testing::Test {
           return found == params->end() ? std::string_view() : std::string_view(found->second);
         },
         "authd");
-    return prepare_mounted(*app_, std::move(request)).answer().status;
+    return prepare_mounted(*app_, std::move(request)).take_answer().status;
   }
 
   std::filesystem::path dir_;
@@ -144,7 +144,7 @@ TEST_F(MountedApp, ScriptModeTakesThePrefixFromScriptName) {
         return found == params->end() ? std::string_view() : std::string_view(found->second);
       },
       "authd.fcgi");
-  EXPECT_EQ(prepare_mounted(*app_, std::move(request)).answer().status, 401);
+  EXPECT_EQ(prepare_mounted(*app_, std::move(request)).take_answer().status, 401);
 }
 
 }  // namespace
