@@ -17,7 +17,9 @@
 #     the same as a pool of single-threaded processes, as many as the front
 #       opens connections (*_ceiling_pool);
 #     build-bench/bench/authd_fast_ceiling, one epoll loop per core answering
-#       inline, no libfcgi (*_ceiling_fast).
+#       inline, no libfcgi (*_ceiling_fast), and the same with one loop
+#       (*_ceiling_fast1: with the front server and wrk on the same cores, one
+#       loop wakes less often and can be the faster).
 #
 #   lighttpd (conf/lighttpd.conf, one FastCGI connection per request)
 #     ceiling, ceiling_pool (BENCH_CONNECTIONS processes), ceiling_fast
@@ -27,7 +29,8 @@
 #     nginx_ceiling      the libfcgi ceiling with K threads (plain libfcgi
 #                        keeps one thread per kept connection); then
 #                        nginx_ceiling_pool (K processes), nginx_ceiling_fast
-#     nginx_authd        authd with BENCH_NGINX_AUTHD_WORKERS threads (K)
+#     nginx_authd        authd with BENCH_NGINX_AUTHD_WORKERS threads (K);
+#                        nginx_authd1 the same with event_loops = 1
 #     nginx_many         authd with BENCH_MANY_WORKERS threads while nginx keeps
 #                        BENCH_MANY_KEEPALIVE connections (4 x more), wrk -c
 #                        BENCH_MANY_CONNECTIONS: errors and stalls counted
@@ -346,6 +349,15 @@ if part lighttpd; then
     "$FAST_LOOPS" ""
   MEMORY+=("$(memory_json "$FCGI_PID" "authd_fast_ceiling")")
   stop_fcgi
+  if ((FAST_LOOPS > 1)); then
+    # One loop can beat one per core when the front server and wrk share the
+    # cores (fewer wake-ups, fuller batches): the ceiling is the faster.
+    AUTHD_CEILING_BODY=$GUARDED_BODY start_fcgi "$FAST_CEILING_BIN" "$STATE/ceiling-fast1.log" 1
+    wait_for_status /records 200
+    ROW_CANDIDATE=ceiling guarded ceiling_fast1 "ceiling (epoll responder, one loop)" lighttpd "ceiling (epoll, one loop)" \
+      ceiling 1 ""
+    stop_fcgi
+  fi
 
   start_fcgi "$AUTHD_BIN" "$STATE/authd.log" "$WORKERS"
   wait_for_status /records 401
@@ -389,12 +401,14 @@ fcgi_row() {
     AUTHD_CEILING_PROCESSES=$threads AUTHD_CEILING_BODY=$GUARDED_BODY start_fcgi "$CEILING_BIN" "$STATE/$id.log" 1
   elif [[ $program == "$FAST_CEILING_BIN" ]]; then
     backend="ceiling (epoll)"
+    ((threads == 1 && FAST_LOOPS > 1)) && backend="ceiling (epoll, one loop)"
     AUTHD_CEILING_BODY=$GUARDED_BODY start_fcgi "$program" "$STATE/$id.log" "$threads"
   elif [[ $program == "$CEILING_BIN" ]]; then
     backend="ceiling (libfcgi threads)"
     AUTHD_CEILING_BODY=$GUARDED_BODY start_fcgi "$program" "$STATE/$id.log" "$threads"
   else
     backend=authd
+    [[ ${AUTHD_EVENT_LOOPS:-} == 1 ]] && backend="authd (one event loop)"
     start_fcgi "$program" "$STATE/$id.log" "$threads"
   fi
   start_front "$front" "$@"
@@ -412,8 +426,8 @@ fcgi_row() {
   local candidate=
   [[ $backend == ceiling\ * ]] && candidate=$ceiling_id
   ROW_CANDIDATE=$candidate guarded "$id" "$title" "$front" "$backend" "$ceiling_id" "$threads" "$keep" "$conns"
-  [[ $backend == authd ]] && MEMORY+=("$(memory_json "$FCGI_PID" "$title")")
-  [[ $backend == authd ]] && MEMORY+=("$(group_memory_json "$FRONT_PID" "$front ($title)")")
+  [[ $backend == authd* ]] && MEMORY+=("$(memory_json "$FCGI_PID" "$title")")
+  [[ $backend == authd* ]] && MEMORY+=("$(group_memory_json "$FRONT_PID" "$front ($title)")")
   stop_front
   stop_fcgi
 }
@@ -494,8 +508,17 @@ if part nginx; then
     "$BENCH_CONNECTIONS" fastcgi "$K"
   fcgi_row nginx_ceiling_fast "ceiling behind nginx, keep-alive (epoll responder)" nginx nginx_ceiling "$FAST_CEILING_BIN" \
     "$FAST_LOOPS" "$K" "$BENCH_CONNECTIONS" fastcgi "$K"
+  if ((FAST_LOOPS > 1)); then
+    fcgi_row nginx_ceiling_fast1 "ceiling behind nginx, keep-alive (epoll responder, one loop)" nginx nginx_ceiling \
+      "$FAST_CEILING_BIN" 1 "$K" "$BENCH_CONNECTIONS" fastcgi "$K"
+  fi
   fcgi_row nginx_authd "authd behind nginx, keep-alive" nginx nginx_ceiling "$AUTHD_BIN" "$BENCH_NGINX_AUTHD_WORKERS" "$K" \
     "$BENCH_CONNECTIONS" fastcgi "$K"
+  if ((CORES > 1)); then
+    # authd's event_loops = 1 (its default is one per core), as the one-loop ceiling.
+    AUTHD_EVENT_LOOPS=1 fcgi_row nginx_authd1 "authd behind nginx, keep-alive, one event loop" nginx nginx_ceiling \
+      "$AUTHD_BIN" "$BENCH_NGINX_AUTHD_WORKERS" "$K" "$BENCH_CONNECTIONS" fastcgi "$K"
+  fi
   fcgi_row nginx_many "authd behind nginx, $BENCH_MANY_KEEPALIVE kept connections, $BENCH_MANY_WORKERS threads" \
     nginx nginx_ceiling "$AUTHD_BIN" "$BENCH_MANY_WORKERS" "$BENCH_MANY_KEEPALIVE" "$BENCH_MANY_CONNECTIONS" \
     fastcgi "$BENCH_MANY_KEEPALIVE"
@@ -510,6 +533,10 @@ if part apache; then
     "pool:$BENCH_APACHE_POOL" "$BENCH_APACHE_POOL" "" "$BENCH_CONNECTIONS"
   fcgi_row apache_ceiling_fast "ceiling behind Apache, enablereuse (epoll responder)" apache apache_ceiling \
     "$FAST_CEILING_BIN" "$FAST_LOOPS" "" "$BENCH_CONNECTIONS"
+  if ((FAST_LOOPS > 1)); then
+    fcgi_row apache_ceiling_fast1 "ceiling behind Apache, enablereuse (epoll responder, one loop)" apache apache_ceiling \
+      "$FAST_CEILING_BIN" 1 "" "$BENCH_CONNECTIONS"
+  fi
   fcgi_row apache_authd "authd behind Apache, enablereuse" apache apache_ceiling "$AUTHD_BIN" \
     "$BENCH_APACHE_AUTHD_WORKERS" "" "$BENCH_CONNECTIONS"
 fi
