@@ -64,7 +64,9 @@ std::vector<settings::Setting> server_settings(ServerSettings& s) {
       settings::integer("event_loops", s.event_loops, 0, 256,
                         "Event loops, each accepting FastCGI connections from the shared socket and answering the "
                         "requests that cannot block (the guard, token checks, records on LMDB, JWKS, health) on the "
-                        "loop that read them; 0 = one per CPU core."),
+                        "loop that read them; 0 = one per CPU core. When the web server shares those cores and runs "
+                        "fewer workers than there are cores (nginx's worker_processes 1 on a small machine), as many "
+                        "loops as it has workers are cheaper (docs/performance.md)."),
       settings::integer("workers", s.workers, 0, 256,
                         "Threads answering the requests that read or write a store reached over the network "
                         "(store = postgresql); with LMDB those are answered on the event loops. 0 = two per CPU "
