@@ -7,7 +7,7 @@ namespace authd {
 
 Prepared ReloadableApp::prepare(http::Request request) {
   Hold hold = gate_.enter();
-  App* app = current_.load();
+  App* app = app_.get();
   if (!app) {
     Prepared refused;
     refused.response = http::unrouted_error_response(
@@ -21,7 +21,6 @@ Prepared ReloadableApp::prepare(http::Request request) {
 
 Result<void> ReloadableApp::replace(const Make& make, const Make& fallback) {
   gate_.close();
-  current_.store(nullptr);
   app_.reset();
   Result<void> outcome;
   if (auto next = make()) {
@@ -30,7 +29,6 @@ Result<void> ReloadableApp::replace(const Make& make, const Make& fallback) {
     outcome = fail(next.error());
     if (auto previous = fallback()) app_ = std::move(*previous);
   }
-  current_.store(app_.get());
   gate_.open();
   return outcome;
 }

@@ -7,7 +7,6 @@
 // not be opened twice in one process).
 #pragma once
 
-#include <atomic>
 #include <functional>
 #include <memory>
 
@@ -19,7 +18,7 @@ namespace authd {
 
 class ReloadableApp {
  public:
-  explicit ReloadableApp(std::unique_ptr<App> app) : app_(std::move(app)), current_(app_.get()) {}
+  explicit ReloadableApp(std::unique_ptr<App> app) : app_(std::move(app)) {}
 
   // prepare_mounted on the current App, the Prepared holding that App (its
   // `hold`) until its answer has run, on whatever thread. Waits while a
@@ -38,8 +37,9 @@ class ReloadableApp {
 
  private:
   ReloadGate gate_;
+  // Requests read it inside the gate, and replace() changes it only while
+  // the gate is closed and no hold is out: the gate orders the two.
   std::unique_ptr<App> app_;
-  std::atomic<App*> current_;  // app_.get(), for the requests (read inside the gate)
 };
 
 }  // namespace authd

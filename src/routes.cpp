@@ -298,13 +298,12 @@ Prepared prepare(App& app, http::Request request) {
   RouteMatch match = resolve(request);
   const Lane lane = match.lane();
   const auto started = std::chrono::steady_clock::now();
+  Prepared prepared;
   if (lane == Lane::direct) {
     // On the thread that answers it anyway: answered here, with no job built.
-    Prepared prepared;
     prepared.response = finish(app, request, match, started);
     return prepared;
   }
-  Prepared prepared;
   prepared.lane = lane;
   prepared.answer = [&app, request = std::move(request), match = std::move(match), started] {
     return finish(app, request, match, started);

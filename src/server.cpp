@@ -136,7 +136,7 @@ struct Server::State {
   // Answers a direct request at once, or queues it for its lane.
   void route(Lease lease) {
     Prepared prepared = prepare(lease.take_request());
-    if (prepared.lane == Lane::direct || prepared.response) {
+    if (prepared.lane == Lane::direct) {
       deliver(lease, prepared.take_answer());
       return;
     }
