@@ -18,8 +18,8 @@
 namespace authd {
 namespace {
 
-std::string_view environment(const char* name) {
-  const char* value = std::getenv(name);
+std::string_view environment(std::string_view name) {
+  const char* value = std::getenv(std::string(name).c_str());
   return value ? std::string_view(value) : std::string_view();
 }
 

@@ -82,8 +82,8 @@ void run(benchmark::State& state, const std::string& method, const std::string& 
   http::Request request;
   request.method = method;
   request.path = path;
-  request.param = [&authorization](const char* name) -> std::string_view {
-    return std::string_view(name) == "HTTP_AUTHORIZATION" ? std::string_view(authorization) : std::string_view();
+  request.param = [&authorization](std::string_view name) -> std::string_view {
+    return name == "HTTP_AUTHORIZATION" ? std::string_view(authorization) : std::string_view();
   };
   const auto before = allocations();
   for (auto _ : state) {

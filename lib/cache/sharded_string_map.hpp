@@ -27,17 +27,18 @@ struct StringHash {
   std::size_t operator()(std::string_view text) const noexcept { return std::hash<std::string_view>{}(text); }
 };
 
-template <class V>
-using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
+template <class V, class Hash = StringHash>
+using StringMap = std::unordered_map<std::string, V, Hash, std::equal_to<>>;
 
-template <class V, std::size_t N = 16>
+// `Hash` hashes a key for its shard's map (transparent, as StringHash).
+template <class V, std::size_t N = 16, class Hash = StringHash>
 class ShardedStringMap {
  public:
   static constexpr std::size_t kShards = N;
 
   struct Shard {
     mutable std::mutex mutex;
-    StringMap<V> entries;
+    StringMap<V, Hash> entries;
     std::uint64_t epoch = 0;  // + 1 on every clear() (and on the owner's evictions)
   };
 

@@ -54,9 +54,12 @@ std::vector<std::string_view> words(std::string_view text) {
 }
 
 bool iequals(std::string_view a, std::string_view b) noexcept {
+  // ASCII only, as HTTP's case-insensitive tokens are (and std::tolower, a
+  // call per byte, would follow a locale): every request compares a few.
+  const auto fold = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c | 0x20) : c; };
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+    if (fold(a[i]) != fold(b[i])) return false;
   }
   return true;
 }

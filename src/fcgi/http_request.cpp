@@ -9,7 +9,7 @@ namespace authd::fcgi {
 http::Request to_http_request(Request&& fcgi) {
   auto params = std::make_shared<const RequestParams>(std::move(fcgi.params));
   http::Request request = http::request_from_params(
-      [params](const char* name) -> std::string_view { return params->find(name).value_or(std::string_view()); },
+      [params](std::string_view name) -> std::string_view { return params->find(name).value_or(std::string_view()); },
       program_invocation_short_name);
   request.body = std::move(fcgi.body);
   return request;

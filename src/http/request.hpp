@@ -11,7 +11,7 @@
 namespace authd::http {
 
 // CGI/FastCGI parameter lookup ("HTTP_AUTHORIZATION", ...); "" when absent.
-using ParamLookup = std::function<std::string_view(const char*)>;
+using ParamLookup = std::function<std::string_view(std::string_view)>;
 
 struct Request {
   std::string method;       // REQUEST_METHOD, upper case

@@ -107,8 +107,8 @@ class MountedApp : public ::testing::Test {
     more["PATH_INFO"] = std::move(path_info);
     auto params = std::make_shared<std::map<std::string, std::string>>(std::move(more));
     auto request = http::request_from_params(
-        [params](const char* name) {
-          const auto found = params->find(name);
+        [params](std::string_view name) {
+          const auto found = params->find(std::string(name));
           return found == params->end() ? std::string_view() : std::string_view(found->second);
         },
         "authd");
@@ -139,8 +139,8 @@ TEST_F(MountedApp, ScriptModeTakesThePrefixFromScriptName) {
   auto params = std::make_shared<std::map<std::string, std::string>>(std::map<std::string, std::string>{
       {"REQUEST_METHOD", "GET"}, {"SCRIPT_NAME", "/auth/authd.fcgi"}, {"PATH_INFO", "/records"}});
   auto request = http::request_from_params(
-      [params](const char* name) {
-        const auto found = params->find(name);
+      [params](std::string_view name) {
+        const auto found = params->find(std::string(name));
         return found == params->end() ? std::string_view() : std::string_view(found->second);
       },
       "authd.fcgi");

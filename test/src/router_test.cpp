@@ -19,8 +19,8 @@ http::Request request(std::string method, std::string path, std::map<std::string
   r.method = std::move(method);
   r.path = std::move(path);
   auto shared = std::make_shared<std::map<std::string, std::string>>(std::move(params));
-  r.param = [shared](const char* name) -> std::string_view {
-    auto it = shared->find(name);
+  r.param = [shared](std::string_view name) -> std::string_view {
+    auto it = shared->find(std::string(name));
     return it == shared->end() ? std::string_view() : std::string_view(it->second);
   };
   return r;

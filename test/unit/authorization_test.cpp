@@ -170,5 +170,25 @@ TEST(BearerAuthorization, MalformedBearerIsInvalidRequest) {
   }
 }
 
+// Tokens are checked 16 bytes at a time: every byte value, at every place
+// of a block and of the tail, is judged as RFC 6750's b64token says.
+TEST(BearerAuthorization, EveryByteAnywhereInALongTokenIsJudgedByB64Token) {
+  const std::string_view allowed = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/";
+  const std::string valid = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~+/";  // 68 bytes
+  ASSERT_TRUE(parse_bearer_authorization("Bearer " + valid).has_value());
+  for (int value = 0; value < 256; ++value) {
+    const char c = static_cast<char>(value);
+    const bool in_set = allowed.find(c) != std::string_view::npos;
+    for (const std::size_t at : {1uz, 7uz, 15uz, 16uz, 31uz, 33uz, 50uz, 66uz}) {
+      std::string token = valid;
+      token[at] = c;
+      const auto parsed = parse_bearer_authorization("Bearer " + token);
+      EXPECT_EQ(parsed.has_value(), in_set) << "byte " << value << " at " << at;
+    }
+  }
+  EXPECT_TRUE(parse_bearer_authorization("Bearer " + valid + "==").has_value()) << "'=' at the end";
+  EXPECT_FALSE(parse_bearer_authorization("Bearer " + valid.substr(0, 20) + "=" + valid.substr(20)).has_value());
+}
+
 }  // namespace
 }  // namespace authd
