@@ -5,15 +5,21 @@
 
 namespace authd {
 
-Prepared ReloadableApp::prepare(http::Request request) {
+namespace {
+
+Prepared refused_without_app() {
+  Prepared refused;
+  refused.response = http::unrouted_error_response(
+      Error::retry_later(Errc::unavailable, 5, "authd could not reload its configuration"));
+  return refused;
+}
+
+}  // namespace
+
+Prepared ReloadableApp::prepare(http::Request&& request) {
   Hold hold = gate_.enter();
   App* app = app_.get();
-  if (!app) {
-    Prepared refused;
-    refused.response = http::unrouted_error_response(
-        Error::retry_later(Errc::unavailable, 5, "authd could not reload its configuration"));
-    return refused;
-  }
+  if (!app) return refused_without_app();  // a prvalue: `prepared` below is returned in place
   Prepared prepared = prepare_mounted(*app, std::move(request));
   prepared.hold = std::move(hold);
   return prepared;

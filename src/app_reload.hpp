@@ -23,7 +23,7 @@ class ReloadableApp {
   // prepare_mounted on the current App, the Prepared holding that App (its
   // `hold`) until its answer has run, on whatever thread. Waits while a
   // reload runs.
-  Prepared prepare(http::Request request);
+  Prepared prepare(http::Request&& request);
 
   // Waits for every holder to let go, destroys the App, then makes the next
   // with `make`; if `make` fails, with `fallback` (the running settings). The

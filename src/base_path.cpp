@@ -15,7 +15,7 @@ bool below_base_path(std::string_view path, std::string_view base, std::string& 
   return true;
 }
 
-Prepared prepare_mounted(App& app, http::Request request) {
+Prepared prepare_mounted(App& app, http::Request&& request) {
   const std::string& base = app.server.base_path;
   if (base.empty() || request.param("FCGI_ROLE") == "AUTHORIZER") return prepare(app, std::move(request));
   if (request.base_path.empty()) {

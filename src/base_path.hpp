@@ -23,7 +23,7 @@ namespace authd {
 //    404 `{"error":"Not Found"}`.
 // Authorizer requests (FCGI_ROLE=AUTHORIZER) pass unchanged: their path
 // belongs to another application.
-Prepared prepare_mounted(App& app, http::Request request);
+Prepared prepare_mounted(App& app, http::Request&& request);
 
 // True when `path` is `base` or lies below it ("/auth", "/auth/x"; not
 // "/authx"); `rest` then receives the part below it ("/" for `base` itself).

@@ -61,6 +61,6 @@ struct Prepared {
   http::Response take_answer() { return response ? std::move(*response) : answer(); }
 };
 
-using Prepare = std::function<Prepared(http::Request)>;
+using Prepare = std::function<Prepared(http::Request&&)>;
 
 }  // namespace authd

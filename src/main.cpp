@@ -228,7 +228,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   ReloadableApp apps(std::move(*app));
-  Prepare prepare = [&apps](http::Request request) { return apps.prepare(std::move(request)); };
+  Prepare prepare = [&apps](http::Request&& request) { return apps.prepare(std::move(request)); };
   if (is_tcp_socket(*listen_fd)) prepare = require_front_secret(front_secret, std::move(prepare));
   Server server(*listen_fd, server_options, std::move(prepare));
   if (auto started = server.start(); !started) {

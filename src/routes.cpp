@@ -318,7 +318,7 @@ http::Response finish(App& app, const http::Request& request, const RouteMatch& 
 
 }  // namespace
 
-Prepared prepare(App& app, http::Request request) {
+Prepared prepare(App& app, http::Request&& request) {
   const auto& proxies = app.server.trusted_proxies;
   auto client = http::client_address(proxies, request.remote_addr, request.param("HTTP_X_FORWARDED_FOR"),
                                      request.param("HTTP_FORWARDED"));

@@ -91,6 +91,6 @@ std::string request_id_for(const http::Request& request);
 // at once (Prepared::response), any other becomes a job for its lane that the
 // request moves into. Sets request.request_id, adds the X-Request-Id header
 // to the answer and counts it for /metrics.
-Prepared prepare(App& app, http::Request request);
+Prepared prepare(App& app, http::Request&& request);
 
 }  // namespace authd
