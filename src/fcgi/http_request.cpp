@@ -9,8 +9,11 @@ namespace authd::fcgi {
 http::Request to_http_request(Request&& fcgi) {
   auto params = std::make_shared<const RequestParams>(std::move(fcgi.params));
   http::Request request = http::request_from_params(
-      [params](std::string_view name) -> std::string_view { return params->find(name).value_or(std::string_view()); },
+      [view = params.get()](std::string_view name) -> std::string_view {
+        return view->find(name).value_or(std::string_view());
+      },
       program_invocation_short_name);
+  request.param_source = std::move(params);
   request.body = std::move(fcgi.body);
   return request;
 }

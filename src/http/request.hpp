@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,10 @@ struct Request {
   bool from_trusted_proxy = false;  // REMOTE_ADDR is in trusted_proxies: its forwarding headers count
   std::string request_id;   // X-Request-Id: set by prepare() (routes.hpp), sent back, in every audit line
   ParamLookup param;
+  // What `param` reads from, kept alive as long as the request (and its
+  // copies): `param` itself then captures a plain pointer, small enough for
+  // std::function to keep without an allocation of its own.
+  std::shared_ptr<const void> param_source;
 
   std::string_view authorization() const { return param("HTTP_AUTHORIZATION"); }
 };
