@@ -10,8 +10,9 @@ namespace authd {
 Result<Principal> Guard::authenticate(std::string_view authorization, std::int64_t now) const {
   auto token = parse_bearer_authorization(authorization);
   if (!token) return std::unexpected(token.error());
-  auto claims = tokens_.verify(*token, kAccessTokenType, now);
-  if (!claims) return std::unexpected(claims.error());
+  auto verified = tokens_.verify_shared(*token, kAccessTokenType, now);
+  if (!verified) return std::unexpected(verified.error());
+  const auto& claims = *verified;
 
   if (claims->username.empty()) return fail(Errc::invalid_token, "the token names no user");
   // Re-authenticate: the account must still exist and be the one the token
@@ -25,14 +26,14 @@ Result<Principal> Guard::authenticate(std::string_view authorization, std::int64
   // Signed out or ended everywhere? Judged from the record just loaded (a
   // second read only for a token older than the user's last sign-out).
   if (auto alive = revocation_.check(*user, *claims); !alive) return std::unexpected(alive.error());
-  return Principal{std::move(*user), std::move(*claims)};
+  return Principal{std::move(*user), std::move(*verified)};
 }
 
 // A token authd handed to an OpenID client (it names the client) is for the
 // client's use of /userinfo: it never stands in for the user at authd's own
 // routes, whatever the user's role.
 static Result<void> refuse_client_token(const Principal& principal) {
-  if (principal.claims.extra.contains(kClientIdClaim)) {
+  if (principal.claims().extra.contains(kClientIdClaim)) {
     return fail(Errc::invalid_token, "a token issued to an OpenID client is for /userinfo only");
   }
   return {};
@@ -41,7 +42,7 @@ static Result<void> refuse_client_token(const Principal& principal) {
 Result<Principal> Guard::check_client_token(std::string_view authorization, std::int64_t now) const {
   auto principal = authenticate(authorization, now);
   if (!principal) return principal;
-  if (!principal->claims.extra.contains(kClientIdClaim)) return fail(Errc::invalid_token, "not a client's token");
+  if (!principal->claims().extra.contains(kClientIdClaim)) return fail(Errc::invalid_token, "not a client's token");
   return principal;
 }
 
@@ -53,8 +54,8 @@ Result<Principal> Guard::check(std::string_view authorization, std::optional<Cap
   // The role is judged as it is now (re-authenticated), so a promotion to a
   // role that needs a second factor takes effect on the next request.
   if (std::ranges::find(second_factor_roles_, principal->user.role) != second_factor_roles_.end()) {
-    const auto amr = principal->claims.extra.find(kAmrClaim);
-    if (amr == principal->claims.extra.end() || !amr_has_second_factor(amr->second)) {
+    const auto amr = principal->claims().extra.find(kAmrClaim);
+    if (amr == principal->claims().extra.end() || !amr_has_second_factor(amr->second)) {
       Error refused(Errc::mfa_required, "role " + std::string(to_string(principal->user.role)) +
                                             " needs a second factor: enrol at /me/mfa, then sign in with it");
       refused.username = principal->user.username;  // the audit line names whose token was refused

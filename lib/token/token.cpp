@@ -211,6 +211,13 @@ std::string jwk_set(const std::vector<std::shared_ptr<const KeyRing::Keys>>& rin
 
 Result<TokenClaims> TokenService::verify(std::string_view token, std::string_view type,
                                          std::int64_t now) const {
+  auto claims = verify_shared(token, type, now);
+  if (!claims) return std::unexpected(claims.error());
+  return **claims;
+}
+
+Result<std::shared_ptr<const TokenClaims>> TokenService::verify_shared(std::string_view token, std::string_view type,
+                                                                       std::int64_t now) const {
   if (token.size() > kMaxTokenBytes) return refuse("token too long");
   if (ring_ && cache_) {
     // A retired key must not live on in the cache: any change of the key set empties it.
@@ -218,12 +225,14 @@ Result<TokenClaims> TokenService::verify(std::string_view token, std::string_vie
     if (cached_version_->exchange(version) != version) cache_->clear();
   }
   if (cache_) {
-    if (auto known = cache_->find(type, token, now, policy_.leeway.count())) return std::move(*known);
+    if (auto known = cache_->find(type, token, now, policy_.leeway.count())) return known;
   }
   std::int64_t valid_from = 0;
   auto claims = verify_uncached(token, type, now, valid_from);
-  if (claims && cache_) cache_->insert(type, token, *claims, valid_from, now);
-  return claims;
+  if (!claims) return std::unexpected(claims.error());
+  auto shared = std::make_shared<const TokenClaims>(std::move(*claims));
+  if (cache_) cache_->insert(type, token, shared, valid_from, now);
+  return shared;
 }
 
 Result<TokenClaims> TokenService::verify_uncached(std::string_view token, std::string_view type, std::int64_t now,

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -25,13 +26,14 @@ class VerifiedTokenCache {
 
   // The claims if `token` of kind `type` was verified before and is still
   // valid at `now` with `leeway`.
-  std::optional<TokenClaims> find(std::string_view type, std::string_view token, std::int64_t now,
-                                  std::int64_t leeway) const;
+  // valid at `now` with `leeway` (else null).
+  std::shared_ptr<const TokenClaims> find(std::string_view type, std::string_view token, std::int64_t now,
+                                         std::int64_t leeway) const;
   // Forgets every token (the key set changed).
   void clear();
   // `valid_from` is the latest of iat and nbf.
-  void insert(std::string_view type, std::string_view token, const TokenClaims& claims, std::int64_t valid_from,
-              std::int64_t now);
+  void insert(std::string_view type, std::string_view token, std::shared_ptr<const TokenClaims> claims,
+              std::int64_t valid_from, std::int64_t now);
 
   std::uint64_t hits() const noexcept { return hits_.load(std::memory_order_relaxed); }
   std::uint64_t misses() const noexcept { return misses_.load(std::memory_order_relaxed); }
@@ -40,7 +42,7 @@ class VerifiedTokenCache {
   static constexpr std::size_t kShards = 16;
   struct Entry {
     std::string type;  // what the token was verified as
-    TokenClaims claims;
+    std::shared_ptr<const TokenClaims> claims;
     std::int64_t valid_from = 0;
   };
   // A token ends in its signature, as random as a hash of the whole: hashing

@@ -36,8 +36,8 @@ bool token_char(unsigned char c) {
 }
 
 std::string_view amr_of(const Principal& principal) {
-  const auto amr = principal.claims.extra.find(kAmrClaim);
-  return amr == principal.claims.extra.end() ? std::string_view() : std::string_view(amr->second);
+  const auto amr = principal.claims().extra.find(kAmrClaim);
+  return amr == principal.claims().extra.end() ? std::string_view() : std::string_view(amr->second);
 }
 
 }  // namespace

@@ -144,8 +144,8 @@ std::optional<Principal> session_of(App& app, const http::Request& request) {
 }
 
 std::string amr_of(const Principal& principal) {
-  const auto found = principal.claims.extra.find(kAmrClaim);
-  if (found != principal.claims.extra.end() && !found->second.empty()) return found->second;
+  const auto found = principal.claims().extra.find(kAmrClaim);
+  if (found != principal.claims().extra.end() && !found->second.empty()) return found->second;
   return "pwd";
 }
 
@@ -213,7 +213,7 @@ HandlerResult oidc_authorize(App& app, const http::Request& request, const Route
   const auto now = unix_now();
   auto session = session_of(app, request);
   bool sign_in = !session || has_word(prompt, "login");
-  const std::int64_t auth_time = session ? authenticated_at(session->claims) : 0;
+  const std::int64_t auth_time = session ? authenticated_at(session->claims()) : 0;
   if (session && query.contains("max_age")) {
     sign_in = sign_in || now - auth_time > std::stoll(param(query, "max_age"));
   }

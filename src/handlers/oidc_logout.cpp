@@ -24,12 +24,12 @@ Result<bool> end_session_of(App& app, const http::Request& request, std::string_
   if (cookie.empty()) return false;
   auto principal = app.core->guard().check_for_enrolment("Bearer " + std::string(cookie), unix_now());
   if (!principal || principal->user.id != user_id) return false;
-  if (const auto sid = principal->claims.extra.find(kRefreshFamilyClaim); sid != principal->claims.extra.end()) {
+  if (const auto sid = principal->claims().extra.find(kRefreshFamilyClaim); sid != principal->claims().extra.end()) {
     if (auto ended = app.core->refresh().end_family(principal->user.id, sid->second); !ended) {
       return std::unexpected(ended.error());
     }
   }
-  TokenClaims until = principal->claims;
+  TokenClaims until = principal->claims();
   until.expires_at += app.core->settings().token.leeway.count();
   if (auto done = app.core->revocation().revoke(principal->user.username, until, unix_now()); !done) {
     return std::unexpected(done.error());

@@ -16,8 +16,8 @@ HandlerResult oidc_userinfo(App& app, const http::Request& request, const RouteC
   auto principal = app.core->guard().check_client_token(request.authorization(), unix_now());
   if (!principal) return std::unexpected(principal.error());
   const User& user = principal->user;
-  const auto found = principal->claims.extra.find("scope");
-  const std::string scope = found == principal->claims.extra.end() ? std::string() : found->second;
+  const auto found = principal->claims().extra.find("scope");
+  const std::string scope = found == principal->claims().extra.end() ? std::string() : found->second;
   if (!has_word(scope, "openid")) return fail(Errc::not_permitted, "the token's scope has no openid");
   Json body = Json::object();
   body.set("sub", Json::string(user.id));

@@ -40,13 +40,13 @@ HandlerResult signout(App& app, const http::Request& request, const RouteContext
   // family that cannot be ended fails the sign-out while the token still works
   // for a retry.
   std::string reason = "this token";
-  if (const auto sid = who.claims.extra.find(kRefreshFamilyClaim); sid != who.claims.extra.end()) {
+  if (const auto sid = who.claims().extra.find(kRefreshFamilyClaim); sid != who.claims().extra.end()) {
     if (auto ended = app.core->refresh().end_family(who.user.id, sid->second); !ended) {
       return std::unexpected(ended.error());
     }
     reason = "this token and its refresh family";
   }
-  TokenClaims until = who.claims;
+  TokenClaims until = who.claims();
   until.expires_at += app.core->settings().token.leeway.count();  // as long as it would verify
   if (auto done = app.core->revocation().revoke(who.user.username, until, unix_now()); !done) {
     return std::unexpected(done.error());
@@ -127,9 +127,9 @@ HandlerResult change_password(App& app, const http::Request& request, const Rout
   Json shown = Json::object();
   shown.set("acl", Json::array()).set("username", Json::string(user->username));
   // The new token keeps how this session authenticated (a second factor stays shown).
-  const auto amr = context.principal->claims.extra.find(kAmrClaim);
+  const auto amr = context.principal->claims().extra.find(kAmrClaim);
   return token_response(app, request, 200, *user, std::move(shown),
-                        amr == context.principal->claims.extra.end() ? std::string_view() : amr->second);
+                        amr == context.principal->claims().extra.end() ? std::string_view() : amr->second);
 }
 
 }  // namespace authd::handlers

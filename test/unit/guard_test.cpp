@@ -59,9 +59,9 @@ TEST_F(GuardTest, ValidTokenOfAnExistingUserGivesAPrincipal) {
   EXPECT_EQ(principal->user.id, alice.id);
   EXPECT_EQ(principal->user.username, "alice");
   EXPECT_EQ(principal->user.role, Role::user);
-  EXPECT_EQ(principal->claims.subject, alice.id);
-  EXPECT_EQ(principal->claims.username, "alice");
-  EXPECT_EQ(principal->claims.issued_at, kNow);
+  EXPECT_EQ(principal->claims().subject, alice.id);
+  EXPECT_EQ(principal->claims().username, "alice");
+  EXPECT_EQ(principal->claims().issued_at, kNow);
 }
 
 TEST_F(GuardTest, CapabilityMatrix) {

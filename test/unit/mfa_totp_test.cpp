@@ -217,7 +217,7 @@ TEST(MfaPolicy, GuardWantsASecondFactorForTheListedRoles) {
   EXPECT_EQ(outcome(guard.check_for_enrolment(bearer(root, "pwd"), now)), "ok");
   auto with = guard.check(bearer(root, "pwd otp"), Capability::delete_, now);
   ASSERT_TRUE(with.has_value());
-  EXPECT_EQ(with->claims.extra.at(std::string(kAmrClaim)), "pwd otp");  // the array came back
+  EXPECT_EQ(with->claims().extra.at(std::string(kAmrClaim)), "pwd otp");  // the array came back
   EXPECT_EQ(outcome(guard.check(bearer(root, "hwk mfa"), std::nullopt, now)), "ok");  // passkey with UV
   EXPECT_EQ(outcome(guard.check(bearer(root, "hwk"), std::nullopt, now)), "mfa_required");  // without UV
   EXPECT_EQ(outcome(guard.check(bearer(root, "otp"), std::nullopt, now)), "mfa_required");

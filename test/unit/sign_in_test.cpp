@@ -241,7 +241,7 @@ TEST_F(SignInTest, ASecondFactorIsAskedThenFinishesTheSignIn) {
   EXPECT_EQ(done->amr, "pwd otp");
   auto who = core_->check("Bearer " + done->session.access_token, std::nullopt);
   ASSERT_TRUE(who);
-  EXPECT_EQ(who->claims.extra.at(std::string(kAmrClaim)), "pwd otp");
+  EXPECT_EQ(who->claims().extra.at(std::string(kAmrClaim)), "pwd otp");
   EXPECT_EQ(outcome(sign_in_->with_second_factor(due->mfa_token, {.code = code_at(key, now + 30), .passkey = {}},
                                                   client_, now)),
             "mfa_failed")
@@ -287,7 +287,7 @@ TEST_F(SignInTest, WithRefreshTokensTheSessionStartsAFamily) {
   EXPECT_FALSE(issued.refresh->refresh_token.empty());
   auto who = core_->check("Bearer " + issued.access_token, std::nullopt);
   ASSERT_TRUE(who);
-  EXPECT_EQ(who->claims.extra.at(std::string(kRefreshFamilyClaim)), issued.refresh->family);
+  EXPECT_EQ(who->claims().extra.at(std::string(kRefreshFamilyClaim)), issued.refresh->family);
 }
 
 // The access token and its refresh family carry one time: the token's
@@ -301,8 +301,8 @@ TEST_F(SignInTest, TheTokenIsIssuedAtTheTimeItsFamilyStarted) {
   ASSERT_TRUE(issued.refresh);
   auto who = core_->check("Bearer " + issued.access_token, std::nullopt);
   ASSERT_TRUE(who) << who.error().message;
-  EXPECT_EQ(who->claims.issued_at, at);
-  EXPECT_EQ(who->claims.extra.at(std::string(kAuthTimeClaim)), std::to_string(at));
+  EXPECT_EQ(who->claims().issued_at, at);
+  EXPECT_EQ(who->claims().extra.at(std::string(kAuthTimeClaim)), std::to_string(at));
   auto next = core_->refresh().rotate(issued.refresh->refresh_token, at + 1);
   ASSERT_TRUE(next) << next.error().message;
   EXPECT_EQ(next->authenticated_at, at);

@@ -20,9 +20,14 @@ namespace authd {
 // The access-token claim naming the OpenID client a token was issued to.
 inline constexpr std::string_view kClientIdClaim = "client_id";
 
+// Who a request comes from: its user as just read from the store, and the
+// claims of the token it showed. The claims are shared, read-only, with the
+// verified-token cache (no copy per request); never null in a Principal the
+// guard gives.
 struct Principal {
   User user;
-  TokenClaims claims;
+  std::shared_ptr<const TokenClaims> token_claims;
+  const TokenClaims& claims() const noexcept { return *token_claims; }
 };
 
 class Guard {

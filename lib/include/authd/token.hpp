@@ -87,6 +87,10 @@ class TokenService {
   // Error: invalid_token, message says why (for logs, never for clients).
   Result<TokenClaims> verify(std::string_view token, std::string_view type,
                              std::int64_t now) const;
+  // The same, the claims shared read-only with the cache instead of copied
+  // out of it (the guard's way, on every protected request).
+  Result<std::shared_ptr<const TokenClaims>> verify_shared(std::string_view token, std::string_view type,
+                                                           std::int64_t now) const;
 
   const TokenPolicy& policy() const noexcept { return policy_; }
 
