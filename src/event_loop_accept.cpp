@@ -116,7 +116,7 @@ void EventLoop::Impl::accept_connections(bool drain) {
         continue;
       }
     }
-    auto& c = connections.emplace_back(*this, fd, options.limits, Clock::now());
+    auto& c = connections.emplace_back(*this, fd, options.limits, turn_time);
     c.self = std::prev(connections.end());
     ++open_count;
     arm(c);
