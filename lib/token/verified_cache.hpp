@@ -3,15 +3,14 @@
 // of base64, HMAC and JSON. Only complete, successful verifications are
 // stored, keyed by the exact token bytes (a tampered token is a different
 // key) with the kind they were verified as; expiry and not-before are
-// re-checked on every hit. Bounded in size;
-// sharded so that threads rarely contend.
+// re-checked on every hit. Bounded in size; sharded so that threads rarely
+// contend.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
-#include <memory>
 #include <cstdint>
-#include <optional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -25,8 +24,7 @@ class VerifiedTokenCache {
   explicit VerifiedTokenCache(std::size_t capacity) : per_shard_(capacity / kShards + 1) {}
 
   // The claims if `token` of kind `type` was verified before and is still
-  // valid at `now` with `leeway`.
-  // valid at `now` with `leeway` (else null).
+  // valid at `now` with `leeway` (else null), shared read-only.
   std::shared_ptr<const TokenClaims> find(std::string_view type, std::string_view token, std::int64_t now,
                                          std::int64_t leeway) const;
   // Forgets every token (the key set changed).
@@ -47,7 +45,7 @@ class VerifiedTokenCache {
   };
   // A token ends in its signature, as random as a hash of the whole: hashing
   // its last 32 bytes and its length costs a tenth of hashing all of it. Only
-  // verified tokens are stored, so none can be chosen to share a bucket.
+  // verified tokens are stored: no client can fill a bucket with its own.
   struct TailHash {
     using is_transparent = void;
     std::size_t operator()(std::string_view token) const noexcept {
