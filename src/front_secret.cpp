@@ -21,7 +21,7 @@ Prepare require_front_secret(std::string secret, Prepare prepare) {
   // Digests of equal length: the comparison's time tells nothing, not even the length.
   const auto expected = crypto::sha256(secret);
   crypto::wipe(secret.data(), secret.size());
-  return [expected, prepare = std::move(prepare)](http::Request request) -> Prepared {
+  return [expected, prepare = std::move(prepare)](http::Request&& request) -> Prepared {
     if (crypto::equal_constant_time(crypto::sha256(request.param(kFrontSecretParam)), expected)) {
       return prepare(std::move(request));
     }

@@ -3,6 +3,7 @@
 #include <array>
 #include <atomic>
 #include <cstdio>
+#include <deque>
 #include <map>
 #include <mutex>
 
@@ -21,11 +22,29 @@ struct Histogram {
   double sum = 0;
 };
 
-struct Registry {
+// Requests by route: the latency histogram and the count of each status.
+struct RouteCounts {
+  Histogram latency;
+  std::map<int, std::uint64_t> statuses;
+};
+using RequestCounts = std::map<std::string, RouteCounts, std::less<>>;
+
+// The requests one thread answered. Each thread counts into its own shard,
+// so event loops never write a cache line another loop writes; a shard's
+// mutex is taken by its thread and by a scrape only. A shard outlives its
+// thread (what it counted stays in the totals) and is taken over by the next
+// thread that starts.
+struct RequestShard {
   std::mutex mutex;
-  std::map<std::pair<std::string, int>, std::uint64_t, std::less<>> requests;  // (route, status)
-  std::map<std::string, Histogram, std::less<>> latency;                        // by route
-  std::map<std::string, std::uint64_t, std::less<>> signins;                    // by outcome
+  RequestCounts routes;
+  bool taken = false;  // guarded by Registry::shards_mutex
+};
+
+struct Registry {
+  std::mutex shards_mutex;
+  std::deque<RequestShard> shards;  // a deque: shards never move
+  std::mutex mutex;
+  std::map<std::string, std::uint64_t, std::less<>> signins;  // by outcome
   std::atomic<std::uint64_t> throttled{0};
   std::atomic<std::uint64_t> mail_sent{0};
   std::atomic<std::uint64_t> mail_failed{0};
@@ -43,6 +62,62 @@ Registry& registry() {
   return instance;
 }
 
+// This thread's shard, taken on its first request and given back when it ends.
+class ShardOfThisThread {
+ public:
+  ShardOfThisThread() {
+    Registry& r = registry();
+    std::lock_guard lock(r.shards_mutex);
+    for (auto& candidate : r.shards) {
+      if (!candidate.taken) {
+        shard_ = &candidate;
+        break;
+      }
+    }
+    if (shard_ == nullptr) shard_ = &r.shards.emplace_back();
+    shard_->taken = true;
+  }
+  ~ShardOfThisThread() {
+    std::lock_guard lock(registry().shards_mutex);
+    shard_->taken = false;
+  }
+  ShardOfThisThread(const ShardOfThisThread&) = delete;
+  ShardOfThisThread& operator=(const ShardOfThisThread&) = delete;
+
+  RequestShard& get() noexcept { return *shard_; }
+
+ private:
+  RequestShard* shard_ = nullptr;
+};
+
+RequestShard& shard_of_this_thread() {
+  thread_local ShardOfThisThread shard;
+  return shard.get();
+}
+
+void add(RouteCounts& into, const RouteCounts& from) {
+  for (std::size_t i = 0; i < kBuckets.size(); ++i) into.latency.buckets[i] += from.latency.buckets[i];
+  into.latency.count += from.latency.count;
+  into.latency.sum += from.latency.sum;
+  for (const auto& [status, count] : from.statuses) into.statuses[status] += count;
+}
+
+// Every shard's counts, summed.
+RequestCounts request_totals() {
+  Registry& r = registry();
+  RequestCounts totals;
+  std::lock_guard shards_lock(r.shards_mutex);
+  for (auto& shard : r.shards) {
+    std::lock_guard lock(shard.mutex);
+    for (const auto& [route, counts] : shard.routes) {
+      auto found = totals.find(route);
+      if (found == totals.end()) found = totals.emplace(route, RouteCounts{}).first;
+      add(found->second, counts);
+    }
+  }
+  return totals;
+}
+
 std::string number(double value) {
   char text[64];
   std::snprintf(text, sizeof text, "%.9g", value);
@@ -57,12 +132,13 @@ void header(std::string& out, std::string_view name, std::string_view type, std:
 }  // namespace
 
 void request_done(std::string_view route, int status, double seconds) {
-  Registry& r = registry();
-  std::lock_guard lock(r.mutex);
-  ++r.requests[{std::string(route), status}];
-  auto found = r.latency.find(route);
-  if (found == r.latency.end()) found = r.latency.emplace(std::string(route), Histogram{}).first;
-  Histogram& h = found->second;
+  RequestShard& shard = shard_of_this_thread();
+  std::lock_guard lock(shard.mutex);
+  auto found = shard.routes.find(route);
+  if (found == shard.routes.end()) found = shard.routes.emplace(std::string(route), RouteCounts{}).first;
+  RouteCounts& counts = found->second;
+  ++counts.statuses[status];
+  Histogram& h = counts.latency;
   for (std::size_t i = 0; i < kBuckets.size(); ++i) {
     if (seconds <= kBuckets[i]) {
       ++h.buckets[i];
@@ -104,30 +180,39 @@ void invitation(std::string_view event) {
   }
 }
 
+std::string render_requests() {
+  std::string out;
+  const RequestCounts requests = request_totals();
+  header(out, "authd_http_requests_total", "counter", "Requests answered, by route pattern and status.");
+  for (const auto& [route, counts] : requests) {
+    for (const auto& [status, count] : counts.statuses) {
+      out += "authd_http_requests_total{route=\"" + route + "\",status=\"" + std::to_string(status) + "\"} " +
+             std::to_string(count) + "\n";
+    }
+  }
+  header(out, "authd_http_request_duration_seconds", "histogram",
+         "Time from routing a request to its answer, by route pattern.");
+  for (const auto& [route, counts] : requests) {
+    const Histogram& h = counts.latency;
+    std::uint64_t cumulative = 0;
+    for (std::size_t i = 0; i < kBuckets.size(); ++i) {
+      cumulative += h.buckets[i];
+      out += "authd_http_request_duration_seconds_bucket{route=\"" + route + "\",le=\"" + number(kBuckets[i]) +
+             "\"} " + std::to_string(cumulative) + "\n";
+    }
+    out += "authd_http_request_duration_seconds_bucket{route=\"" + route + "\",le=\"+Inf\"} " +
+           std::to_string(h.count) + "\n";
+    out += "authd_http_request_duration_seconds_sum{route=\"" + route + "\"} " + number(h.sum) + "\n";
+    out += "authd_http_request_duration_seconds_count{route=\"" + route + "\"} " + std::to_string(h.count) + "\n";
+  }
+  return out;
+}
+
 std::string render(App& app) {
   Registry& r = registry();
-  std::string out;
+  std::string out = render_requests();
   {
     std::lock_guard lock(r.mutex);
-    header(out, "authd_http_requests_total", "counter", "Requests answered, by route pattern and status.");
-    for (const auto& [key, count] : r.requests) {
-      out += "authd_http_requests_total{route=\"" + key.first + "\",status=\"" + std::to_string(key.second) +
-             "\"} " + std::to_string(count) + "\n";
-    }
-    header(out, "authd_http_request_duration_seconds", "histogram",
-           "Time from routing a request to its answer, by route pattern.");
-    for (const auto& [route, h] : r.latency) {
-      std::uint64_t cumulative = 0;
-      for (std::size_t i = 0; i < kBuckets.size(); ++i) {
-        cumulative += h.buckets[i];
-        out += "authd_http_request_duration_seconds_bucket{route=\"" + route + "\",le=\"" + number(kBuckets[i]) +
-               "\"} " + std::to_string(cumulative) + "\n";
-      }
-      out += "authd_http_request_duration_seconds_bucket{route=\"" + route + "\",le=\"+Inf\"} " +
-             std::to_string(h.count) + "\n";
-      out += "authd_http_request_duration_seconds_sum{route=\"" + route + "\"} " + number(h.sum) + "\n";
-      out += "authd_http_request_duration_seconds_count{route=\"" + route + "\"} " + std::to_string(h.count) + "\n";
-    }
     header(out, "authd_signins_total", "counter", "Password sign-ins by outcome (ok, failed, throttled).");
     for (const auto& outcome : {"ok", "failed", "throttled"}) {
       const auto found = r.signins.find(std::string_view(outcome));

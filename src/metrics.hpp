@@ -1,7 +1,8 @@
 // Process-wide counters for GET /metrics (Prometheus text format). Each
 // authd process counts its own requests; a scraper sums over processes.
-// Cheap enough for every request: a mutex-guarded map keyed by route and
-// status for counts, atomics for the rest.
+// Cheap enough for every request: each thread counts requests by route and
+// status in its own shard (summed when /metrics is rendered), atomics for
+// the rest.
 #pragma once
 
 #include <string>
@@ -35,5 +36,8 @@ void lane_busy(Lane lane, int delta);
 
 // The whole exposition, store and token-cache figures included.
 std::string render(App& app);
+// Its first part: the requests every thread counted, by route and status,
+// and their latency histograms.
+std::string render_requests();
 
 }  // namespace authd::metrics

@@ -162,8 +162,8 @@ Result<Principal> admin_principal(App& app, const http::Request& request, const 
   }
   auto principal = app.core->guard().check(authorization, std::nullopt, unix_now());
   if (!principal) return principal;
-  if (principal->user.role != Role::admin) {
-    handlers::audit(app, request, {.event = "denied", .username = principal->user.username, .outcome = "refused",
+  if (principal->user().role != Role::admin) {
+    handlers::audit(app, request, {.event = "denied", .username = principal->user().username, .outcome = "refused",
                                    .reason = "admin role required for " + std::string(route.pattern)});
     return fail(Errc::not_permitted, "admin role required");
   }

@@ -17,15 +17,15 @@ Result<Principal> Guard::authenticate(std::string_view authorization, std::int64
   if (claims->username.empty()) return fail(Errc::invalid_token, "the token names no user");
   // Re-authenticate: the account must still exist and be the one the token
   // was issued to (a deleted and re-created name has a new _id).
-  auto user = store_.find_user(claims->username);
+  auto user = store_.find_user_shared(claims->username);
   if (!user) {
     if (user.error().code == Errc::not_found) return fail(Errc::invalid_token, "the token's user no longer exists");
     return std::unexpected(user.error());
   }
-  if (user->id != claims->subject) return fail(Errc::invalid_token, "the token's user was replaced");
+  if ((*user)->id != claims->subject) return fail(Errc::invalid_token, "the token's user was replaced");
   // Signed out or ended everywhere? Judged from the record just loaded (a
   // second read only for a token older than the user's last sign-out).
-  if (auto alive = revocation_.check(*user, *claims); !alive) return std::unexpected(alive.error());
+  if (auto alive = revocation_.check(**user, *claims); !alive) return std::unexpected(alive.error());
   return Principal{std::move(*user), std::move(*verified)};
 }
 
@@ -53,12 +53,12 @@ Result<Principal> Guard::check(std::string_view authorization, std::optional<Cap
   if (auto own = refuse_client_token(*principal); !own) return std::unexpected(own.error());
   // The role is judged as it is now (re-authenticated), so a promotion to a
   // role that needs a second factor takes effect on the next request.
-  if (std::ranges::find(second_factor_roles_, principal->user.role) != second_factor_roles_.end()) {
+  if (std::ranges::find(second_factor_roles_, principal->user().role) != second_factor_roles_.end()) {
     const auto amr = principal->claims().extra.find(kAmrClaim);
     if (amr == principal->claims().extra.end() || !amr_has_second_factor(amr->second)) {
-      Error refused(Errc::mfa_required, "role " + std::string(to_string(principal->user.role)) +
+      Error refused(Errc::mfa_required, "role " + std::string(to_string(principal->user().role)) +
                                             " needs a second factor: enrol at /me/mfa, then sign in with it");
-      refused.username = principal->user.username;  // the audit line names whose token was refused
+      refused.username = principal->user().username;  // the audit line names whose token was refused
       return std::unexpected(std::move(refused));
     }
   }
@@ -76,10 +76,10 @@ Result<Principal> Guard::check_for_enrolment(std::string_view authorization, std
 }
 
 Result<void> Guard::authorize(const Principal& principal, Capability required) {
-  if (!role_has(principal.user.role, required)) {
-    Error refused(Errc::not_permitted, std::string("role ") + std::string(to_string(principal.user.role)) +
+  if (!role_has(principal.user().role, required)) {
+    Error refused(Errc::not_permitted, std::string("role ") + std::string(to_string(principal.user().role)) +
                                            " lacks capability " + std::string(to_string(required)));
-    refused.username = principal.user.username;
+    refused.username = principal.user().username;
     return std::unexpected(std::move(refused));
   }
   return {};

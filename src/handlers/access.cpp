@@ -77,8 +77,8 @@ HandlerResult authorizer(App& app, const http::Request& request, const RouteCont
   http::Response response;
   response.status = 200;
   if (*granted) {
-    response.header("Variable-AUTH_USER", (*granted)->user.username)
-        .header("Variable-AUTH_ROLE", std::string(to_string((*granted)->user.role)));
+    response.header("Variable-AUTH_USER", (*granted)->user().username)
+        .header("Variable-AUTH_ROLE", std::string(to_string((*granted)->user().role)));
   }
   return response;
 }
@@ -101,8 +101,8 @@ HandlerResult auth_check(App& app, const http::Request& request, const RouteCont
   response.status = 204;
   response.header("Cache-Control", "no-store");
   if (*granted) {
-    response.header("X-Auth-User", (*granted)->user.username)
-        .header("X-Auth-Role", std::string(to_string((*granted)->user.role)));
+    response.header("X-Auth-User", (*granted)->user().username)
+        .header("X-Auth-Role", std::string(to_string((*granted)->user().role)));
   }
   return response;
 }

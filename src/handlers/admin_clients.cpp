@@ -39,7 +39,7 @@ Result<bool> flag(const Json& body, std::string_view field) {
 void audit_change(App& app, const http::Request& request, const RouteContext& context, std::string event,
                   std::string_view client_id) {
   audit(app, request, {.event = std::move(event), .outcome = "ok", .reason = "client " + std::string(client_id),
-                       .actor = context.principal->user.username});
+                       .actor = context.principal->user().username});
 }
 
 http::Response no_store(int status, const std::string& body) {

@@ -65,7 +65,7 @@ Result<std::string> username_of(const RouteContext& context) {
 }
 
 Actor actor_of(const http::Request& request, const RouteContext& context) {
-  return Actor{context.principal->user.username, request.remote_addr, request.request_id};
+  return Actor{context.principal->user().username, request.remote_addr, request.request_id};
 }
 
 }  // namespace

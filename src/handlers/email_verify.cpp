@@ -126,7 +126,7 @@ HandlerResult change_email(App& app, const http::Request& request, const RouteCo
   if (!app.core->settings().mail.enabled()) {
     return fail(Errc::not_configured, "mail is not configured: an address cannot be verified");
   }
-  User user = context.principal->user;
+  User user = context.principal->user();
   const auto now = unix_now();
   // Who asks: the current password, or a session that showed a second factor.
   if (!amr_has_second_factor(amr_of(*context.principal))) {

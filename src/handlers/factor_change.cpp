@@ -28,7 +28,7 @@ Result<Json> optional_json_body(const App& app, const http::Request& request) {
 }
 
 Result<void> allow_factor_change(App& app, const http::Request& request, const RouteContext& context, const Json& body) {
-  const User& user = context.principal->user;
+  const User& user = context.principal->user();
   auto status = app.core->mfa().status(user);
   if (!status) return std::unexpected(status.error());
   if (!status->any()) return {};  // the first factor: there is nothing to step up from
@@ -63,7 +63,7 @@ Result<void> allow_factor_change(App& app, const http::Request& request, const R
 Result<http::Response> end_other_sessions(App& app, const http::Request& request, const RouteContext& context,
                                           http::Response response) {
   const Principal& who = *context.principal;
-  auto user = app.core->revocation().end_all(who.user.username);
+  auto user = app.core->revocation().end_all(who.user().username);
   if (!user) return std::unexpected(user.error());
   if (auto ended = app.core->refresh().end_user(user->id); !ended) {
     log::warn("cannot end the refresh tokens of a user: " + ended.error().message);

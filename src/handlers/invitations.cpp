@@ -50,7 +50,7 @@ HandlerResult admin_create_invitation(App& app, const http::Request& request, co
     return fail(Errc::not_configured,
                 "mail is not configured (smtp_url): an invitation goes by mail; authctl invite prints its link instead");
   }
-  const std::string& admin = context.principal->user.username;
+  const std::string& admin = context.principal->user().username;
   auto issued = app.invitations->create(*email, *role, admin, settings.invitations.ttl, settings.mail.public_url,
                                         true, unix_now());
   if (!issued) return std::unexpected(issued.error());
@@ -80,7 +80,7 @@ HandlerResult admin_revoke_invitation(App& app, const http::Request& request, co
   if (!revoked) return std::unexpected(revoked.error());
   metrics::invitation("revoked");
   audit(app, request, {.event = "invitation_revoked", .outcome = "ok", .reason = "invitation " + revoked->id,
-                       .actor = context.principal->user.username});
+                       .actor = context.principal->user().username});
   Json answer = Json::object();
   answer.set("id", Json::string(revoked->id)).set("revoked", Json::boolean(true));
   return no_store(200, answer);

@@ -50,7 +50,7 @@ Result<std::string> required_field(const Json& body, std::string_view field) {
 }
 
 HandlerResult mfa_status(App& app, const http::Request&, const RouteContext& context) {
-  const User& user = context.principal->user;
+  const User& user = context.principal->user();
   auto status = app.core->mfa().status(user);
   if (!status) return std::unexpected(status.error());
   Json methods = Json::array();
@@ -64,7 +64,7 @@ HandlerResult mfa_status(App& app, const http::Request&, const RouteContext& con
 }
 
 HandlerResult mfa_totp_begin(App& app, const http::Request& request, const RouteContext& context) {
-  const User& user = context.principal->user;
+  const User& user = context.principal->user();
   auto given = optional_json_body(app, request);
   if (!given) return std::unexpected(given.error());
   if (auto allowed = allow_factor_change(app, request, context, *given); !allowed) return std::unexpected(allowed.error());
@@ -86,7 +86,7 @@ HandlerResult mfa_totp_confirm(App& app, const http::Request& request, const Rou
   auto code = code_field(*body);
   if (!code) return std::unexpected(code.error());
   if (auto allowed = allow_factor_change(app, request, context, *body); !allowed) return std::unexpected(allowed.error());
-  const User& user = context.principal->user;
+  const User& user = context.principal->user();
   const auto now = unix_now();
   auto& throttle = app.core->throttle();
   const std::string key = second_factor_throttle_key(user.username);
@@ -112,7 +112,7 @@ HandlerResult mfa_totp_confirm(App& app, const http::Request& request, const Rou
 }
 
 HandlerResult mfa_totp_remove(App& app, const http::Request& request, const RouteContext& context) {
-  const User& user = context.principal->user;
+  const User& user = context.principal->user();
   auto body = optional_json_body(app, request);
   if (!body) return std::unexpected(body.error());
   if (auto allowed = allow_factor_change(app, request, context, *body); !allowed) return std::unexpected(allowed.error());

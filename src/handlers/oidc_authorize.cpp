@@ -234,7 +234,7 @@ HandlerResult oidc_authorize(App& app, const http::Request& request, const Route
   if (!client->first_party || has_word(prompt, "consent")) {
     bool allowed = false;
     if (!has_word(prompt, "consent")) {
-      auto covered = OidcConsents(app.core->store()).covers(session->user.id, client->id, scope, now);
+      auto covered = OidcConsents(app.core->store()).covers(session->user().id, client->id, scope, now);
       if (!covered) return std::unexpected(covered.error());
       allowed = *covered;
     }
@@ -246,8 +246,8 @@ HandlerResult oidc_authorize(App& app, const http::Request& request, const Route
 
   CodeGrant grant{.client_id = client->id,
                   .redirect_uri = param(query, "redirect_uri"),
-                  .user_id = session->user.id,
-                  .username = session->user.username,
+                  .user_id = session->user().id,
+                  .username = session->user().username,
                   .scope = scope,
                   .nonce = param(query, "nonce"),
                   .code_challenge = param(query, "code_challenge"),
@@ -255,7 +255,7 @@ HandlerResult oidc_authorize(App& app, const http::Request& request, const Route
                   .auth_time = auth_time};
   auto code = AuthorizationCodes(app.core->store()).issue(grant, now);
   if (!code) return std::unexpected(code.error());
-  audit(app, request, {.event = "oidc_authorize", .username = session->user.username, .outcome = "ok",
+  audit(app, request, {.event = "oidc_authorize", .username = session->user().username, .outcome = "ok",
                        .reason = "code for client " + client->id});
   return to_client(app, request, query, {{"code", *code}});
 }
@@ -270,17 +270,17 @@ HandlerResult oidc_consent(App& app, const http::Request& request, const RouteCo
   if (!session) return fail(Errc::no_credentials, "sign in first");
   const auto decision = param(form, "decision");
   if (decision == "deny") {
-    audit(app, request, {.event = "oidc_consent", .username = session->user.username, .outcome = "refused",
+    audit(app, request, {.event = "oidc_consent", .username = session->user().username, .outcome = "refused",
                          .reason = "client " + client->id});
     auto denied = refuse(app, request, query, {"access_denied", "the user did not allow it"});
     return oidc::continue_page(denied.headers.front().second, request.base_path);
   }
   if (decision != "allow") return fail_field("decision", "decision must be allow or deny");
-  if (auto done = OidcConsents(app.core->store()).grant(session->user.id, client->id, param(query, "scope"), unix_now());
+  if (auto done = OidcConsents(app.core->store()).grant(session->user().id, client->id, param(query, "scope"), unix_now());
       !done) {
     return std::unexpected(done.error());
   }
-  audit(app, request, {.event = "oidc_consent", .username = session->user.username, .outcome = "ok",
+  audit(app, request, {.event = "oidc_consent", .username = session->user().username, .outcome = "ok",
                        .reason = "client " + client->id + ": " + param(query, "scope")});
   // Back to /authorize, which then redirects to the client.
   return oidc::continue_page(back_to_authorize(request, query), request.base_path);

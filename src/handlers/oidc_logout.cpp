@@ -23,18 +23,18 @@ Result<bool> end_session_of(App& app, const http::Request& request, std::string_
   const auto cookie = http::cookie_value(request.param("HTTP_COOKIE"), "auth");
   if (cookie.empty()) return false;
   auto principal = app.core->guard().check_for_enrolment("Bearer " + std::string(cookie), unix_now());
-  if (!principal || principal->user.id != user_id) return false;
+  if (!principal || principal->user().id != user_id) return false;
   if (const auto sid = principal->claims().extra.find(kRefreshFamilyClaim); sid != principal->claims().extra.end()) {
-    if (auto ended = app.core->refresh().end_family(principal->user.id, sid->second); !ended) {
+    if (auto ended = app.core->refresh().end_family(principal->user().id, sid->second); !ended) {
       return std::unexpected(ended.error());
     }
   }
   TokenClaims until = principal->claims();
   until.expires_at += app.core->settings().token.leeway.count();
-  if (auto done = app.core->revocation().revoke(principal->user.username, until, unix_now()); !done) {
+  if (auto done = app.core->revocation().revoke(principal->user().username, until, unix_now()); !done) {
     return std::unexpected(done.error());
   }
-  audit(app, request, {.event = "signout", .username = principal->user.username, .outcome = "ok",
+  audit(app, request, {.event = "signout", .username = principal->user().username, .outcome = "ok",
                        .reason = "RP-initiated logout"});
   return true;
 }

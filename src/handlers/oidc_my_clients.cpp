@@ -15,7 +15,7 @@ HandlerResult my_clients(App& app, const http::Request&, const RouteContext& con
   const auto now = unix_now();
   Json listed = Json::array();
   for (const auto& client : *clients) {
-    auto allowed = consents.covers(context.principal->user.id, client.id, "openid", now);
+    auto allowed = consents.covers(context.principal->user().id, client.id, "openid", now);
     if (!allowed) return std::unexpected(allowed.error());
     if (!*allowed) continue;
     Json entry = Json::object();
@@ -30,7 +30,7 @@ HandlerResult my_clients(App& app, const http::Request&, const RouteContext& con
 }
 
 HandlerResult revoke_my_client(App& app, const http::Request& request, const RouteContext& context) {
-  const User& user = context.principal->user;
+  const User& user = context.principal->user();
   const std::string client_id(context.id);
   auto allowed = OidcConsents(app.core->store()).covers(user.id, client_id, "openid", unix_now());
   if (!allowed) return std::unexpected(allowed.error());

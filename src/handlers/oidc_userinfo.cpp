@@ -15,7 +15,7 @@ HandlerResult oidc_userinfo(App& app, const http::Request& request, const RouteC
   if (auto on = oidc::require_provider(app); !on) return std::unexpected(on.error());
   auto principal = app.core->guard().check_client_token(request.authorization(), unix_now());
   if (!principal) return std::unexpected(principal.error());
-  const User& user = principal->user;
+  const User& user = principal->user();
   const auto found = principal->claims().extra.find("scope");
   const std::string scope = found == principal->claims().extra.end() ? std::string() : found->second;
   if (!has_word(scope, "openid")) return fail(Errc::not_permitted, "the token's scope has no openid");

@@ -36,7 +36,7 @@ HandlerResult passkey_register_begin(App& app, const http::Request& request, con
   auto body = optional_json_body(app, request);
   if (!body) return std::unexpected(body.error());
   if (auto allowed = allow_factor_change(app, request, context, *body); !allowed) return std::unexpected(allowed.error());
-  auto options = passkeys_of(app).begin_registration(context.principal->user, unix_now());
+  auto options = passkeys_of(app).begin_registration(context.principal->user(), unix_now());
   if (!options) return std::unexpected(options.error());
   return options_response(std::move(*options));
 }
@@ -45,7 +45,7 @@ HandlerResult passkey_register_finish(App& app, const http::Request& request, co
   auto body = parse_json_body(app, request);
   if (!body) return std::unexpected(body.error());
   if (!body->is_object()) return fail(Errc::invalid_input, "request body must be a JSON object");
-  const User& user = context.principal->user;
+  const User& user = context.principal->user();
   const auto name = body->get_string("name").value_or("passkey");
   if (name.size() > 64) return fail_field("name", "name must be at most 64 characters");
   if (auto allowed = allow_factor_change(app, request, context, *body); !allowed) return std::unexpected(allowed.error());
@@ -66,7 +66,7 @@ HandlerResult passkey_register_finish(App& app, const http::Request& request, co
 }
 
 HandlerResult passkey_remove(App& app, const http::Request& request, const RouteContext& context) {
-  const User& user = context.principal->user;
+  const User& user = context.principal->user();
   auto body = optional_json_body(app, request);
   if (!body) return std::unexpected(body.error());
   if (auto allowed = allow_factor_change(app, request, context, *body); !allowed) return std::unexpected(allowed.error());

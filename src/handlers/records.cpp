@@ -20,7 +20,7 @@ HandlerResult get_record(App& app, const http::Request&, const RouteContext& con
 HandlerResult create_record(App& app, const http::Request& request, const RouteContext& context) {
   auto body = parse_json_body(app, request);
   if (!body) return std::unexpected(body.error());
-  auto record = app.core->records().create(context.principal->user.username, *body);
+  auto record = app.core->records().create(context.principal->user().username, *body);
   if (!record) return std::unexpected(record.error());
   auto response = http::Response::json(201, *record);
   response.header("Location", request.base_path + "/records/" + std::string(record->get_string("_id").value_or("")));

@@ -41,34 +41,34 @@ HandlerResult signout(App& app, const http::Request& request, const RouteContext
   // for a retry.
   std::string reason = "this token";
   if (const auto sid = who.claims().extra.find(kRefreshFamilyClaim); sid != who.claims().extra.end()) {
-    if (auto ended = app.core->refresh().end_family(who.user.id, sid->second); !ended) {
+    if (auto ended = app.core->refresh().end_family(who.user().id, sid->second); !ended) {
       return std::unexpected(ended.error());
     }
     reason = "this token and its refresh family";
   }
   TokenClaims until = who.claims();
   until.expires_at += app.core->settings().token.leeway.count();  // as long as it would verify
-  if (auto done = app.core->revocation().revoke(who.user.username, until, unix_now()); !done) {
+  if (auto done = app.core->revocation().revoke(who.user().username, until, unix_now()); !done) {
     return std::unexpected(done.error());
   }
-  audit(app, request, {.event = "signout", .username = who.user.username, .outcome = "ok", .reason = reason});
+  audit(app, request, {.event = "signout", .username = who.user().username, .outcome = "ok", .reason = reason});
   return signed_out(app, request);
 }
 
 HandlerResult signout_all(App& app, const http::Request& request, const RouteContext& context) {
-  if (auto done = app.core->revocation().end_all(context.principal->user.username); !done) {
+  if (auto done = app.core->revocation().end_all(context.principal->user().username); !done) {
     return std::unexpected(done.error());
   }
-  if (auto ended = app.core->refresh().end_user(context.principal->user.id); !ended) {
+  if (auto ended = app.core->refresh().end_user(context.principal->user().id); !ended) {
     log::warn("cannot end the refresh tokens of a user: " + ended.error().message);
   }
   audit(app, request,
-        {.event = "signout", .username = context.principal->user.username, .outcome = "ok", .reason = "every session"});
+        {.event = "signout", .username = context.principal->user().username, .outcome = "ok", .reason = "every session"});
   return signed_out(app, request);
 }
 
 HandlerResult me(App& app, const http::Request&, const RouteContext& context) {
-  const User& user = context.principal->user;
+  const User& user = context.principal->user();
   Json capabilities = Json::array();
   for (auto capability : capabilities_of(user.role)) capabilities.append(Json::string(to_string(capability)));
   Json providers = Json::array();
@@ -103,7 +103,7 @@ HandlerResult change_password(App& app, const http::Request& request, const Rout
   auto next = required_string(*body, "new_password");
   if (!next) return std::unexpected(next.error());
 
-  const std::string username = context.principal->user.username;
+  const std::string username = context.principal->user().username;
   const auto now = unix_now();
   auto& throttle = app.core->throttle();
   if (auto allowed = throttle.check(username, request.remote_addr, now); !allowed) return std::unexpected(allowed.error());

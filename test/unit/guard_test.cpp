@@ -47,7 +47,7 @@ class GuardTest : public ::testing::Test {
 };
 
 void expect_error(const Result<Principal>& result, Errc code) {
-  ASSERT_FALSE(result.has_value()) << "unexpectedly accepted user " << result->user.username;
+  ASSERT_FALSE(result.has_value()) << "unexpectedly accepted user " << result->user().username;
   EXPECT_EQ(result.error().code, code)
       << "got " << to_string(result.error().code) << ": " << result.error().message;
 }
@@ -56,9 +56,9 @@ TEST_F(GuardTest, ValidTokenOfAnExistingUserGivesAPrincipal) {
   User alice = make_user("alice");
   auto principal = check(bearer_for(alice));
   ASSERT_TRUE(principal.has_value()) << principal.error().message;
-  EXPECT_EQ(principal->user.id, alice.id);
-  EXPECT_EQ(principal->user.username, "alice");
-  EXPECT_EQ(principal->user.role, Role::user);
+  EXPECT_EQ(principal->user().id, alice.id);
+  EXPECT_EQ(principal->user().username, "alice");
+  EXPECT_EQ(principal->user().role, Role::user);
   EXPECT_EQ(principal->claims().subject, alice.id);
   EXPECT_EQ(principal->claims().username, "alice");
   EXPECT_EQ(principal->claims().issued_at, kNow);
@@ -87,16 +87,17 @@ TEST_F(GuardTest, CapabilityMatrix) {
 }
 
 TEST_F(GuardTest, AuthorizeAlone) {
-  Principal p;
-  p.user.role = Role::writer;
+  auto user = std::make_shared<User>();
+  const Principal p{user, nullptr};
+  user->role = Role::writer;
   EXPECT_TRUE(Guard::authorize(p, Capability::read).has_value());
   EXPECT_TRUE(Guard::authorize(p, Capability::create).has_value());
   auto update = Guard::authorize(p, Capability::update);
   ASSERT_FALSE(update.has_value());
   EXPECT_EQ(update.error().code, Errc::not_permitted);
-  p.user.role = Role::admin;
+  user->role = Role::admin;
   EXPECT_TRUE(Guard::authorize(p, Capability::delete_).has_value());
-  p.user.role = Role::user;
+  user->role = Role::user;
   auto del = Guard::authorize(p, Capability::delete_);
   ASSERT_FALSE(del.has_value());
   EXPECT_EQ(del.error().code, Errc::not_permitted);
@@ -120,7 +121,7 @@ TEST_F(GuardTest, TokenOfARecreatedUserIsInvalid) {
   expect_error(check(old_header, Capability::read), Errc::invalid_token);
   auto fresh = check(bearer_for(second), Capability::delete_);
   ASSERT_TRUE(fresh.has_value()) << fresh.error().message;
-  EXPECT_EQ(fresh->user.id, second.id);
+  EXPECT_EQ(fresh->user().id, second.id);
 }
 
 TEST_F(GuardTest, RoleChangeTakesEffectWithoutANewToken) {
@@ -131,8 +132,8 @@ TEST_F(GuardTest, RoleChangeTakesEffectWithoutANewToken) {
   ASSERT_TRUE(users_->set_role("alice", Role::admin).has_value());
   auto promoted = check(header, Capability::delete_);
   ASSERT_TRUE(promoted.has_value()) << promoted.error().message;
-  EXPECT_EQ(promoted->user.role, Role::admin);
-  EXPECT_EQ(promoted->user.version, 1);
+  EXPECT_EQ(promoted->user().role, Role::admin);
+  EXPECT_EQ(promoted->user().version, 1);
 
   ASSERT_TRUE(users_->set_role("alice", Role::writer, true).has_value());  // forced: the only admin
   expect_error(check(header, Capability::update), Errc::not_permitted);

@@ -23,7 +23,9 @@ class CountingStore : public Store {
     ++writes;
     return inner_.write(work);
   }
-  Result<User> find_user(std::string_view username) override { return inner_.find_user(username); }
+  Result<std::shared_ptr<const User>> find_user_shared(std::string_view username) override {
+    return inner_.find_user_shared(username);
+  }
   Result<StoreStats> stats() override { return inner_.stats(); }
   std::string_view name() const noexcept override { return inner_.name(); }
   std::atomic<int> writes{0};

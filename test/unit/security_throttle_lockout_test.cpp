@@ -98,7 +98,9 @@ class FullStore : public Store {
   explicit FullStore(Store& inner) : inner_(inner) {}
   Result<void> read(const Work& work) override { return inner_.read(work); }
   Result<void> write(const Work&) override { return fail(Errc::storage_full, "map full"); }
-  Result<User> find_user(std::string_view username) override { return inner_.find_user(username); }
+  Result<std::shared_ptr<const User>> find_user_shared(std::string_view username) override {
+    return inner_.find_user_shared(username);
+  }
   Result<StoreStats> stats() override { return inner_.stats(); }
   std::string_view name() const noexcept override { return "full"; }
 

@@ -110,7 +110,7 @@ TEST_F(SignInTest, ThePasswordIssuesASessionAndADeviceToken) {
   EXPECT_FALSE(done->session.refresh) << "refresh tokens are off by default";
   auto who = core_->check("Bearer " + done->session.access_token, std::nullopt);
   ASSERT_TRUE(who) << who.error().message;
-  EXPECT_EQ(who->user.username, "alice");
+  EXPECT_EQ(who->user().username, "alice");
   EXPECT_FALSE(done->device_token.empty());
   EXPECT_EQ(done->device_ttl, core_->throttle().policy().device_ttl);
   EXPECT_FALSE(core_->check("Bearer " + done->device_token, std::nullopt)) << "a device token is no access token";

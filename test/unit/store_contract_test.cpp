@@ -693,6 +693,39 @@ TEST_P(StoreContract, FindUserFollowsEveryWriteOfThisStore) {
   EXPECT_EQ("not_found", outcome(store().find_user("liam")));
 }
 
+// The guard holds the shared answer while it serves a request: a change
+// committed meanwhile must reach the next lookup and leave the held one as
+// it was read (the store never writes into an answer it handed out).
+TEST_P(StoreContract, SharedFindUserAgreesWithTheCopyAndIsNeverChangedInPlace) {
+  User user = make_user("lena", Role::writer);
+  user.email = "lena@example.org";
+  insert(user);
+  auto held = store().find_user_shared("lena");
+  ASSERT_EQ("ok", outcome(held));
+  ASSERT_NE(nullptr, *held);
+  expect_same_user(user, **held);
+  auto again = store().find_user_shared("lena");  // from any cache now
+  ASSERT_EQ("ok", outcome(again));
+  expect_same_user(user, **again);
+  auto copy = store().find_user("lena");
+  ASSERT_EQ("ok", outcome(copy));
+  expect_same_user(**again, *copy);
+
+  User changed = user;
+  changed.role = Role::admin;
+  changed.version = 1;
+  ASSERT_EQ("ok", outcome(write([&](StoreTxn& txn) { return txn.replace_user(changed); })));
+  auto fresh = store().find_user_shared("lena");
+  ASSERT_EQ("ok", outcome(fresh));
+  EXPECT_EQ(Role::admin, (*fresh)->role);
+  EXPECT_EQ(1, (*fresh)->version);
+  EXPECT_EQ(Role::writer, (*held)->role) << "an answer handed out was changed in place";
+  EXPECT_EQ(0, (*held)->version);
+  ASSERT_EQ("ok", outcome(write([&](StoreTxn& txn) { return txn.delete_user("lena"); })));
+  EXPECT_EQ("not_found", outcome(store().find_user_shared("lena")));
+  EXPECT_EQ("lena", (*held)->username);
+}
+
 TEST_P(StoreContract, FindUserIgnoresARolledBackChange) {
   insert(make_user("mia", Role::editor));
   ASSERT_EQ("ok", outcome(store().find_user("mia")));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -21,12 +22,13 @@ namespace authd {
 inline constexpr std::string_view kClientIdClaim = "client_id";
 
 // Who a request comes from: its user as just read from the store, and the
-// claims of the token it showed. The claims are shared, read-only, with the
-// verified-token cache (no copy per request); never null in a Principal the
-// guard gives.
+// claims of the token it showed. Both are shared, read-only, with the caches
+// they came from (the store's user cache, the verified-token cache: no copy
+// per request); never null in a Principal the guard gives.
 struct Principal {
-  User user;
+  std::shared_ptr<const User> shared_user;
   std::shared_ptr<const TokenClaims> token_claims;
+  const User& user() const noexcept { return *shared_user; }
   const TokenClaims& claims() const noexcept { return *token_claims; }
 };
 

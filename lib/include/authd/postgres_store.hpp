@@ -13,10 +13,10 @@
 //   broken connection is replaced; no statement waits longer than
 //   statement_timeout_ms (server-side statement_timeout plus a client-side
 //   deadline that cancels the query and drops the connection).
-// - Store::find_user answers from a bounded in-process cache that is used only
-//   while a LISTEN connection is up; a trigger on the users table NOTIFYs every
-//   change, so a change made by any node (or by SQL) evicts the entry
-//   everywhere within milliseconds. When the LISTEN connection is lost the
+// - Store::find_user_shared (and find_user) answer from a bounded in-process
+//   cache that is used only while a LISTEN connection is up; a trigger on the
+//   users table NOTIFYs every change, so a change made by any node (or by SQL)
+//   evicts the entry everywhere within milliseconds. When the LISTEN connection is lost the
 //   whole cache is dropped and bypassed until it listens again.
 // - Store::find_record and a read transaction's list_records answer from a
 //   records cache kept coherent the same way (a trigger NOTIFYs every change

@@ -107,8 +107,12 @@ class Store {
   virtual Result<void> write(const Work& work) = 0;
 
   // The user by name in one read: the guard's per-request lookup. A backend
-  // may answer from a cache it keeps coherent across processes.
-  virtual Result<User> find_user(std::string_view username) = 0;
+  // may answer from a cache it keeps coherent across processes; the answer is
+  // shared and read-only, so a cached one is handed out without a copy.
+  virtual Result<std::shared_ptr<const User>> find_user_shared(std::string_view username) = 0;
+
+  // The same lookup, as a copy the caller may change.
+  Result<User> find_user(std::string_view username);
 
   // The record by id in one read (not_found): the capability read
   // GET /records/{id}. A backend may answer from a cache it keeps coherent
@@ -150,6 +154,12 @@ auto read_value(Store& store, Query&& query) -> decltype(query(std::declval<Stor
   });
   if (!done) return std::unexpected(done.error());
   return std::move(*answer);
+}
+
+inline Result<User> Store::find_user(std::string_view username) {
+  auto shared = find_user_shared(username);
+  if (!shared) return std::unexpected(shared.error());
+  return **shared;
 }
 
 inline Result<std::string> Store::find_record(std::string_view id) {

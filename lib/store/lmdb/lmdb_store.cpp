@@ -2,7 +2,7 @@
 // records, links, entries) and the email index (email_index.hpp) written with
 // the users, each transaction one LMDB transaction (writers are serialised by
 // LMDB across threads and processes, so `work` runs exactly once). The
-// one-read lookups (find_user, find_record, list_records) answer from a cache
+// one-read lookups (find_user_shared, find_record, list_records) answer from a cache
 // while nothing has committed since (snapshot_cache.hpp).
 #include <algorithm>
 #include <cstring>
@@ -300,8 +300,12 @@ class LmdbStore final : public Store {
     }
   }
 
-  Result<User> find_user(std::string_view username) override {
-    return cached(users_, username, [&](LmdbTxn& txn) { return txn.find_user(username); });
+  Result<std::shared_ptr<const User>> find_user_shared(std::string_view username) override {
+    return cached(users_, username, [&](LmdbTxn& txn) -> Result<std::shared_ptr<const User>> {
+      auto user = txn.find_user(username);
+      if (!user) return std::unexpected(user.error());
+      return std::make_shared<const User>(std::move(*user));
+    });
   }
 
   Result<std::string> find_record(std::string_view id) override {
@@ -379,7 +383,7 @@ class LmdbStore final : public Store {
   std::unique_ptr<Environment> env_;
   std::size_t max_map_bytes_;
   std::shared_mutex resize_;
-  SnapshotCache<User> users_{kCachedUsers};
+  SnapshotCache<std::shared_ptr<const User>> users_{kCachedUsers};
   SnapshotCache<std::string> records_{kCachedRecords};
   SnapshotCache<std::string> record_list_{1};
 };

@@ -1,5 +1,5 @@
 // Internal to lib/store/lmdb/: answers of the one-read lookups (the guard's
-// find_user on every request, find_record, list_records) kept with the id of
+// find_user_shared on every request, find_record, list_records) kept with the id of
 // the snapshot they were read from.
 //
 // Coherence: an answer is good while that snapshot is still LMDB's last

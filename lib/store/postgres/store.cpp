@@ -60,19 +60,14 @@ class PostgresStore final : public Store {
   Result<void> read(const Work& work) override { return run(pg::PgTxn::Mode::read, work); }
   Result<void> write(const Work& work) override { return run(pg::PgTxn::Mode::write, work); }
 
-  Result<User> find_user(std::string_view username) override {
-    if (auto hit = cache_.find(username)) return std::move(*hit);
+  Result<std::shared_ptr<const User>> find_user_shared(std::string_view username) override {
+    if (auto hit = cache_.find(username)) return hit;
     const auto ticket = cache_.ticket(username);
-    std::optional<User> found;
-    auto looked_up = read([&](StoreTxn& txn) -> Result<void> {
-      auto user = txn.find_user(username);
-      if (!user) return std::unexpected(user.error());
-      found = std::move(*user);
-      return {};
-    });
-    if (!looked_up) return std::unexpected(looked_up.error());
-    cache_.put(ticket, *found);
-    return std::move(*found);
+    auto found = read_value(*this, [&](StoreTxn& txn) { return txn.find_user(username); });
+    if (!found) return std::unexpected(found.error());
+    auto shared = std::make_shared<const User>(std::move(*found));
+    cache_.put(ticket, shared);
+    return shared;
   }
 
   // The capability read: from the records cache (records_cache.hpp) while

@@ -1,5 +1,5 @@
 // Internal to lib/store/postgres/: the bounded in-process user cache behind
-// Store::find_user (the guard's per-request lookup).
+// Store::find_user_shared (the guard's per-request lookup).
 //
 // Coherence: entries are evicted by the LISTEN connection (listener.hpp) when
 // PostgreSQL announces a change to a user, and by this process right after it
@@ -15,7 +15,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <optional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -34,9 +34,10 @@ class UserCache {
     bool valid = false;
   };
 
-  std::optional<User> find(std::string_view username) const;
+  // The kept user, or null: shared and read-only, handed out without a copy.
+  std::shared_ptr<const User> find(std::string_view username) const;
   Ticket ticket(std::string_view username) const;
-  void put(const Ticket& ticket, const User& user);
+  void put(const Ticket& ticket, const std::shared_ptr<const User>& user);
 
   // Forgets one user; "" forgets every user.
   void invalidate(std::string_view username);
@@ -45,7 +46,7 @@ class UserCache {
   bool live() const noexcept { return live_.load(std::memory_order_acquire); }
 
  private:
-  using Shards = ShardedStringMap<User>;
+  using Shards = ShardedStringMap<std::shared_ptr<const User>>;
   std::size_t shard_of(std::string_view username) const noexcept { return Shards::index_of(username); }
 
   std::size_t per_shard_;
