@@ -4,14 +4,28 @@ namespace authd::token_detail {
 
 std::shared_ptr<const TokenClaims> VerifiedTokenCache::find(std::string_view type, std::string_view token,
                                                             std::int64_t now, std::int64_t leeway) const {
-  const auto& shard = shards_.shard_for(token);
+  const std::size_t index = Shards::index_of(token);
+  const auto& shard = shards_.shard(index);
   std::lock_guard lock(shard.mutex);
   const auto found = shard.entries.find(token);
   const bool usable = found != shard.entries.end() && found->second.type == type &&
                       now - leeway < found->second.claims->expires_at && now + leeway >= found->second.valid_from;
-  (usable ? hits_ : misses_).fetch_add(1, std::memory_order_relaxed);
+  auto& counter = usable ? counts_[index].hits : counts_[index].misses;
+  counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);  // under the lock
   if (!usable) return nullptr;
   return found->second.claims;
+}
+
+std::uint64_t VerifiedTokenCache::hits() const noexcept {
+  std::uint64_t sum = 0;
+  for (const auto& counts : counts_) sum += counts.hits.load(std::memory_order_relaxed);
+  return sum;
+}
+
+std::uint64_t VerifiedTokenCache::misses() const noexcept {
+  std::uint64_t sum = 0;
+  for (const auto& counts : counts_) sum += counts.misses.load(std::memory_order_relaxed);
+  return sum;
 }
 
 void VerifiedTokenCache::clear() { shards_.clear(); }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -33,8 +34,8 @@ class VerifiedTokenCache {
   void insert(std::string_view type, std::string_view token, std::shared_ptr<const TokenClaims> claims,
               std::int64_t valid_from, std::int64_t now);
 
-  std::uint64_t hits() const noexcept { return hits_.load(std::memory_order_relaxed); }
-  std::uint64_t misses() const noexcept { return misses_.load(std::memory_order_relaxed); }
+  std::uint64_t hits() const noexcept;
+  std::uint64_t misses() const noexcept;
 
  private:
   static constexpr std::size_t kShards = 16;
@@ -54,10 +55,18 @@ class VerifiedTokenCache {
     }
   };
 
+  // Lookups counted per shard, each shard's on a cache line of its own and
+  // written only under that shard's lock (a plain load and store, no locked
+  // instruction): no counter line that every lookup of every loop writes.
+  struct alignas(64) Counts {
+    std::atomic<std::uint64_t> hits{0};
+    std::atomic<std::uint64_t> misses{0};
+  };
+  using Shards = ShardedStringMap<Entry, kShards, TailHash>;
+
   std::size_t per_shard_;
-  ShardedStringMap<Entry, kShards, TailHash> shards_;
-  mutable std::atomic<std::uint64_t> hits_{0};
-  mutable std::atomic<std::uint64_t> misses_{0};
+  Shards shards_;
+  mutable std::array<Counts, kShards> counts_{};
 };
 
 }  // namespace authd::token_detail

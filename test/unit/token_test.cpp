@@ -499,5 +499,20 @@ TEST(Token, FarFutureExpiryWithLeewayDoesNotOverflow) {
   EXPECT_EQ(claims->expires_at, std::numeric_limits<std::int64_t>::max());
 }
 
+// /metrics reports the verified-token cache's lookups (counted per shard):
+// every lookup of every token counts once, as a hit or as a miss.
+TEST(TokenCacheCounts, EveryLookupOfEveryTokenCountsOnce) {
+  TokenService service = make_service();
+  std::vector<std::string> tokens;
+  for (int i = 0; i < 40; ++i) tokens.push_back(service.issue(kAccessTokenType, kSubject, "alice" + std::to_string(i), kNow));
+  for (const auto& token : tokens) ASSERT_TRUE(service.verify(token, kAccessTokenType, kNow));  // a miss each
+  for (int round = 0; round < 3; ++round) {
+    for (const auto& token : tokens) ASSERT_TRUE(service.verify(token, kAccessTokenType, kNow));  // hits
+  }
+  const auto counts = service.cache_counts();
+  EXPECT_EQ(counts.misses, 40u);
+  EXPECT_EQ(counts.hits, 120u);
+}
+
 }  // namespace
 }  // namespace authd
