@@ -16,8 +16,9 @@
 // - Store::find_user_shared (and find_user) answer from a bounded in-process
 //   cache that is used only while a LISTEN connection is up; a trigger on the
 //   users table NOTIFYs every change, so a change made by any node (or by SQL)
-//   evicts the entry everywhere within milliseconds. When the LISTEN connection is lost the
-//   whole cache is dropped and bypassed until it listens again.
+//   evicts the entry everywhere within milliseconds. When the LISTEN
+//   connection is lost the whole cache is dropped and bypassed until it
+//   listens again.
 // - Store::find_record and a read transaction's list_records answer from a
 //   records cache kept coherent the same way (a trigger NOTIFYs every change
 //   to the records table; the whole records cache is dropped).

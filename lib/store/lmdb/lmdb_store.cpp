@@ -2,8 +2,8 @@
 // records, links, entries) and the email index (email_index.hpp) written with
 // the users, each transaction one LMDB transaction (writers are serialised by
 // LMDB across threads and processes, so `work` runs exactly once). The
-// one-read lookups (find_user_shared, find_record, list_records) answer from a cache
-// while nothing has committed since (snapshot_cache.hpp).
+// one-read lookups (find_user_shared, find_record, list_records) answer from
+// a cache while nothing has committed since (snapshot_cache.hpp).
 #include <algorithm>
 #include <cstring>
 #include <mutex>

@@ -1,6 +1,6 @@
 // Internal to lib/store/lmdb/: answers of the one-read lookups (the guard's
-// find_user_shared on every request, find_record, list_records) kept with the id of
-// the snapshot they were read from.
+// find_user_shared on every request, find_record, list_records) kept with
+// the id of the snapshot they were read from.
 //
 // Coherence: an answer is good while that snapshot is still LMDB's last
 // committed transaction. Every commit, by this process or another one on the
