@@ -119,7 +119,10 @@ void EventLoop::Impl::accept_connections(bool drain) {
     auto& c = connections.emplace_back(*this, fd, options.limits, turn_time);
     c.self = std::prev(connections.end());
     ++open_count;
-    arm(c);
+    // The web server writes its request as soon as it has connected, most
+    // often before the connection is accepted: read it now, and register the
+    // connection with epoll only if there is nothing yet (or more to wait for).
+    on_event(c, EPOLLIN);
   }
 }
 

@@ -189,8 +189,15 @@ class Loop {
       }
       auto conn = std::make_unique<Connection>();
       conn->fd = fd;
+      // The front server writes its request as soon as it has connected, most
+      // often before the connection is accepted: read and answer it now (as
+      // authd does), and register the connection only if it stays open.
+      if (!on_readable(*conn)) {
+        ::close(fd);
+        continue;
+      }
       epoll_event event{};
-      event.events = EPOLLIN | EPOLLRDHUP;
+      event.events = EPOLLIN | EPOLLRDHUP | (conn->want_write ? EPOLLOUT : 0u);
       event.data.ptr = conn.get();
       if (::epoll_ctl(epoll_, EPOLL_CTL_ADD, fd, &event) != 0) {
         ::close(fd);

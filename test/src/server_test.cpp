@@ -7,14 +7,17 @@
 
 #include <gtest/gtest.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -49,11 +52,22 @@ class ServerThreads : public ::testing::Test {
     return address;
   }
 
-  // One GET on a new connection (not kept); the raw FastCGI answer.
-  std::string get(const std::string& path) const {
+  // A new connection to the server's socket (-1 on failure); reads on it
+  // give up after 10 s.
+  int connect_to_server() const {
     const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     const sockaddr_un address = unix_address();
-    if (fd < 0 || ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) return {};
+    if (fd >= 0 && ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
+      ::close(fd);
+      return -1;
+    }
+    const timeval patience{10, 0};  // a server that never answers fails the test, not hangs it
+    if (fd >= 0) ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
+    return fd;
+  }
+
+  // The records of one GET (request id 1, connection not kept).
+  static std::string get_records(const std::string& path) {
     std::string out;
     const char begin[8] = {0, 1 /* responder */, 0 /* not kept */, 0, 0, 0, 0, 0};
     fcgi::append_record(out, fcgi::RecordType::begin_request, 1, std::string_view(begin, sizeof begin));
@@ -63,17 +77,33 @@ class ServerThreads : public ::testing::Test {
     fcgi::append_pair(params, "REQUEST_URI", path);
     fcgi::append_stream(out, fcgi::RecordType::params, 1, params);
     fcgi::append_stream(out, fcgi::RecordType::stdin_, 1, "");
+    return out;
+  }
+
+  static void write_all(int fd, std::string_view bytes) {
     std::size_t sent = 0;
-    while (sent < out.size()) {
-      const ssize_t n = ::write(fd, out.data() + sent, out.size() - sent);
+    while (sent < bytes.size()) {
+      const ssize_t n = ::write(fd, bytes.data() + sent, bytes.size() - sent);
       if (n <= 0) break;
       sent += static_cast<std::size_t>(n);
     }
+  }
+
+  // Everything the server sends until it closes; closes `fd`.
+  static std::string read_to_end(int fd) {
     std::string answer;
     char buffer[4096];
     for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;) answer.append(buffer, static_cast<std::size_t>(n));
     ::close(fd);
     return answer;
+  }
+
+  // One GET on a new connection (not kept); the raw FastCGI answer.
+  std::string get(const std::string& path) const {
+    const int fd = connect_to_server();
+    if (fd < 0) return {};
+    write_all(fd, get_records(path));
+    return read_to_end(fd);
   }
 
   std::string dir_;
@@ -151,6 +181,50 @@ TEST_F(ServerThreads, DirectRequestsAreAnsweredOnTheLoopsAndLaneRequestsOnTheLan
   EXPECT_LE(log.direct.size(), 2u);
   ASSERT_EQ(log.lane.size(), 1u);
   EXPECT_EQ(log.direct.count(*log.lane.begin()), 0u);
+}
+
+// A loop reads a new connection as soon as it accepts it (the web server
+// has most often written its request by then) and registers it with epoll
+// only when that read leaves it waiting. Each way must be answered: the
+// whole request there before the accept, nothing there yet, half of it.
+TEST_F(ServerThreads, ARequestIsAnsweredWhetherItCameBeforeTheAcceptOrAfter) {
+  ThreadLog log;
+  ServerOptions options;
+  options.event_loops = 1;
+  options.inline_direct = true;
+  options.workers = 1;
+  options.hash_workers = 1;
+  options.upstream_workers = 1;
+  Server server(listen_fd_, options, log.prepare());
+
+  // Connected and written before the server accepts anything: in the backlog.
+  const int before_fast = connect_to_server();
+  const int before_slow = connect_to_server();
+  ASSERT_GE(before_fast, 0);
+  ASSERT_GE(before_slow, 0);
+  write_all(before_fast, get_records("/fast"));
+  write_all(before_slow, get_records("/slow"));  // handed to the lane before it is registered
+  ASSERT_TRUE(server.start().has_value());
+  EXPECT_NE(read_to_end(before_fast).find("direct-ok"), std::string::npos);
+  EXPECT_NE(read_to_end(before_slow).find("slow-ok"), std::string::npos);
+
+  // Accepted with nothing to read, then written.
+  const int later = connect_to_server();
+  ASSERT_GE(later, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  write_all(later, get_records("/fast"));
+  EXPECT_NE(read_to_end(later).find("direct-ok"), std::string::npos);
+
+  // Half of it before the accept, the rest after.
+  const std::string records = get_records("/fast");
+  const int split = connect_to_server();
+  ASSERT_GE(split, 0);
+  write_all(split, std::string_view(records).substr(0, records.size() / 2));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  write_all(split, std::string_view(records).substr(records.size() / 2));
+  EXPECT_NE(read_to_end(split).find("direct-ok"), std::string::npos);
+
+  EXPECT_TRUE(server.stop(std::chrono::seconds(5)));
 }
 
 TEST_F(ServerThreads, WithoutInlineDirectRequestsRunOnTheWorkers) {
