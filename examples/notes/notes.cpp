@@ -171,7 +171,7 @@ int main() {
         reply = notes.list();
       } else if (*needed == authd::Capability::create) {
         const auto body = read_body(request);
-        reply = body ? notes.create(*body, who->user.username) : error_reply(400, "unreadable body");
+        reply = body ? notes.create(*body, who->user().username) : error_reply(400, "unreadable body");
       } else {
         reply = notes.remove(*id);
       }
