@@ -16,15 +16,13 @@ std::shared_ptr<const TokenClaims> VerifiedTokenCache::find(std::string_view typ
   return found->second.claims;
 }
 
-std::uint64_t VerifiedTokenCache::hits() const noexcept {
-  std::uint64_t sum = 0;
-  for (const auto& counts : counts_) sum += counts.hits.load(std::memory_order_relaxed);
-  return sum;
-}
+std::uint64_t VerifiedTokenCache::hits() const noexcept { return total(&Counts::hits); }
 
-std::uint64_t VerifiedTokenCache::misses() const noexcept {
+std::uint64_t VerifiedTokenCache::misses() const noexcept { return total(&Counts::misses); }
+
+std::uint64_t VerifiedTokenCache::total(std::atomic<std::uint64_t> Counts::*counter) const noexcept {
   std::uint64_t sum = 0;
-  for (const auto& counts : counts_) sum += counts.misses.load(std::memory_order_relaxed);
+  for (const auto& counts : counts_) sum += (counts.*counter).load(std::memory_order_relaxed);
   return sum;
 }
 

@@ -63,6 +63,8 @@ class VerifiedTokenCache {
     std::atomic<std::uint64_t> misses{0};
   };
   using Shards = ShardedStringMap<Entry, kShards, TailHash>;
+  // One of the counters, summed over the shards.
+  std::uint64_t total(std::atomic<std::uint64_t> Counts::*counter) const noexcept;
 
   std::size_t per_shard_;
   Shards shards_;
