@@ -102,8 +102,10 @@ test_pkgs+=(libapache2-mod-auth-openidc)
 # Debian package (issue 27): debhelper, lintian, systemd-socket-activate and
 # systemd-analyze, logrotate; Caddy as one more front end.
 test_pkgs+=(debhelper lintian devscripts fakeroot systemd logrotate caddy)
-# docs/openapi.yaml against the route table (test/docs/check_openapi.py).
-test_pkgs+=(python3-yaml)
+# docs/openapi.yaml against the route table (test/docs/check_openapi.py), and
+# requests drawn from it by Hypothesis whose answers jsonschema checks against
+# it (test/docs/generated_requests.py, t_contract_generated.sh).
+test_pkgs+=(python3-yaml python3-hypothesis python3-jsonschema)
 # t_authctl_cli.sh runs authctl's bash completion (conf/bash-completion/authctl).
 test_pkgs+=(bash-completion)
 # test/install/t_example.sh builds examples/notes, a libfcgi program that
