@@ -36,8 +36,18 @@ bool Connection::flush() {
   }
   out.clear();
   out_pos = 0;
-  if (out.capacity() > 65536) std::string().swap(out);
+  if (out.capacity() > kKeptOutputCapacity) std::string().swap(out);
   return true;
+}
+
+Connection::Buffers Connection::release_buffers() noexcept {
+  Buffers buffers{parser.release_input_buffer(), std::exchange(out, std::string())};
+  out_pos = 0;
+  for (std::string* buffer : {&buffers.input, &buffers.output}) {
+    if (buffer->capacity() > kRecycledCapacity) *buffer = std::string();
+    buffer->clear();
+  }
+  return buffers;
 }
 
 // --- Lease -------------------------------------------------------------------

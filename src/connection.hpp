@@ -9,6 +9,7 @@
 #include <list>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "fcgi/request_parser.hpp"
 
@@ -31,8 +32,30 @@ class ConnectionOwner {
 // both ways). A worker touches only `request`, `out`/`out_pos` (through
 // flush), `write_progress` and `failed`.
 struct Connection {
-  Connection(ConnectionOwner& owner, int socket, const fcgi::Limits& limits, Clock::time_point now)
-      : loop(owner), fd(socket), parser(limits), request_started(now), last_activity(now), idle_since(now), write_progress(now) {}
+  // The buffers a closed connection hands on to one opened later in its
+  // place (EventLoop::Impl::open_connection): their capacity, not their
+  // contents, so that a connection per request allocates none.
+  struct Buffers {
+    std::string input;
+    std::string output;
+  };
+
+  Connection(ConnectionOwner& owner, int socket, const fcgi::Limits& limits, Clock::time_point now, Buffers recycled = {}) noexcept
+      : loop(owner), fd(socket), parser(limits, std::move(recycled.input)), out(std::move(recycled.output)),
+        request_started(now), last_activity(now), idle_since(now), write_progress(now) {
+    out.clear();
+  }
+
+  // What the output buffer keeps of its capacity once all of it is written.
+  static constexpr std::size_t kKeptOutputCapacity = 65536;
+
+  // What a closed connection hands on of each buffer's capacity (a kept
+  // spare connection holds at most that much).
+  static constexpr std::size_t kRecycledCapacity = 8192;
+
+  // Its buffers, emptied, for a connection made later (once it is closed);
+  // one grown past kRecycledCapacity is let go.
+  Buffers release_buffers() noexcept;
 
   ConnectionOwner& loop;
   int fd;

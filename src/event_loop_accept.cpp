@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <memory>
+#include <type_traits>
 
 #include "event_loop_impl.hpp"
 #include "log.hpp"
@@ -53,8 +55,31 @@ void EventLoop::Impl::close(Connection& c) {
 }
 
 void EventLoop::Impl::bury_closed() {
-  for (auto it : closed) connections.erase(it);
+  for (auto it : closed) {
+    if (spare.size() < kSpareConnections) spare.splice(spare.end(), connections, it);
+    else connections.erase(it);
+  }
   closed.clear();
+}
+
+Connection& EventLoop::Impl::open_connection(int fd) {
+  if (spare.empty()) {
+    connections.emplace_back(*this, fd, options.limits, turn_time);
+  } else {
+    // A closed connection's node and buffers, made anew in place: its
+    // constructor sets every member, so nothing of the last one stays.
+    connections.splice(connections.end(), spare, spare.begin());
+    Connection& node = connections.back();
+    Connection::Buffers buffers = node.release_buffers();
+    static_assert(std::is_nothrow_constructible_v<Connection, ConnectionOwner&, int, const fcgi::Limits&,
+                                                  Clock::time_point, Connection::Buffers>);
+    std::destroy_at(&node);
+    std::construct_at(&node, *this, fd, options.limits, turn_time, std::move(buffers));
+  }
+  Connection& c = connections.back();
+  c.self = std::prev(connections.end());
+  ++open_count;
+  return c;
 }
 
 // The listening socket is shared by every loop of the process, each
@@ -116,9 +141,7 @@ void EventLoop::Impl::accept_connections(bool drain) {
         continue;
       }
     }
-    auto& c = connections.emplace_back(*this, fd, options.limits, turn_time);
-    c.self = std::prev(connections.end());
-    ++open_count;
+    Connection& c = open_connection(fd);
     // The web server writes its request as soon as it has connected, most
     // often before the connection is accepted: read it now, and register the
     // connection with epoll only if there is nothing yet (or more to wait for).

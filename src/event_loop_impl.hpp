@@ -29,6 +29,7 @@ struct EventLoop::Impl final : ConnectionOwner {
   static constexpr int kDrainBatch = 65536;         // at most this many more once stopping (TCP may never run dry)
   static constexpr auto kSweepEvery = std::chrono::milliseconds(50);
   static constexpr auto kAcceptPause = std::chrono::milliseconds(100);  // after EMFILE and the like
+  static constexpr std::size_t kSpareConnections = 64;  // closed ones kept for reuse (a connection per request: lighttpd)
 
   LoopOptions options;
   Dispatch dispatch;
@@ -44,6 +45,7 @@ struct EventLoop::Impl final : ConnectionOwner {
   std::size_t open_count = 0;  // connections not closed (the buried ones aside)
   bool at_capacity = false;    // open_count reached limits.max_conns: not accepting
   std::vector<std::list<Connection>::iterator> closed;
+  std::list<Connection> spare;  // buried connections whose nodes and buffers the next ones take over
   std::size_t lent_count = 0;
   std::vector<char> scratch = std::vector<char>(kReadChunk);
   Clock::time_point next_sweep{};
@@ -117,8 +119,12 @@ struct EventLoop::Impl final : ConnectionOwner {
   // --- accepting and closing (event_loop_accept.cpp) -------------------------
 
   void close(Connection& c);
+  // A new connection on `fd`, counted open: a spare one made anew, or a new one.
+  Connection& open_connection(int fd);
   // This loop's share of max_connections (the process-wide limit).
   std::size_t connection_cap() const { return options.loop_connection_limit ? options.loop_connection_limit : options.limits.max_conns; }
+  // Erases the connections closed this turn, keeping up to
+  // kSpareConnections of them for open_connection to reuse.
   void bury_closed();
 
   // The listening socket is shared by every loop of the process, each

@@ -86,7 +86,14 @@ void RequestParser::compact() {
   in_.erase(0, pos_);
   pos_ = 0;
   // An idle kept connection should cost next to nothing.
-  if (in_.empty() && in_.capacity() > 16384) std::string().swap(in_);
+  if (in_.empty() && in_.capacity() > kKeptInputCapacity) std::string().swap(in_);
+}
+
+std::string RequestParser::release_input_buffer() noexcept {
+  std::string buffer = std::exchange(in_, std::string());
+  pos_ = 0;
+  buffer.clear();
+  return buffer;
 }
 
 Step RequestParser::next(std::string& replies) {

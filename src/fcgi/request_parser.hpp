@@ -28,6 +28,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "authd/error.hpp"
@@ -117,7 +118,10 @@ class RequestParser {
     drain, // answered early on a kept connection: dropping the rest of its input
   };
 
-  explicit RequestParser(Limits limits) : limits_(limits) {}
+  // `recycled`: a buffer of a parser that is done with, whose capacity (not
+  // its contents) the input buffer takes over (a closed connection's, reused
+  // for the next one: no allocation per connection).
+  explicit RequestParser(Limits limits, std::string recycled = {}) noexcept : limits_(limits), in_(std::move(recycled)) { in_.clear(); }
 
   void append(std::string_view bytes);
 
@@ -139,6 +143,8 @@ class RequestParser {
   // The open (or last) request's id and FCGI_KEEP_CONN flag.
   std::uint16_t request_id() const noexcept { return id_; }
   bool keep_conn() const noexcept { return keep_conn_; }
+  // The input buffer, emptied, for a parser made later (see the constructor).
+  std::string release_input_buffer() noexcept;
 
  private:
   // What a record led to; need_more means "go on with the next record".
@@ -153,6 +159,10 @@ class RequestParser {
   bool end_request(bool may_drain);
   Step drained_input(std::string_view content, bool last);
   void compact();
+
+  // What an idle connection's input buffer keeps of its capacity (and a
+  // recycled one hands on).
+  static constexpr std::size_t kKeptInputCapacity = 16384;
 
   Limits limits_;
   std::string in_;
