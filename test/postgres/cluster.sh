@@ -121,7 +121,7 @@ pg_cluster_standby() {
   chmod 0700 "$dir"
   [[ $(id -u) -eq 0 ]] && chown postgres:postgres "$dir"
   if ! pg_as_server_user "$bin/pg_basebackup" -h 127.0.0.1 -p "$(pg_cluster_port "$primary")" -U authd \
-        -D "$dir/data" -R -X stream --no-sync >"$dir/basebackup.log" 2>&1; then
+        -D "$dir/data" -R -X stream --no-sync --checkpoint=fast >"$dir/basebackup.log" 2>&1; then
     echo "cluster.sh: pg_basebackup failed:" >&2
     cat "$dir/basebackup.log" >&2
     return 1
