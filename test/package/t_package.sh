@@ -8,17 +8,18 @@
 #      systemd-socket-activate (PID 1 need not be systemd), as the unit's
 #      User= and with its ExecStart=, NOTIFY_SOCKET and WATCHDOG_USEC set: READY=1
 #      comes, then WATCHDOG=1;
-#   4. the README's curl session through Apache enabled with `a2enconf authd`
-#      and through lighttpd enabled with `lighty-enable-mod authd`, and the pages;
+#   4. the README's curl session through Apache enabled with `a2enconf authd`,
+#      through lighttpd enabled with `lighty-enable-mod authd` and through nginx
+#      with `include snippets/authd.conf;` in a server{}, and the pages;
 #   5. SIGHUP under wrk load through lighttpd: no failed request; an invalid
 #      /etc/authd/authd.conf is refused (logged, the running one serves), a
 #      valid one is applied (token_ttl);
 #   6. dpkg -r keeps the state and the conffile; dpkg -P removes everything.
 #
-# The machine's own web-server configuration is never touched: Apache and
-# lighttpd run in a private mount namespace (unshare -m) in which /etc/apache2
-# and /etc/lighttpd are bind-mounted copies; a2enconf and lighty-enable-mod
-# change the copies. Ports are free 127.0.0.1 ports. The test is idempotent
+# The machine's own web-server configuration is never touched: Apache,
+# lighttpd and nginx run in a private mount namespace (unshare -m) in which
+# /etc/apache2, /etc/lighttpd and /etc/nginx are bind-mounted copies; a2enconf
+# and lighty-enable-mod change the copies. Ports are free 127.0.0.1 ports. The test is idempotent
 # (a package left by an interrupted run is purged first) and leaves the
 # machine as it found it: the package purged, the system user authd removed
 # if this test made it. Root only (dpkg); exit 77 (skipped) otherwise.
@@ -46,7 +47,7 @@ PIDS=()
 stop_all() {
   local pid f
   for pid in "${PIDS[@]}"; do stop_pid "$pid" 2>/dev/null; done
-  for f in "$WORK/apache-run/apache2.pid" "$WORK/lighttpd-run/lighttpd.pid"; do
+  for f in "$WORK/apache-run/apache2.pid" "$WORK/lighttpd-run/lighttpd.pid" "$WORK/nginx-run/nginx.pid"; do
     [[ -s $f ]] && stop_pid "$(cat "$f")" 2>/dev/null
   done
   PIDS=()
@@ -228,6 +229,46 @@ else
 fi
 expect_eq "lighty-enable-mod authd (in the copy)" yes "$([[ -L $WORK/lighttpd/conf-enabled/50-authd.conf ]] && echo yes || echo no)"
 expect_eq "the machine's /etc/lighttpd untouched" no "$([[ -e /etc/lighttpd/conf-enabled/50-authd.conf ]] && echo yes || echo no)"
+
+# --- nginx, include snippets/authd.conf ----------------------------------------------
+# A copy of /etc/nginx (with the package's snippet in it) whose nginx.conf is a
+# server{} on a free port that includes the snippet, as docs/debian-package.md says.
+NGINX_PORT=$(pick_port)
+cp -a /etc/nginx "$WORK/nginx"
+install -d -o www-data "$WORK/nginx-run"
+cat >"$WORK/nginx/nginx.conf" <<EOF
+user www-data;
+worker_processes 1;
+pid $WORK/nginx-run/nginx.pid;
+error_log $WORK/nginx-run/error.log;
+events {}
+http {
+    include mime.types;
+    access_log $WORK/nginx-run/access.log;
+    client_body_temp_path $WORK/nginx-run/body;
+    fastcgi_temp_path $WORK/nginx-run/fastcgi;
+    proxy_temp_path $WORK/nginx-run/proxy;
+    uwsgi_temp_path $WORK/nginx-run/uwsgi;
+    scgi_temp_path $WORK/nginx-run/scgi;
+    server {
+        listen 127.0.0.1:$NGINX_PORT;
+        root $WORK/docroot;
+        include snippets/authd.conf;
+    }
+}
+EOF
+start_in_namespace "$WORK/nginx:/etc/nginx" nginx -g 'daemon off;' >"$WORK/nginx.log" 2>&1 &
+PIDS+=($!)
+
+step "README session through nginx (include snippets/authd.conf)"
+BASE_URL=http://127.0.0.1:$NGINX_PORT
+if wait_for_http "$BASE_URL/records" 401 20; then
+  readme_session nginx
+else
+  fail "nginx with include snippets/authd.conf answers GET /records 401"
+fi
+expect_eq "the snippet is the package's file" "$(md5sum </etc/nginx/snippets/authd.conf)" "$(md5sum <"$WORK/nginx/snippets/authd.conf")"
+BASE_URL=http://127.0.0.1:$LIGHTTPD_PORT
 
 step "SIGHUP under load (wrk through lighttpd): no failed request"
 http POST /signin -u 'alicelighttpd:s3cret-pass'
