@@ -139,6 +139,16 @@ struct ThreadLog {
   }
 };
 
+// One loop answering direct requests inline, one thread per lane.
+ServerOptions one_thread_per_lane() {
+  ServerOptions options;
+  options.event_loops = 1;
+  options.inline_direct = true;
+  options.hash_workers = 1;
+  options.upstream_workers = 1;
+  return options;
+}
+
 TEST_F(ServerThreads, DirectRequestsAreAnsweredOnTheLoopsAndLaneRequestsOnTheLane) {
   ThreadLog log;
   // Slow enough that concurrent requests would spread over the 8 workers
@@ -190,13 +200,7 @@ TEST_F(ServerThreads, DirectRequestsAreAnsweredOnTheLoopsAndLaneRequestsOnTheLan
 // whole request there before the accept, nothing there yet, half of it.
 TEST_F(ServerThreads, ARequestIsAnsweredWhetherItCameBeforeTheAcceptOrAfter) {
   ThreadLog log;
-  ServerOptions options;
-  options.event_loops = 1;
-  options.inline_direct = true;
-  options.workers = 1;
-  options.hash_workers = 1;
-  options.upstream_workers = 1;
-  Server server(listen_fd_, options, log.prepare());
+  Server server(listen_fd_, one_thread_per_lane(), log.prepare());
 
   // Connected and written before the server accepts anything: in the backlog.
   const int before_fast = connect_to_server();
@@ -235,13 +239,7 @@ TEST_F(ServerThreads, ARequestIsAnsweredWhetherItCameBeforeTheAcceptOrAfter) {
 // is the same bytes as the first one on a fresh loop.
 TEST_F(ServerThreads, AConnectionMadeInPlaceOfAClosedOneStartsFresh) {
   ThreadLog log;
-  ServerOptions options;
-  options.event_loops = 1;
-  options.inline_direct = true;
-  options.workers = 1;
-  options.hash_workers = 1;
-  options.upstream_workers = 1;
-  Server server(listen_fd_, options, log.prepare());
+  Server server(listen_fd_, one_thread_per_lane(), log.prepare());
   ASSERT_TRUE(server.start().has_value());
   const std::string first = get("/fast");
   ASSERT_NE(first.find("direct-ok"), std::string::npos);
@@ -296,18 +294,8 @@ TEST_F(ServerThreads, WithoutInlineDirectRequestsRunOnTheWorkers) {
   EXPECT_LE(log.direct.size(), 3u);
 }
 
-// One loop, one thread per lane: everything on the upstream lane, where
-// GET /held answers "held-ok" no earlier than `hold` from now and any other
-// path "quick-ok" at once.
-ServerOptions one_thread_per_lane() {
-  ServerOptions options;
-  options.event_loops = 1;
-  options.inline_direct = true;
-  options.hash_workers = 1;
-  options.upstream_workers = 1;
-  return options;
-}
-
+// Everything on the upstream lane, where GET /held answers "held-ok" no
+// earlier than `hold` from now and any other path "quick-ok" at once.
 Prepare held_on_the_upstream_lane(std::chrono::milliseconds hold) {
   return [hold](http::Request request) {
     const bool held = request.path == "/held";
