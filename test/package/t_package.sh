@@ -189,13 +189,19 @@ readme_session() {  # the README's curl session at $BASE_URL; users named after 
   expect_status 200 "$who: GET /assets/login.js"
 }
 
+# session_through WHO PORT HOW: once the web server on PORT answers, the README
+# session through it (BASE_URL stays set to it).
+session_through() {
+  BASE_URL=http://127.0.0.1:$2
+  if wait_for_http "$BASE_URL/records" 401 20; then
+    readme_session "$1"
+  else
+    fail "$3 answers GET /records 401"
+  fi
+}
+
 step "README session through Apache (a2enconf authd)"
-BASE_URL=http://127.0.0.1:$APACHE_PORT
-if wait_for_http "$BASE_URL/records" 401 20; then
-  readme_session apache
-else
-  fail "Apache with a2enconf authd answers GET /records 401"
-fi
+session_through apache "$APACHE_PORT" "Apache with a2enconf authd"
 expect_match "READY=1 sent once the store and keys were open" 'READY=1' "$(cat "$WORK/notify.log")"
 AUTHD_PID=$(pgrep -u authd -x authd | head -n 1)
 expect_ne "authd runs as user authd" "" "$AUTHD_PID"
@@ -221,12 +227,7 @@ start_in_namespace "$WORK/lighttpd:/etc/lighttpd" bash -c \
 PIDS+=($!)
 
 step "README session through lighttpd (lighty-enable-mod authd)"
-BASE_URL=http://127.0.0.1:$LIGHTTPD_PORT
-if wait_for_http "$BASE_URL/records" 401 20; then
-  readme_session lighttpd
-else
-  fail "lighttpd with lighty-enable-mod authd answers GET /records 401"
-fi
+session_through lighttpd "$LIGHTTPD_PORT" "lighttpd with lighty-enable-mod authd"
 expect_eq "lighty-enable-mod authd (in the copy)" yes "$([[ -L $WORK/lighttpd/conf-enabled/50-authd.conf ]] && echo yes || echo no)"
 expect_eq "the machine's /etc/lighttpd untouched" no "$([[ -e /etc/lighttpd/conf-enabled/50-authd.conf ]] && echo yes || echo no)"
 
@@ -261,12 +262,7 @@ start_in_namespace "$WORK/nginx:/etc/nginx" nginx -g 'daemon off;' >"$WORK/nginx
 PIDS+=($!)
 
 step "README session through nginx (include snippets/authd.conf)"
-BASE_URL=http://127.0.0.1:$NGINX_PORT
-if wait_for_http "$BASE_URL/records" 401 20; then
-  readme_session nginx
-else
-  fail "nginx with include snippets/authd.conf answers GET /records 401"
-fi
+session_through nginx "$NGINX_PORT" "nginx with include snippets/authd.conf"
 expect_eq "the snippet is the package's file" "$(md5sum </etc/nginx/snippets/authd.conf)" "$(md5sum <"$WORK/nginx/snippets/authd.conf")"
 BASE_URL=http://127.0.0.1:$LIGHTTPD_PORT
 
