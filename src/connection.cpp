@@ -41,11 +41,10 @@ bool Connection::flush() {
 }
 
 Connection::Buffers Connection::release_buffers() noexcept {
+  // Contents are left in: the constructor that takes them empties them.
   Buffers buffers{parser.release_input_buffer(), std::exchange(out, std::string())};
-  out_pos = 0;
   for (std::string* buffer : {&buffers.input, &buffers.output}) {
     if (buffer->capacity() > kRecycledCapacity) *buffer = std::string();
-    buffer->clear();
   }
   return buffers;
 }

@@ -50,11 +50,13 @@ struct Connection {
   static constexpr std::size_t kKeptOutputCapacity = 65536;
 
   // What a closed connection hands on of each buffer's capacity (a kept
-  // spare connection holds at most that much).
+  // spare connection holds at most that much; below the kept capacities,
+  // kKeptOutputCapacity and fcgi::RequestParser's kKeptInputCapacity, because
+  // a spare serves no one).
   static constexpr std::size_t kRecycledCapacity = 8192;
 
-  // Its buffers, emptied, for a connection made later (once it is closed);
-  // one grown past kRecycledCapacity is let go.
+  // Its buffers for a connection made later (once it is closed; the
+  // constructor empties them); one grown past kRecycledCapacity is let go.
   Buffers release_buffers() noexcept;
 
   ConnectionOwner& loop;

@@ -89,12 +89,7 @@ void RequestParser::compact() {
   if (in_.empty() && in_.capacity() > kKeptInputCapacity) std::string().swap(in_);
 }
 
-std::string RequestParser::release_input_buffer() noexcept {
-  std::string buffer = std::exchange(in_, std::string());
-  pos_ = 0;
-  buffer.clear();
-  return buffer;
-}
+std::string RequestParser::release_input_buffer() noexcept { return std::exchange(in_, std::string()); }
 
 Step RequestParser::next(std::string& replies) {
   for (;;) {

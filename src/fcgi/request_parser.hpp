@@ -143,7 +143,8 @@ class RequestParser {
   // The open (or last) request's id and FCGI_KEEP_CONN flag.
   std::uint16_t request_id() const noexcept { return id_; }
   bool keep_conn() const noexcept { return keep_conn_; }
-  // The input buffer, emptied, for a parser made later (see the constructor).
+  // The input buffer, contents and all, for a parser made later (its
+  // constructor empties it); this parser is left with none.
   std::string release_input_buffer() noexcept;
 
  private:
@@ -160,8 +161,8 @@ class RequestParser {
   Step drained_input(std::string_view content, bool last);
   void compact();
 
-  // What an idle connection's input buffer keeps of its capacity (and a
-  // recycled one hands on).
+  // What an idle connection's input buffer keeps of its capacity (a closed
+  // one hands on less: Connection::kRecycledCapacity).
   static constexpr std::size_t kKeptInputCapacity = 16384;
 
   Limits limits_;
