@@ -33,6 +33,32 @@ std::string_view forwarded_for(std::string_view element) {
   return {};
 }
 
+// REMOTE_ADDR judged on its own: its canonical text and whether it is a
+// trusted proxy. Remembered per thread for the last address and list seen:
+// behind a web server every request comes from the same one or two
+// addresses, and parsing and matching them was a tenth of a guarded read.
+// Keyed on the list's configured text, which determines its contents, so a
+// reload that changes trusted_proxies is never answered from the old list.
+struct DirectPeer {
+  std::string remote_addr;
+  std::string proxies;
+  std::string canonical;  // remote_addr itself when it is no address
+  bool trusted = false;
+};
+
+const DirectPeer& direct_peer(const AddressList& proxies, std::string_view remote_addr) {
+  thread_local DirectPeer last;
+  thread_local bool known = false;
+  if (known && last.remote_addr == remote_addr && last.proxies == proxies.text()) return last;
+  const auto direct = parse_ip(remote_addr);
+  last.remote_addr = remote_addr;
+  last.proxies = proxies.text();
+  last.canonical = direct ? to_string(*direct) : std::string(remote_addr);
+  last.trusted = direct && proxies.contains(*direct);
+  known = true;
+  return last;
+}
+
 }  // namespace
 
 settings::Setting trusted_proxies_setting(AddressList& proxies) {
@@ -46,9 +72,9 @@ settings::Setting trusted_proxies_setting(AddressList& proxies) {
 
 ClientAddress client_address(const AddressList& proxies, std::string_view remote_addr,
                              std::string_view x_forwarded_for, std::string_view forwarded) {
-  const auto direct = parse_ip(remote_addr);
-  ClientAddress client{direct ? to_string(*direct) : std::string(remote_addr), false};
-  if (!direct || !proxies.contains(*direct)) return client;
+  const DirectPeer& direct = direct_peer(proxies, remote_addr);
+  ClientAddress client{direct.canonical, false};
+  if (!direct.trusted) return client;
   client.from_trusted_proxy = true;
   const bool use_xff = !x_forwarded_for.empty();
   for (const auto element : elements_right_to_left(use_xff ? x_forwarded_for : forwarded)) {

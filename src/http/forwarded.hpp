@@ -25,8 +25,8 @@ struct ClientAddress {
 };
 
 // The client address as described above. `remote_addr` as the web server
-// gave it (parsed once: this runs on every request); the header values ""
-// when absent.
+// gave it (its judgement is remembered per thread for the last address and
+// list: this runs on every request); the header values "" when absent.
 ClientAddress client_address(const AddressList& proxies, std::string_view remote_addr,
                              std::string_view x_forwarded_for, std::string_view forwarded);
 
