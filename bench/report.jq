@@ -48,6 +48,16 @@ def errors: "\(.errors.status + .unexpected_count)\(if .socket_errors > 0 then "
   ($r.ceilings // [] | .[] |
     "| \(.front)\(if .authd_backend == "authd (one event loop)" then " (authd: one event loop)" else "" end) | \(.ceiling_backend // "–") | \(.ceiling_rps | thousands) | \(.ceiling_cpu_us | us) | \(.fast_rps | thousands) | \(.fast_cpu_us | us) | \(.authd_rps | thousands) | \(.authd_cpu_us | us) | \(.authd_vs_ceiling | fixed(3)) | \(.authd_cpu_vs_ceiling | fixed(2)) | \(.authd_cpu_vs_fast | fixed(2)) | \(.same_loops_cpu_us | us) | \(.authd_cpu_vs_same_loops | fixed(2)) |"),
   "",
+  "## Paired rounds",
+  "",
+  "Rows measured minutes apart on a machine whose cores wrk, the front server and the backend share move by a fifth between runs. Here each front's ceiling (its fastest candidate above) and authd run back to back, each on a fresh front server, \($r.parameters.pair_duration_s // "–") s measured after the warm-up, \($r.parameters.pairs // 0) rounds per front, the one that goes first alternating; the median of the rounds' ratios is the figure to compare across runs.",
+  "",
+  "| Front | ceiling | round | first | ceiling req/s | authd req/s | authd × ceiling | ceiling CPU/req | authd CPU/req | authd CPU ÷ ceiling's |",
+  "|---|---|---:|---|---:|---:|---:|---:|---:|---:|",
+  ($r.pairs // [] | .[] | . as $p | (.rounds[] |
+    "| \($p.front) | \(.ceiling_backend) | \(.round) | \(.first) | \(.ceiling_rps | thousands) | \(.authd_rps | thousands) | \(.ratio | fixed(3)) | \(.ceiling_cpu_us | us) | \(.authd_cpu_us | us) | \(.cpu_ratio | fixed(2)) |"),
+    "| **\($p.front)** | | **median** | | | | **\($p.median_ratio | fixed(3))** (\($p.min_ratio | fixed(3))–\($p.max_ratio | fixed(3))) | | | **\($p.median_cpu_ratio | fixed(2))** |"),
+  "",
   "## Many users",
   "",
   "A fresh store per size, built with `authctl import FILE` (JSON lines, every user with the same precomputed argon2id hash), then authd (\($r.parameters.fastcgi_threads) threads) behind lighttpd: guarded read (\($r.parameters.connections) connections), sign-in of a user in the middle of the store and sign-up (\($r.parameters.hash_connections) connections). × compares with the smallest store.",
@@ -65,7 +75,7 @@ def errors: "\(.errors.status + .unexpected_count)\(if .socket_errors > 0 then "
   "",
   "| Scenario | Request | req/s | × ceiling | p50 | p99 | p99 ÷ ceiling p99 | CPU/req authd | CPU/req lighttpd | CPU/req all (+wrk) | CPU-bound × ceiling | Statuses (access log) | non-2xx/3xx (wrk) | socket errors |",
   "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|",
-  ($r.scenarios[] | select(.front == "lighttpd" and .users == null) |
+  ($r.scenarios[] | select(.front == "lighttpd" and .users == null and .pair_round == null) |
     "| \(.title) | `\(.method) \(.path | sub("/records/[0-9a-f]{24}$"; "/records/{id}"))` → \(.expected_status) | \(.rps | thousands) | \(.ratio_to_ceiling | fixed(3)) | \(.latency_us.p50 | us) | \(.latency_us.p99 | us) | \(.p99_ratio_to_ceiling | fixed(2)) | \(.cpu_us_per_request.backend | us)\(if ((.backend // "") | startswith("ceiling") | not) and .backend_cpu_over_ceiling_us != null then " (+\(.backend_cpu_over_ceiling_us | fixed(1)))" else "" end) | \(.cpu_us_per_request.front | us) | \(.cpu_us_per_request.total | us) | \(.cpu_bound_ratio | fixed(3)) | \([.statuses | to_entries[] | "\(.key): \(.value)"] | join(", ")) | \(.errors.status) | \([.errors | to_entries[] | select(.key != "status" and .value > 0) | "\(.key) \(.value)"] | if length == 0 then "none" else join(", ") end) |"),
   "",
   "CPU/req all adds wrk's own CPU time; CPU-bound × ceiling = the ceiling's CPU/req all ÷ this scenario's: the throughput ratio to expect when the cores are the limit, whatever else ran on the machine. The difference between authd and the ceiling is what the auth work costs per request.",

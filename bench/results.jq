@@ -5,6 +5,8 @@ def ns($t; $unit):
   if $unit == "ns" then $t elif $unit == "us" then $t * 1e3
   elif $unit == "ms" then $t * 1e6 elif $unit == "s" then $t * 1e9 else $t end;
 def round($d): (. * pow(10; $d) | round) / pow(10; $d);
+def median: sort | if length == 0 then null elif length % 2 == 1 then .[length / 2 | floor]
+                   else (.[length / 2 - 1] + .[length / 2]) / 2 end;
 
 ($micro[0].benchmarks // []
   | map(select((.run_type // "iteration") == "iteration"))
@@ -21,7 +23,9 @@ def round($d): (. * pow(10; $d) | round) / pow(10; $d);
    // {m: null, t: null, p: null}) as $authd_params
 | ($micro[0].benchmarks // [] | map(select(.name | startswith("BM_PasswordHash"))) | first
    | if . then {m: (.m_kib | tostring), t: (.t | tostring), p: (.p | tostring)} else null end) as $micro_params
-| ($scenarios | map(. + {rps: (.requests / (.duration_us / 1e6))})) as $runs0
+# Rows ID_pairK: round K of the paired rounds (bench/lib/pairs.sh).
+| ($scenarios | map(. + {rps: (.requests / (.duration_us / 1e6)),
+                         pair_round: ((.id | capture("_pair(?<k>[0-9]+)$") | .k | tonumber) // null)})) as $runs0
 | ($runs0 | map({key: .id, value: .}) | from_entries) as $by_id
 # The ceiling of a front server: the fastest of its candidates measured in
 # this run (the row named by ceiling_id and every row that is candidate_of it).
@@ -96,6 +100,27 @@ def round($d): (. * pow(10; $d) | round) / pow(10; $d);
         same_loops_row: ($s.id // null), same_loops_cpu_us: ($s.cpu_us_per_request.backend // null),
         authd_cpu_vs_same_loops: (if $a and $s and ($s.cpu_us_per_request.backend // 0) > 0
                                   then $a.cpu_us_per_request.backend / $s.cpu_us_per_request.backend else null end)})) as $ceilings
+# Paired rounds: per front, its ceiling and authd back to back, each round's
+# ratios and their median.
+| ([{front: "lighttpd", ceiling: "ceiling", authd: "guarded_read"},
+    {front: "nginx", ceiling: "nginx_ceiling", authd: "nginx_authd"},
+    {front: "apache", ceiling: "apache_ceiling", authd: "apache_authd"}]
+   | map(. as $f
+     | [range(1; 100) as $k | {k: $k, c: $run["\($f.ceiling)_pair\($k)"], a: $run["\($f.authd)_pair\($k)"]}
+        | select(.c != null and .a != null)
+        | {round: .k, first: (if .k % 2 == 1 then "ceiling" else "authd" end),
+           ceiling_row: .c.id, ceiling_backend: .c.backend, ceiling_rps: .c.rps,
+           ceiling_cpu_us: .c.cpu_us_per_request.backend, authd_row: .a.id, authd_rps: .a.rps,
+           authd_cpu_us: .a.cpu_us_per_request.backend, ratio: (.a.rps / .c.rps),
+           cpu_ratio: (if (.c.cpu_us_per_request.backend // 0) > 0 and .a.cpu_us_per_request.backend != null
+                       then .a.cpu_us_per_request.backend / .c.cpu_us_per_request.backend else null end),
+           clean: (.a.errors.status + .a.socket_errors + .a.unexpected_count == 0)}] as $rounds
+     | select($rounds | length > 0)
+     | {front: $f.front, ceiling_backend: $rounds[0].ceiling_backend, rounds: $rounds,
+        median_ratio: ($rounds | map(.ratio) | median),
+        median_cpu_ratio: ($rounds | map(.cpu_ratio // empty) | median),
+        min_ratio: ($rounds | map(.ratio) | min), max_ratio: ($rounds | map(.ratio) | max)})) as $pairs
+| ($pairs | map({key: .front, value: .}) | from_entries) as $pair
 | ($run.fastify_nginx // null) as $fastify
 | def ratio($a; $b): if $a and $b then $a.rps / $b.rps else null end;
   def atleast($v; $limit): if $v == null then null else $v >= $limit end;
@@ -120,9 +145,11 @@ def round($d): (. * pow(10; $d) | round) / pow(10; $d);
                  nginx_keepalive: $nginx_keepalive, nginx_workers: $nginx_workers,
                  many_workers: $many_workers, many_keepalive: $many_keepalive, many_connections: $many_connections,
                  apache_threads: $apache_threads, apache_pool: $apache_pool, fast_loops: $fast_loops,
+                 pairs: $pair_rounds, pair_duration_s: $pair_duration,
                  peer_workers: $peer_workers, peer_users: $peer_users},
     summary: ($summary | map(.id)),
     ceilings: $ceilings,
+    pairs: $pairs,
     fastify_nginx_rps: ($fastify.rps // null),
     users: ($users | map({users, import_s, data_kb,
                           read: (.read.id // null), signin: (.signin.id // null), signup: (.signup.id // null),
@@ -147,6 +174,14 @@ def round($d): (. * pow(10; $d) | round) / pow(10; $d);
        value: $run.guarded_read.ratio_to_ceiling, limit: 0.95, met: atleast($run.guarded_read.ratio_to_ceiling; 0.95)},
       {id: "apache_vs_ceiling", what: "authd behind Apache (enablereuse=on) ≥ 0.9 × the true Apache ceiling (ratio)",
        value: $run.apache_authd.ratio_to_ceiling, limit: 0.9, met: atleast($run.apache_authd.ratio_to_ceiling; 0.9)},
+      {id: "nginx_vs_ceiling_paired", what: "(paired rounds) authd behind nginx ≥ 0.9 × its ceiling, the median of \($pair.nginx.rounds // [] | length) rounds measured back to back (ratio)",
+       value: ($pair.nginx.median_ratio // null), limit: 0.9, met: atleast($pair.nginx.median_ratio // null; 0.9)},
+      {id: "lighttpd_vs_ceiling_paired", what: "(paired rounds) authd behind lighttpd ≥ 0.95 × its ceiling, the median of \($pair.lighttpd.rounds // [] | length) rounds (ratio)",
+       value: ($pair.lighttpd.median_ratio // null), limit: 0.95, met: atleast($pair.lighttpd.median_ratio // null; 0.95)},
+      {id: "apache_vs_ceiling_paired", what: "(paired rounds) authd behind Apache ≥ 0.9 × its ceiling, the median of \($pair.apache.rounds // [] | length) rounds (ratio)",
+       value: ($pair.apache.median_ratio // null), limit: 0.9, met: atleast($pair.apache.median_ratio // null; 0.9)},
+      {id: "nginx_cpu_vs_ceiling_paired", what: "(paired rounds) authd's CPU per guarded read behind nginx ≤ 1.3 × the paired ceiling's (\($pair.nginx.ceiling_backend // "?")), the median of its rounds (ratio)",
+       value: ($pair.nginx.median_cpu_ratio // null), limit: 1.3, met: atmost($pair.nginx.median_cpu_ratio // null; 1.3)},
       {id: "nginx_cpu_vs_fast", what: "authd's CPU per guarded read behind nginx ≤ 1.3 × the epoll responder's (the faster of its runs) (ratio)",
        value: $nginx_cpu.authd_cpu_vs_fast, limit: 1.3, met: atmost($nginx_cpu.authd_cpu_vs_fast; 1.3)},
       {id: "nginx_cpu_vs_same_loops", what: "(like for like) authd's CPU per guarded read behind nginx ≤ 1.3 × the epoll responder's with as many loops (one per core, authd's default) (ratio)",

@@ -69,12 +69,14 @@ set -euo pipefail
 # figures mean little.
 if [[ ${BENCH_QUICK:-0} == 1 ]]; then
   : "${BENCH_DURATION:=2}" "${BENCH_WARMUP:=1}" "${BENCH_HASH_DURATION:=2}" "${BENCH_MICRO:=0}"
-  : "${BENCH_USER_COUNTS:=1000 10000}" "${BENCH_APACHE_THREADS:=64}"
+  : "${BENCH_USER_COUNTS:=1000 10000}" "${BENCH_APACHE_THREADS:=64}" "${BENCH_PAIRS:=2}"
 fi
 BENCH_CONNECTIONS=${BENCH_CONNECTIONS:-32}        # wrk -c for the fast scenarios
 BENCH_THREADS=${BENCH_THREADS:-2}                 # wrk -t
 BENCH_DURATION=${BENCH_DURATION:-10}              # seconds measured per scenario
 BENCH_WARMUP=${BENCH_WARMUP:-2}                   # seconds of unmeasured load before each
+BENCH_PAIRS=${BENCH_PAIRS:-5}                     # paired rounds (ceiling, authd back to back) per front; 0: none
+BENCH_PAIR_DURATION=${BENCH_PAIR_DURATION:-$(( (BENCH_DURATION + 1) / 2 ))}  # seconds measured per paired row
 BENCH_HASH_CONNECTIONS=${BENCH_HASH_CONNECTIONS:-8}  # wrk -c for sign-in / sign-up (argon2id)
 BENCH_HASH_DURATION=${BENCH_HASH_DURATION:-$BENCH_DURATION}
 BENCH_TIMEOUT=${BENCH_TIMEOUT:-5}                 # wrk --timeout, seconds
@@ -134,6 +136,8 @@ source "$ROOT/bench/lib/measure.sh"
 source "$ROOT/bench/lib/fronts.sh"
 # shellcheck source=lib/users.sh
 source "$ROOT/bench/lib/users.sh"
+# shellcheck source=lib/pairs.sh
+source "$ROOT/bench/lib/pairs.sh"
 
 for v in BENCH_CONNECTIONS BENCH_THREADS BENCH_DURATION BENCH_WARMUP BENCH_HASH_CONNECTIONS \
          BENCH_HASH_DURATION BENCH_TIMEOUT BENCH_WORKERS BENCH_NGINX_WORKERS BENCH_NGINX_KEEPALIVE \
@@ -426,11 +430,17 @@ fcgi_row() {
   local candidate=
   [[ $backend == ceiling\ * ]] && candidate=$ceiling_id
   ROW_CANDIDATE=$candidate guarded "$id" "$title" "$front" "$backend" "$ceiling_id" "$threads" "$keep" "$conns"
-  [[ $backend == authd* ]] && MEMORY+=("$(memory_json "$FCGI_PID" "$title")")
-  [[ $backend == authd* ]] && MEMORY+=("$(group_memory_json "$FRONT_PID" "$front ($title)")")
+  if [[ $backend == authd* && -n $ceiling_id ]]; then  # not for paired rounds (bench/lib/pairs.sh)
+    MEMORY+=("$(memory_json "$FCGI_PID" "$title")" "$(group_memory_json "$FRONT_PID" "$front ($title)")")
+  fi
   stop_front
   stop_fcgi
 }
+
+# The lighttpd part's paired rounds (bench/lib/pairs.sh), now that fcgi_row is defined.
+if part lighttpd; then
+  paired_rounds lighttpd ceiling guarded_read "$WORKERS" ""
+fi
 
 # ---- public-key tokens (token_algorithm = EdDSA), behind the same lighttpd ----------
 # The same guarded read with an Ed25519-signed token (its own key ring in the
@@ -522,6 +532,7 @@ if part nginx; then
   fcgi_row nginx_many "authd behind nginx, $BENCH_MANY_KEEPALIVE kept connections, $BENCH_MANY_WORKERS threads" \
     nginx nginx_ceiling "$AUTHD_BIN" "$BENCH_MANY_WORKERS" "$BENCH_MANY_KEEPALIVE" "$BENCH_MANY_CONNECTIONS" \
     fastcgi "$BENCH_MANY_KEEPALIVE"
+  paired_rounds nginx nginx_ceiling nginx_authd "$BENCH_NGINX_AUTHD_WORKERS" "$K" fastcgi "$K"
 fi
 
 # ---- Apache, mod_proxy_fcgi with enablereuse=on -------------------------------------
@@ -539,6 +550,7 @@ if part apache; then
   fi
   fcgi_row apache_authd "authd behind Apache, enablereuse" apache apache_ceiling "$AUTHD_BIN" \
     "$BENCH_APACHE_AUTHD_WORKERS" "" "$BENCH_CONNECTIONS"
+  paired_rounds apache apache_ceiling apache_authd "$BENCH_APACHE_AUTHD_WORKERS" ""
 fi
 
 # ---- Node peers, directly and behind the same nginx ---------------------------------
@@ -595,6 +607,7 @@ jq -n \
   --argjson many_workers "$BENCH_MANY_WORKERS" --argjson many_keepalive "$BENCH_MANY_KEEPALIVE" \
   --argjson many_connections "$BENCH_MANY_CONNECTIONS" --argjson apache_threads "$BENCH_APACHE_THREADS" \
   --argjson apache_pool "$BENCH_APACHE_POOL" --argjson fast_loops "$FAST_LOOPS" \
+  --argjson pair_rounds "$BENCH_PAIRS" --argjson pair_duration "$BENCH_PAIR_DURATION" \
   --argjson peer_workers "$PEER_WORKERS" --argjson peer_users "$BENCH_PEER_USERS" \
   --arg authd_phc "$SIGNUP_PHC" \
   --slurpfile scenarios <(cat "${SCENARIOS[@]}") \
