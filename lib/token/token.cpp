@@ -222,7 +222,11 @@ Result<std::shared_ptr<const TokenClaims>> TokenService::verify_shared(std::stri
   if (ring_ && cache_) {
     // A retired key must not live on in the cache: any change of the key set empties it.
     const auto version = ring_->version(now);
-    if (cached_version_->exchange(version) != version) cache_->clear();
+    // Read first: every request passes here on every loop, and a write to the
+    // shared line on each would bounce it between the cores.
+    if (cached_version_->load(std::memory_order_relaxed) != version && cached_version_->exchange(version) != version) {
+      cache_->clear();
+    }
   }
   if (cache_) {
     if (auto known = cache_->find(type, token, now, policy_.leeway.count())) return known;
