@@ -1,7 +1,11 @@
 #include "fcgi/records.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <stdexcept>
+
+#include "append_in_place.hpp"
 
 namespace authd::fcgi {
 namespace {
@@ -22,6 +26,25 @@ void append_length(std::string& out, std::size_t length) {
   out += static_cast<char>(length & 0xff);
 }
 
+// The eight bytes of a record's header at `at`.
+void write_header(char* at, RecordType type, std::uint16_t request_id, std::size_t length, std::size_t padding) noexcept {
+  at[0] = static_cast<char>(kVersion);
+  at[1] = static_cast<char>(type);
+  at[2] = static_cast<char>(request_id >> 8);
+  at[3] = static_cast<char>(request_id & 0xff);
+  at[4] = static_cast<char>(length >> 8);
+  at[5] = static_cast<char>(length & 0xff);
+  at[6] = static_cast<char>(padding);
+  at[7] = 0;
+}
+
+std::size_t padding_of(std::size_t length) noexcept { return (8 - length % 8) % 8; }
+
+// FCGI_END_REQUEST's body: appStatus 0 and `status`.
+std::array<char, 8> end_request_body(ProtocolStatus status) noexcept {
+  return {0, 0, 0, 0, static_cast<char>(status), 0, 0, 0};
+}
+
 }  // namespace
 
 Header decode_header(std::string_view bytes) noexcept {
@@ -36,20 +59,12 @@ Header decode_header(std::string_view bytes) noexcept {
 
 void append_record(std::string& out, RecordType type, std::uint16_t request_id, std::string_view content) {
   if (content.size() > kMaxContentLength) throw std::length_error("FastCGI record content over 65535 bytes");
-  const std::size_t padding = (8 - content.size() % 8) % 8;
-  const char header[kHeaderLength] = {
-      static_cast<char>(kVersion),
-      static_cast<char>(type),
-      static_cast<char>(request_id >> 8),
-      static_cast<char>(request_id & 0xff),
-      static_cast<char>(content.size() >> 8),
-      static_cast<char>(content.size() & 0xff),
-      static_cast<char>(padding),
-      0,
-  };
-  out.append(header, kHeaderLength);
-  out.append(content);
-  out.append(padding, '\0');
+  const std::size_t padding = padding_of(content.size());
+  append_in_place(out, kHeaderLength + content.size() + padding, [&](char* to) {
+    write_header(to, type, request_id, content.size(), padding);
+    if (!content.empty()) std::memcpy(to + kHeaderLength, content.data(), content.size());
+    std::memset(to + kHeaderLength + content.size(), 0, padding);
+  });
 }
 
 void append_stream(std::string& out, RecordType type, std::uint16_t request_id, std::string_view content) {
@@ -63,13 +78,34 @@ void append_stream(std::string& out, RecordType type, std::uint16_t request_id, 
 }
 
 void append_end_request(std::string& out, std::uint16_t request_id, ProtocolStatus status) {
-  const char body[8] = {0, 0, 0, 0, static_cast<char>(status), 0, 0, 0};
-  append_record(out, RecordType::end_request, request_id, std::string_view(body, sizeof body));
+  const auto body = end_request_body(status);
+  append_record(out, RecordType::end_request, request_id, std::string_view(body.data(), body.size()));
 }
 
 void append_response(std::string& out, std::uint16_t request_id, std::string_view stdout_bytes) {
-  append_stream(out, RecordType::stdout_, request_id, stdout_bytes);
-  append_end_request(out, request_id, ProtocolStatus::request_complete);
+  if (stdout_bytes.empty() || stdout_bytes.size() > kChunk) {
+    append_stream(out, RecordType::stdout_, request_id, stdout_bytes);
+    append_end_request(out, request_id, ProtocolStatus::request_complete);
+    return;
+  }
+  // Every answer that fits one record (nearly all): its three records, the
+  // same bytes as above, written in one go.
+  const std::size_t length = stdout_bytes.size();
+  const std::size_t padding = padding_of(length);
+  const auto end_body = end_request_body(ProtocolStatus::request_complete);
+  append_in_place(out, 3 * kHeaderLength + length + padding + end_body.size(), [&](char* to) {
+    write_header(to, RecordType::stdout_, request_id, length, padding);
+    to += kHeaderLength;
+    std::memcpy(to, stdout_bytes.data(), length);
+    to += length;
+    std::memset(to, 0, padding);
+    to += padding;
+    write_header(to, RecordType::stdout_, request_id, 0, 0);
+    to += kHeaderLength;
+    write_header(to, RecordType::end_request, request_id, end_body.size(), 0);
+    to += kHeaderLength;
+    std::memcpy(to, end_body.data(), end_body.size());
+  });
 }
 
 void append_unknown_type(std::string& out, std::uint8_t type) {

@@ -23,6 +23,7 @@ Header decode_header(std::string_view bytes) noexcept;
 // Appends one record (header, content, zero padding to a multiple of 8).
 // A content over kMaxContentLength would break the framing (the length
 // field has 16 bits): it throws std::length_error and appends nothing.
+// Here and below, `content` must not lie in `out` (it may move).
 void append_record(std::string& out, RecordType type, std::uint16_t request_id, std::string_view content);
 
 // Appends a whole stream: the content cut into records of at most 65528

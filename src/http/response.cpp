@@ -1,5 +1,10 @@
 #include "http/response.hpp"
 
+#include <charconv>
+#include <cstring>
+
+#include "append_in_place.hpp"
+
 namespace authd::http {
 
 Response Response::json(int status, const Json& body) { return json_text(status, body.dump()); }
@@ -40,22 +45,39 @@ std::string_view reason_phrase(int status) noexcept {
 }
 
 void serialize_into(std::string& out, const Response& response) {
-  out.reserve(out.size() + 256 + response.body.size());
-  out += "Status: ";
-  out += std::to_string(response.status);
-  out += ' ';
-  out += reason_phrase(response.status);
-  out += "\r\n";
-  for (const auto& [name, value] : response.headers) {
-    out += name;
-    out += ": ";
-    out += value;
-    out += "\r\n";
-  }
-  out += "Content-Length: ";
-  out += std::to_string(response.body.size());
-  out += "\r\n\r\n";
-  out += response.body;
+  // Measured first, then written in one go: every answer passes here.
+  char status[12];
+  const std::string_view status_code(status, std::to_chars(status, status + sizeof status, response.status).ptr);
+  char length[24];
+  const std::string_view body_length(length, std::to_chars(length, length + sizeof length, response.body.size()).ptr);
+  const std::string_view reason = reason_phrase(response.status);
+  constexpr std::string_view kStatus = "Status: ", kSeparator = ": ", kEnd = "\r\n", kLength = "Content-Length: ";
+  std::size_t size = kStatus.size() + status_code.size() + 1 + reason.size() + kEnd.size();
+  for (const auto& [name, value] : response.headers) size += name.size() + kSeparator.size() + value.size() + kEnd.size();
+  size += kLength.size() + body_length.size() + 2 * kEnd.size() + response.body.size();
+  append_in_place(out, size, [&](char* to) {
+    const auto put = [&to](std::string_view text) {
+      if (text.empty()) return;  // memcpy is not given a null pointer, even for nothing
+      std::memcpy(to, text.data(), text.size());
+      to += text.size();
+    };
+    put(kStatus);
+    put(status_code);
+    put(" ");
+    put(reason);
+    put(kEnd);
+    for (const auto& [name, value] : response.headers) {
+      put(name);
+      put(kSeparator);
+      put(value);
+      put(kEnd);
+    }
+    put(kLength);
+    put(body_length);
+    put(kEnd);
+    put(kEnd);
+    put(response.body);
+  });
 }
 
 std::string serialize(const Response& response) {

@@ -73,6 +73,24 @@ TEST(FcgiRecords, ResponseIsStdoutThenEndRequest) {
   EXPECT_EQ(empty_stdout.content_length, 0);
 }
 
+// append_response writes an answer that fits one record in one go: the same
+// bytes as its stream and FCGI_END_REQUEST appended one by one, whatever the
+// size (padding 0 to 7, one full record, more) and what `out` already holds.
+TEST(FcgiRecords, ResponseIsTheSameBytesAsItsStreamAndEndRequest) {
+  const std::size_t full = kMaxContentLength - kMaxContentLength % 8;
+  for (const std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{8}, std::size_t{9},
+                                 std::size_t{100}, full - 1, full, full + 1, std::size_t{200000}}) {
+    std::string content(size, 'c');
+    for (std::size_t i = 0; i < size; ++i) content[i] = static_cast<char>('a' + i % 26);
+    std::string expected = "held";
+    append_stream(expected, RecordType::stdout_, 0x0102, content);
+    append_end_request(expected, 0x0102, ProtocolStatus::request_complete);
+    std::string out = "held";
+    append_response(out, 0x0102, content);
+    EXPECT_EQ(out, expected) << size << " bytes";
+  }
+}
+
 TEST(FcgiRecords, EndRequestCarriesTheProtocolStatus) {
   std::string out;
   append_end_request(out, 9, ProtocolStatus::cant_mpx_conn);
