@@ -1,7 +1,6 @@
 #include "fcgi/records.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cstring>
 #include <stdexcept>
 
@@ -40,11 +39,6 @@ void write_header(char* at, RecordType type, std::uint16_t request_id, std::size
 
 std::size_t padding_of(std::size_t length) noexcept { return (8 - length % 8) % 8; }
 
-// FCGI_END_REQUEST's body: appStatus 0 and `status`.
-std::array<char, 8> end_request_body(ProtocolStatus status) noexcept {
-  return {0, 0, 0, 0, static_cast<char>(status), 0, 0, 0};
-}
-
 }  // namespace
 
 Header decode_header(std::string_view bytes) noexcept {
@@ -78,34 +72,13 @@ void append_stream(std::string& out, RecordType type, std::uint16_t request_id, 
 }
 
 void append_end_request(std::string& out, std::uint16_t request_id, ProtocolStatus status) {
-  const auto body = end_request_body(status);
-  append_record(out, RecordType::end_request, request_id, std::string_view(body.data(), body.size()));
+  const char body[8] = {0, 0, 0, 0, static_cast<char>(status), 0, 0, 0};
+  append_record(out, RecordType::end_request, request_id, std::string_view(body, sizeof body));
 }
 
 void append_response(std::string& out, std::uint16_t request_id, std::string_view stdout_bytes) {
-  if (stdout_bytes.empty() || stdout_bytes.size() > kChunk) {
-    append_stream(out, RecordType::stdout_, request_id, stdout_bytes);
-    append_end_request(out, request_id, ProtocolStatus::request_complete);
-    return;
-  }
-  // Every answer that fits one record (nearly all): its three records, the
-  // same bytes as above, written in one go.
-  const std::size_t length = stdout_bytes.size();
-  const std::size_t padding = padding_of(length);
-  const auto end_body = end_request_body(ProtocolStatus::request_complete);
-  append_in_place(out, 3 * kHeaderLength + length + padding + end_body.size(), [&](char* to) {
-    write_header(to, RecordType::stdout_, request_id, length, padding);
-    to += kHeaderLength;
-    std::memcpy(to, stdout_bytes.data(), length);
-    to += length;
-    std::memset(to, 0, padding);
-    to += padding;
-    write_header(to, RecordType::stdout_, request_id, 0, 0);
-    to += kHeaderLength;
-    write_header(to, RecordType::end_request, request_id, end_body.size(), 0);
-    to += kHeaderLength;
-    std::memcpy(to, end_body.data(), end_body.size());
-  });
+  append_stream(out, RecordType::stdout_, request_id, stdout_bytes);
+  append_end_request(out, request_id, ProtocolStatus::request_complete);
 }
 
 void append_unknown_type(std::string& out, std::uint8_t type) {

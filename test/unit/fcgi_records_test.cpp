@@ -73,9 +73,9 @@ TEST(FcgiRecords, ResponseIsStdoutThenEndRequest) {
   EXPECT_EQ(empty_stdout.content_length, 0);
 }
 
-// append_response writes an answer that fits one record in one go: the same
-// bytes as its stream and FCGI_END_REQUEST appended one by one, whatever the
-// size (padding 0 to 7, one full record, more) and what `out` already holds.
+// append_response is the answer's stream and FCGI_END_REQUEST appended one
+// after the other, whatever the size (padding 0 to 7, one full record, more)
+// and what `out` already holds (a way of writing it in one go must keep it so).
 TEST(FcgiRecords, ResponseIsTheSameBytesAsItsStreamAndEndRequest) {
   const std::size_t full = kMaxContentLength - kMaxContentLength % 8;
   for (const std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{8}, std::size_t{9},
