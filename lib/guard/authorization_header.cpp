@@ -80,11 +80,22 @@ std::optional<BasicCredentials> parse_basic_authorization(std::string_view heade
   return credentials;
 }
 
-Result<std::string_view> parse_bearer_authorization(std::string_view header) {
+Result<std::string_view> bearer_token(std::string_view header) {
   const auto [scheme, token] = split_scheme(header);
   if (scheme.empty() || !iequals(scheme, "Bearer")) return fail(Errc::no_credentials, "no bearer credentials");
   if (token.empty()) return fail(Errc::malformed_credentials, "Bearer without a token");
+  return token;
+}
+
+Result<void> check_b64token(std::string_view token) {
   if (!is_b64token(token)) return fail(Errc::malformed_credentials, "malformed bearer token");
+  return {};
+}
+
+Result<std::string_view> parse_bearer_authorization(std::string_view header) {
+  auto token = bearer_token(header);
+  if (!token) return token;
+  if (auto syntax = check_b64token(*token); !syntax) return std::unexpected(syntax.error());
   return token;
 }
 

@@ -217,9 +217,27 @@ Result<TokenClaims> TokenService::verify(std::string_view token, std::string_vie
 }
 
 Result<std::shared_ptr<const TokenClaims>> TokenService::verify_shared(std::string_view token, std::string_view type,
-                                                                       std::int64_t now) const {
+                                                                       std::int64_t now,
+                                                                       UnknownTokenCheck check_unknown) const {
+  if (token.size() <= kMaxTokenBytes) {
+    if (auto known = recognise(token, type, now)) return known;
+  }
+  if (check_unknown) {
+    if (auto checked = check_unknown(token); !checked) return std::unexpected(checked.error());
+  }
   if (token.size() > kMaxTokenBytes) return refuse("token too long");
-  if (ring_ && cache_) {
+  std::int64_t valid_from = 0;
+  auto claims = verify_uncached(token, type, now, valid_from);
+  if (!claims) return std::unexpected(claims.error());
+  auto shared = std::make_shared<const TokenClaims>(std::move(*claims));
+  if (cache_) cache_->insert(type, token, shared, valid_from, now);
+  return shared;
+}
+
+std::shared_ptr<const TokenClaims> TokenService::recognise(std::string_view token, std::string_view type,
+                                                           std::int64_t now) const {
+  if (!cache_) return nullptr;
+  if (ring_) {
     // A retired key must not live on in the cache: any change of the key set empties it.
     const auto version = ring_->version(now);
     // Read first: every request passes here on every loop, and a write to the
@@ -228,15 +246,7 @@ Result<std::shared_ptr<const TokenClaims>> TokenService::verify_shared(std::stri
       cache_->clear();
     }
   }
-  if (cache_) {
-    if (auto known = cache_->find(type, token, now, policy_.leeway.count())) return known;
-  }
-  std::int64_t valid_from = 0;
-  auto claims = verify_uncached(token, type, now, valid_from);
-  if (!claims) return std::unexpected(claims.error());
-  auto shared = std::make_shared<const TokenClaims>(std::move(*claims));
-  if (cache_) cache_->insert(type, token, shared, valid_from, now);
-  return shared;
+  return cache_->find(type, token, now, policy_.leeway.count());
 }
 
 Result<TokenClaims> TokenService::verify_uncached(std::string_view token, std::string_view type, std::int64_t now,

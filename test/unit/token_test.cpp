@@ -514,5 +514,39 @@ TEST(TokenCacheCounts, EveryLookupOfEveryTokenCountsOnce) {
   EXPECT_EQ(counts.hits, 120u);
 }
 
+// The guard's b64token check runs on a token the cache does not recognise,
+// before anything else (its error as is), and never on one verified before.
+int unknown_checks = 0;
+Result<void> count_and_refuse_tilde(std::string_view token) {
+  ++unknown_checks;
+  if (token.find('~') != std::string_view::npos) return fail(Errc::malformed_credentials, "a tilde");
+  return {};
+}
+
+TEST(TokenUnknownCheck, RunsOnlyForTokensTheCacheDoesNotRecognise) {
+  TokenService service = make_service();
+  const auto token = service.issue(kAccessTokenType, kSubject, "alice", kNow);
+  unknown_checks = 0;
+  ASSERT_TRUE(service.verify_shared(token, kAccessTokenType, kNow, count_and_refuse_tilde));
+  EXPECT_EQ(unknown_checks, 1);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(service.verify_shared(token, kAccessTokenType, kNow, count_and_refuse_tilde));
+  EXPECT_EQ(unknown_checks, 1) << "a recognised token skips the check";
+
+  // Its error comes first, before the signature (here: none) or the size.
+  const auto refused = service.verify_shared("~" + token, kAccessTokenType, kNow, count_and_refuse_tilde);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, Errc::malformed_credentials);
+  const auto long_one = service.verify_shared(std::string(9000, '~'), kAccessTokenType, kNow, count_and_refuse_tilde);
+  ASSERT_FALSE(long_one);
+  EXPECT_EQ(long_one.error().code, Errc::malformed_credentials);
+  EXPECT_EQ(unknown_checks, 3);
+
+  // A token that expired is not recognised: checked again, then refused as expired.
+  const auto later = service.verify_shared(token, kAccessTokenType, kNow + 100000, count_and_refuse_tilde);
+  ASSERT_FALSE(later);
+  EXPECT_EQ(later.error().code, Errc::invalid_token);
+  EXPECT_EQ(unknown_checks, 4);
+}
+
 }  // namespace
 }  // namespace authd

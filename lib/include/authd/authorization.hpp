@@ -26,4 +26,12 @@ std::optional<BasicCredentials> parse_basic_authorization(std::string_view heade
 // tokens, characters outside the b64token syntax).
 Result<std::string_view> parse_bearer_authorization(std::string_view header);
 
+// The two halves of parse_bearer_authorization, for a caller that checks the
+// token's syntax only when it does not recognise the token (the guard: a
+// token verified before passed it already). bearer_token: the scheme and a
+// token, whatever its characters; check_b64token: invalid_request unless
+// `token` is a b64token.
+Result<std::string_view> bearer_token(std::string_view header);
+Result<void> check_b64token(std::string_view token);
+
 }  // namespace authd

@@ -89,8 +89,14 @@ class TokenService {
                              std::int64_t now) const;
   // The same, the claims shared read-only with the cache instead of copied
   // out of it (the guard's way, on every protected request).
+  // `check_unknown`, when given, is run on a token the cache does not
+  // recognise, before anything else is checked, its error returned as is: a
+  // caller's own syntax rule (RFC 6750's b64token), which a token verified
+  // before passed already, so that a known token skips it.
+  using UnknownTokenCheck = Result<void> (*)(std::string_view token);
   Result<std::shared_ptr<const TokenClaims>> verify_shared(std::string_view token, std::string_view type,
-                                                           std::int64_t now) const;
+                                                           std::int64_t now,
+                                                           UnknownTokenCheck check_unknown = nullptr) const;
 
   const TokenPolicy& policy() const noexcept { return policy_; }
 
@@ -112,6 +118,10 @@ class TokenService {
   std::string issue_public_key(std::string_view type, std::string payload_b64, std::int64_t now) const;
   // The ring's keys for a verification, emptying the cache when they changed.
   std::shared_ptr<const KeyRing::Keys> ring_keys(std::int64_t now) const;
+  // The claims of a token of kind `type` that verified before and is still
+  // valid at `now` (the cache, emptied first if the key set changed); null
+  // when the cache does not hold it or is disabled.
+  std::shared_ptr<const TokenClaims> recognise(std::string_view token, std::string_view type, std::int64_t now) const;
   Result<TokenClaims> verify_uncached(std::string_view token, std::string_view type, std::int64_t now,
                                       std::int64_t& valid_from) const;
   // The base64url header this service writes for `type`.
