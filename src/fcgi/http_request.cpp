@@ -7,13 +7,12 @@
 namespace authd::fcgi {
 
 http::Request to_http_request(Request&& fcgi) {
-  auto params = std::make_shared<const RequestParams>(std::move(fcgi.params));
   http::Request request = http::request_from_params(
-      [view = params.get()](std::string_view name) -> std::string_view {
+      [view = fcgi.params.get()](std::string_view name) -> std::string_view {
         return view->find(name).value_or(std::string_view());
       },
       program_invocation_short_name);
-  request.param_source = std::move(params);
+  request.param_source = std::move(fcgi.params);
   request.body = std::move(fcgi.body);
   return request;
 }

@@ -26,56 +26,6 @@ void answer_get_values(std::string_view content, const Limits& limits, std::stri
 
 }  // namespace
 
-bool RequestParams::decode(std::string encoded, std::string_view role, std::size_t max_pairs) {
-  clear();
-  encoded_ = std::make_unique<std::string>(std::move(encoded));
-  pairs_.reserve(40);  // nginx's fastcgi_params and a browser's headers: about 30
-  pairs_.emplace_back("FCGI_ROLE", role);
-  if (!decode_pair_views(*encoded_, max_pairs, pairs_)) return false;
-  build_index();
-  return true;
-}
-
-std::size_t RequestParams::slot_of(std::string_view name) noexcept {
-  if (name.empty()) return 0;
-  const auto at = [&](std::size_t i) { return static_cast<std::size_t>(static_cast<unsigned char>(name[i])); };
-  return (name.size() * 31 + at(name.size() / 2) * 7 + at(name.size() - 1)) % kSlots;
-}
-
-void RequestParams::build_index() noexcept {
-  index_.fill(0);
-  indexed_ = pairs_.size() <= kIndexed;
-  if (!indexed_) return;
-  for (std::size_t i = 0; i < pairs_.size(); ++i) {
-    // Linear probing: of two pairs with one name, the first sent is met first.
-    std::size_t slot = slot_of(pairs_[i].first);
-    while (index_[slot] != 0) slot = (slot + 1) % kSlots;
-    index_[slot] = static_cast<std::uint8_t>(i + 1);
-  }
-}
-
-std::optional<std::string_view> RequestParams::find(std::string_view name) const noexcept {
-  if (!indexed_) {
-    for (const auto& [key, value] : pairs_) {
-      if (key == name) return value;
-    }
-    return std::nullopt;
-  }
-  // The table is never full: an empty slot ends every probe.
-  for (std::size_t slot = slot_of(name); index_[slot] != 0; slot = (slot + 1) % kSlots) {
-    const auto& [key, value] = pairs_[index_[slot] - 1];
-    if (key == name) return value;
-  }
-  return std::nullopt;
-}
-
-void RequestParams::clear() noexcept {
-  pairs_.clear();
-  encoded_.reset();
-  index_.fill(0);
-  indexed_ = false;
-}
-
 void RequestParser::append(std::string_view bytes) {
   compact();
   in_.append(bytes);
@@ -164,8 +114,7 @@ Step RequestParser::begin(std::uint16_t id, std::string_view content, std::strin
   role_ = static_cast<Role>(role);
   keep_conn_ = keep;
   phase_ = Phase::head;
-  params_bytes_.clear();
-  params_.clear();
+  params_ = RequestParams::acquire();
   body_.clear();
   content_length_.reset();
   request_ready_ = false;
@@ -174,27 +123,25 @@ Step RequestParser::begin(std::uint16_t id, std::string_view content, std::strin
 
 Step RequestParser::params(std::string_view content) {
   if (content.empty()) return end_of_params();
-  if (content.size() > limits_.max_params_bytes - params_bytes_.size()) {
+  if (content.size() > limits_.max_params_bytes - params_->encoded_size()) {
     // Headers this large are abuse, not a request: answer, then close.
     keep_conn_ = false;
     return reject(Error(Errc::too_large, "request parameters over " + std::to_string(limits_.max_params_bytes) + " bytes"));
   }
-  params_bytes_.append(content);
+  params_->append_encoded(content);
   return Step{};
 }
 
 Step RequestParser::end_of_params() {
-  const bool decoded = params_.decode(std::exchange(params_bytes_, {}),
-                                      role_ == Role::authorizer ? "AUTHORIZER" : "RESPONDER", limits_.max_params_pairs);
+  const bool decoded =
+      params_->decode(role_ == Role::authorizer ? "AUTHORIZER" : "RESPONDER", limits_.max_params_pairs);
   if (!decoded) {
-    params_.clear();
     keep_conn_ = false;
     return reject(Error(Errc::invalid_input, "malformed FastCGI parameters"));
   }
-  if (params_.size() > limits_.max_params_pairs + 1) {  // + FCGI_ROLE
+  if (params_->size() > limits_.max_params_pairs + 1) {  // + FCGI_ROLE
     // Thousands of empty pairs in 256 KiB would be a large index to build:
     // abuse, as parameters over the size cap.
-    params_.clear();
     keep_conn_ = false;
     return reject(Error(Errc::too_large, "more than " + std::to_string(limits_.max_params_pairs) + " request parameters"));
   }
@@ -208,7 +155,7 @@ Step RequestParser::end_of_params() {
   // "-1" is Caddy's (2.6) CONTENT_LENGTH for a chunked request body: the
   // length is unknown, as when there is none; the body is the stdin stream
   // up to its end, capped at max_body_bytes like any other.
-  if (const auto text = params_.find("CONTENT_LENGTH"); text && !text->empty() && *text != "-1") {
+  if (const auto text = params_->find("CONTENT_LENGTH"); text && !text->empty() && *text != "-1") {
     std::size_t length = 0;
     const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), length);
     if (ec != std::errc() || end != text->data() + text->size()) {
@@ -259,9 +206,8 @@ bool RequestParser::end_request(bool may_drain) {
       may_drain && keep_conn_ && role_ == Role::responder && (phase_ == Phase::head || phase_ == Phase::body);
   phase_ = hold_end ? Phase::drain : Phase::idle;
   drained_ = 0;
-  std::string().swap(params_bytes_);
+  params_.reset();
   std::string().swap(body_);
-  params_.clear();
   request_ready_ = false;
   return !hold_end;
 }
@@ -290,7 +236,6 @@ Request RequestParser::take_request() {
   request.keep_conn = keep_conn_;
   request.params = std::move(params_);
   request.body = std::move(body_);
-  params_.clear();
   body_.clear();
   return request;
 }

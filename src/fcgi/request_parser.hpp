@@ -34,6 +34,7 @@
 #include "authd/error.hpp"
 #include "fcgi/protocol.hpp"
 #include "fcgi/records.hpp"
+#include "fcgi/request_params.hpp"
 
 namespace authd::fcgi {
 
@@ -45,52 +46,13 @@ struct Limits {
   unsigned max_conns = 1024;                  // told to the web server in FCGI_GET_VALUES_RESULT
 };
 
-// A request's parameters: views into the encoded FCGI_PARAMS stream, which
-// it owns on the heap (a move keeps the views valid). Decoding them copies no
-// name or value: a request carries some thirty, one of them a bearer token.
-class RequestParams {
- public:
-  RequestParams() = default;
-  RequestParams(RequestParams&&) noexcept = default;
-  RequestParams& operator=(RequestParams&&) noexcept = default;
-
-  // Takes `encoded` and decodes at most max_pairs + 1 pairs of it after a
-  // first FCGI_ROLE=`role`. False when a length runs past the end.
-  bool decode(std::string encoded, std::string_view role, std::size_t max_pairs);
-
-  // The value of the first parameter called `name`; nullopt when none is.
-  std::optional<std::string_view> find(std::string_view name) const noexcept;
-
-  std::size_t size() const noexcept { return pairs_.size(); }
-  bool empty() const noexcept { return pairs_.empty(); }
-  const ParamView& operator[](std::size_t i) const noexcept { return pairs_[i]; }
-  auto begin() const noexcept { return pairs_.begin(); }
-  auto end() const noexcept { return pairs_.end(); }
-  void clear() noexcept;
-
- private:
-  // The pairs' names in an open-addressing table (slot: pair index + 1; 0 is
-  // empty), so that find() compares about one name instead of all thirty
-  // (most lookups are of names a request does not carry, X-Forwarded-For and
-  // the like). Beyond kIndexed pairs find() reads them all, as before.
-  static constexpr std::size_t kSlots = 64;
-  static constexpr std::size_t kIndexed = 48;  // the table at most 3/4 full
-  static std::size_t slot_of(std::string_view name) noexcept;
-  void build_index() noexcept;
-
-  std::unique_ptr<std::string> encoded_;
-  std::vector<ParamView> pairs_;
-  std::array<std::uint8_t, kSlots> index_{};
-  bool indexed_ = false;
-};
-
 // A complete request. params starts with FCGI_ROLE=RESPONDER|AUTHORIZER (as
 // libfcgi puts it), then the web server's parameters in the order sent.
 struct Request {
   std::uint16_t id = 0;
   Role role = Role::responder;
   bool keep_conn = false;  // FCGI_KEEP_CONN: the web server reuses the connection
-  RequestParams params;
+  std::shared_ptr<const RequestParams> params;  // never null in a request take_request() made
   std::string body;  // FCGI_STDIN; empty for an authorizer
 };
 
@@ -174,8 +136,7 @@ class RequestParser {
   bool keep_conn_ = false;
   bool end_pending_ = false;  // after a reject: `ended` comes next
   std::size_t drained_ = 0;   // bytes dropped in phase drain
-  std::string params_bytes_;
-  RequestParams params_;
+  std::shared_ptr<RequestParams> params_;  // the open request's (null between requests)
   std::optional<std::size_t> content_length_;
   std::string body_;
   bool request_ready_ = false;

@@ -1,0 +1,87 @@
+#include "fcgi/request_params.hpp"
+
+#include <atomic>
+
+namespace authd::fcgi {
+
+std::shared_ptr<RequestParams> RequestParams::acquire() {
+  // Enough for the requests of one event loop that are still held (at a
+  // hashing worker, or being answered) while it parses the next one.
+  constexpr std::size_t kPooled = 8;
+  thread_local std::array<std::shared_ptr<RequestParams>, kPooled> pool;
+  for (auto& block : pool) {
+    if (!block) {
+      block = std::make_shared<RequestParams>();
+      return block;
+    }
+    // Only the pool holds it, so nobody can take a new hold on it. Its last
+    // other holder (maybe another thread) let go with a release decrement:
+    // the fence orders that holder's reads of the block before our writes.
+    if (block.use_count() == 1) {
+      std::atomic_thread_fence(std::memory_order_acquire);
+      block->clear();
+      return block;
+    }
+  }
+  return std::make_shared<RequestParams>();
+}
+
+bool RequestParams::decode(std::string_view role, std::size_t max_pairs) {
+  pairs_.clear();
+  pairs_.reserve(40);  // nginx's fastcgi_params and a browser's headers: about 30
+  pairs_.emplace_back("FCGI_ROLE", role);
+  if (!decode_pair_views(encoded_, max_pairs, pairs_)) return false;
+  build_index();
+  return true;
+}
+
+bool RequestParams::decode(std::string_view encoded, std::string_view role, std::size_t max_pairs) {
+  clear();
+  append_encoded(encoded);
+  return decode(role, max_pairs);
+}
+
+std::size_t RequestParams::slot_of(std::string_view name) noexcept {
+  if (name.empty()) return 0;
+  const auto at = [&](std::size_t i) { return static_cast<std::size_t>(static_cast<unsigned char>(name[i])); };
+  return (name.size() * 31 + at(name.size() / 2) * 7 + at(name.size() - 1)) % kSlots;
+}
+
+void RequestParams::build_index() noexcept {
+  index_.fill(0);
+  indexed_ = pairs_.size() <= kIndexed;
+  if (!indexed_) return;
+  for (std::size_t i = 0; i < pairs_.size(); ++i) {
+    // Linear probing: of two pairs with one name, the first sent is met first.
+    std::size_t slot = slot_of(pairs_[i].first);
+    while (index_[slot] != 0) slot = (slot + 1) % kSlots;
+    index_[slot] = static_cast<std::uint8_t>(i + 1);
+  }
+}
+
+std::optional<std::string_view> RequestParams::find(std::string_view name) const noexcept {
+  if (!indexed_) {
+    for (const auto& [key, value] : pairs_) {
+      if (key == name) return value;
+    }
+    return std::nullopt;
+  }
+  // The table is never full: an empty slot ends every probe.
+  for (std::size_t slot = slot_of(name); index_[slot] != 0; slot = (slot + 1) % kSlots) {
+    const auto& [key, value] = pairs_[index_[slot] - 1];
+    if (key == name) return value;
+  }
+  return std::nullopt;
+}
+
+void RequestParams::clear() noexcept {
+  pairs_.clear();
+  encoded_.clear();
+  // A request with huge headers does not leave its buffers to every later one.
+  if (encoded_.capacity() > kKeptEncodedCapacity) std::string().swap(encoded_);
+  if (pairs_.capacity() > kKeptPairsCapacity) std::vector<ParamView>().swap(pairs_);
+  index_.fill(0);
+  indexed_ = false;
+}
+
+}  // namespace authd::fcgi
