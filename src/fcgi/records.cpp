@@ -86,38 +86,12 @@ void append_unknown_type(std::string& out, std::uint8_t type) {
   append_record(out, RecordType::unknown_type, 0, std::string_view(body, sizeof body));
 }
 
-bool decode_pair_views(std::string_view bytes, std::size_t max_pairs, std::vector<ParamView>& out) {
-  // Every request's ~30 parameters pass here: one pointer walks the bytes.
-  const auto* at = reinterpret_cast<const unsigned char*>(bytes.data());
-  const auto* const end = at + bytes.size();
-  for (std::size_t decoded = 0; at != end && decoded <= max_pairs; ++decoded) {
-    std::size_t lengths[2];  // name, value: one byte below 128, else four with the top bit set
-    for (auto& length : lengths) {
-      if (at == end) return false;
-      if (*at < 0x80) {
-        length = *at++;
-        continue;
-      }
-      if (end - at < 4) return false;
-      length = (static_cast<std::size_t>(at[0] & 0x7f) << 24) | (static_cast<std::size_t>(at[1]) << 16) |
-               (static_cast<std::size_t>(at[2]) << 8) | at[3];
-      at += 4;
-    }
-    const auto left = static_cast<std::size_t>(end - at);
-    if (lengths[0] > left || lengths[1] > left - lengths[0]) return false;
-    const auto* name = reinterpret_cast<const char*>(at);
-    out.emplace_back(std::string_view(name, lengths[0]), std::string_view(name + lengths[0], lengths[1]));
-    at += lengths[0] + lengths[1];
-  }
-  return true;
-}
-
 std::optional<Params> decode_pairs(std::string_view bytes, std::size_t max_pairs) {
-  std::vector<ParamView> views;
-  if (!decode_pair_views(bytes, max_pairs, views)) return std::nullopt;
   Params pairs;
-  pairs.reserve(views.size());
-  for (const auto& [name, value] : views) pairs.emplace_back(std::string(name), std::string(value));
+  const bool whole = for_each_pair(bytes, max_pairs, [&](std::string_view name, std::string_view value) {
+    pairs.emplace_back(std::string(name), std::string(value));
+  });
+  if (!whole) return std::nullopt;
   return pairs;
 }
 

@@ -30,9 +30,11 @@ bool RequestParams::decode(std::string_view role, std::size_t max_pairs) {
   pairs_.clear();
   pairs_.reserve(40);  // nginx's fastcgi_params and a browser's headers: about 30
   pairs_.emplace_back("FCGI_ROLE", role);
-  if (!decode_pair_views(encoded_, max_pairs, pairs_)) return false;
+  const bool whole = for_each_pair(encoded_, max_pairs, [this](std::string_view name, std::string_view value) {
+    pairs_.emplace_back(name, value);
+  });
   build_index();
-  return true;
+  return whole;
 }
 
 bool RequestParams::decode(std::string_view encoded, std::string_view role, std::size_t max_pairs) {
