@@ -56,10 +56,13 @@ std::vector<std::string_view> words(std::string_view text) {
 bool iequals(std::string_view a, std::string_view b) noexcept {
   // ASCII only, as HTTP's case-insensitive tokens are (and std::tolower, a
   // call per byte, would follow a locale): every request compares a few.
-  const auto fold = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c | 0x20) : c; };
+  // Equal bytes are the usual case ("Bearer" as written): the fold only for the others.
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (fold(a[i]) != fold(b[i])) return false;
+    const auto x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[i]);
+    if (x == y) continue;
+    const auto lower = static_cast<unsigned char>(x | 0x20);
+    if (lower != (y | 0x20) || lower < 'a' || lower > 'z') return false;
   }
   return true;
 }

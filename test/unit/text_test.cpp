@@ -1,6 +1,8 @@
 // lib/foundation/text: HTTP's case-insensitive comparison and white space.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "authd/text.hpp"
 
 namespace authd {
@@ -18,6 +20,17 @@ TEST(Text, IequalsFoldsAsciiLettersOnly) {
   // Bytes over 0x7f compare as they are (Latin-1's É and é are not one letter here).
   EXPECT_FALSE(text::iequals("\xC9", "\xE9"));
   EXPECT_TRUE(text::iequals("\xC9", "\xC9"));
+}
+
+// Every pair of bytes, against the plain rule (fold A-Z to a-z, compare).
+TEST(Text, IequalsAgreesWithTheFoldOnEveryPairOfBytes) {
+  const auto fold = [](int c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; };
+  for (int x = 0; x < 256; ++x) {
+    for (int y = 0; y < 256; ++y) {
+      const std::string a(1, static_cast<char>(x)), b(1, static_cast<char>(y));
+      ASSERT_EQ(text::iequals(a, b), fold(x) == fold(y)) << x << " " << y;
+    }
+  }
 }
 
 TEST(Text, TrimOwsRemovesSpacesAndTabsOnly) {
