@@ -7,11 +7,10 @@
 namespace authd::fcgi {
 
 http::Request to_http_request(Request&& fcgi) {
-  http::Request request = http::request_from_params(
-      [view = fcgi.params.get()](std::string_view name) -> std::string_view {
-        return view->find(name).value_or(std::string_view());
-      },
-      program_invocation_short_name);
+  const auto find = [view = fcgi.params.get()](std::string_view name) -> std::string_view {
+    return view->find(name).value_or(std::string_view());
+  };
+  http::Request request = http::request_from_params(find, find, program_invocation_short_name);
   request.param_source = std::move(fcgi.params);
   request.body = std::move(fcgi.body);
   return request;

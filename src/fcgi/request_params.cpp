@@ -43,12 +43,6 @@ bool RequestParams::decode(std::string_view encoded, std::string_view role, std:
   return decode(role, max_pairs);
 }
 
-std::size_t RequestParams::slot_of(std::string_view name) noexcept {
-  if (name.empty()) return 0;
-  const auto at = [&](std::size_t i) { return static_cast<std::size_t>(static_cast<unsigned char>(name[i])); };
-  return (name.size() * 31 + at(name.size() / 2) * 7 + at(name.size() - 1)) % kSlots;
-}
-
 void RequestParams::build_index() noexcept {
   index_.fill(0);
   indexed_ = pairs_.size() <= kIndexed;
@@ -59,21 +53,6 @@ void RequestParams::build_index() noexcept {
     while (index_[slot] != 0) slot = (slot + 1) % kSlots;
     index_[slot] = static_cast<std::uint8_t>(i + 1);
   }
-}
-
-std::optional<std::string_view> RequestParams::find(std::string_view name) const noexcept {
-  if (!indexed_) {
-    for (const auto& [key, value] : pairs_) {
-      if (key == name) return value;
-    }
-    return std::nullopt;
-  }
-  // The table is never full: an empty slot ends every probe.
-  for (std::size_t slot = slot_of(name); index_[slot] != 0; slot = (slot + 1) % kSlots) {
-    const auto& [key, value] = pairs_[index_[slot] - 1];
-    if (key == name) return value;
-  }
-  return std::nullopt;
 }
 
 void RequestParams::clear() noexcept {

@@ -44,7 +44,21 @@ class RequestParams {
   bool decode(std::string_view encoded, std::string_view role, std::size_t max_pairs);
 
   // The value of the first parameter called `name`; nullopt when none is.
-  std::optional<std::string_view> find(std::string_view name) const noexcept;
+  // Inline: a request looks up a dozen names, most of them not sent.
+  std::optional<std::string_view> find(std::string_view name) const noexcept {
+    if (!indexed_) {
+      for (const auto& [key, value] : pairs_) {
+        if (key == name) return value;
+      }
+      return std::nullopt;
+    }
+    // The table is never full: an empty slot ends every probe.
+    for (std::size_t slot = slot_of(name); index_[slot] != 0; slot = (slot + 1) % kSlots) {
+      const auto& [key, value] = pairs_[index_[slot] - 1];
+      if (key == name) return value;
+    }
+    return std::nullopt;
+  }
 
   std::size_t size() const noexcept { return pairs_.size(); }
   bool empty() const noexcept { return pairs_.empty(); }
@@ -64,7 +78,11 @@ class RequestParams {
   // What a recycled block keeps of its buffers (nginx sends ~1 KiB, ~20 pairs).
   static constexpr std::size_t kKeptEncodedCapacity = 16384;
   static constexpr std::size_t kKeptPairsCapacity = 64;
-  static std::size_t slot_of(std::string_view name) noexcept;
+  static std::size_t slot_of(std::string_view name) noexcept {
+    if (name.empty()) return 0;
+    const auto at = [&](std::size_t i) { return static_cast<std::size_t>(static_cast<unsigned char>(name[i])); };
+    return (name.size() * 31 + at(name.size() / 2) * 7 + at(name.size() - 1)) % kSlots;
+  }
   void build_index() noexcept;
 
   std::string encoded_;

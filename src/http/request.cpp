@@ -22,16 +22,8 @@ RoutePath route_path(std::string_view script_name, std::string_view path_info, s
 }
 
 Request request_from_params(ParamLookup param, std::string_view program_name) {
-  Request request;
-  request.method = std::string(param("REQUEST_METHOD"));
-  auto route = route_path(param("SCRIPT_NAME"), param("PATH_INFO"), program_name);
-  request.path = std::move(route.path);
-  request.base_path = std::move(route.base_path);
-  request.query = std::string(param("QUERY_STRING"));
-  request.https = param("HTTPS") == "on";
-  request.remote_addr = std::string(param("REMOTE_ADDR"));
-  request.param = std::move(param);
-  return request;
+  const ParamLookup find = param;  // `param` moves into the request
+  return request_from_params(find, std::move(param), program_name);
 }
 
 Result<std::size_t> content_length(const Request& request, std::size_t max_body) {

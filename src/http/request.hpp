@@ -53,6 +53,23 @@ RoutePath route_path(std::string_view script_name, std::string_view path_info, s
 // CGI/FastCGI parameters (the body is left to the caller).
 Request request_from_params(ParamLookup param, std::string_view program_name);
 
+// The same, reading those few through `find` (any callable from a name to
+// its value, "" when absent: the FastCGI parameters' own lookup, called
+// directly rather than through the std::function on every request).
+template <class Find>
+Request request_from_params(const Find& find, ParamLookup param, std::string_view program_name) {
+  Request request;
+  request.method = std::string(find("REQUEST_METHOD"));
+  auto route = route_path(find("SCRIPT_NAME"), find("PATH_INFO"), program_name);
+  request.path = std::move(route.path);
+  request.base_path = std::move(route.base_path);
+  request.query = std::string(find("QUERY_STRING"));
+  request.https = find("HTTPS") == "on";
+  request.remote_addr = std::string(find("REMOTE_ADDR"));
+  request.param = std::move(param);
+  return request;
+}
+
 // CONTENT_LENGTH: 0 when absent. Errors: invalid_input when it is not a
 // number, too_large beyond `max_body`.
 Result<std::size_t> content_length(const Request& request, std::size_t max_body);
