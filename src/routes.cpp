@@ -304,10 +304,11 @@ namespace {
 
 // respond() with what every answer gets: its X-Request-Id, and its count and
 // time in /metrics.
-http::Response finish(App& app, const http::Request& request, const RouteMatch& match,
+http::Response finish(App& app, http::Request& request, const RouteMatch& match,
                       std::chrono::steady_clock::time_point started) {
   auto response = respond(app, request, match);
-  response.header("X-Request-Id", request.request_id);
+  // The id's last reader is the answer: it moves there (no copy to allocate).
+  response.header("X-Request-Id", std::move(request.request_id));
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
   const std::string_view route = match.route       ? match.route->pattern
                                  : match.authorizer ? std::string_view("authorizer")
@@ -335,7 +336,7 @@ Prepared prepare(App& app, http::Request&& request) {
     return prepared;
   }
   prepared.lane = lane;
-  prepared.answer = [&app, request = std::move(request), match = std::move(match), started] {
+  prepared.answer = [&app, request = std::move(request), match = std::move(match), started]() mutable {
     return finish(app, request, match, started);
   };
   return prepared;
