@@ -21,7 +21,6 @@
 // dropped so; past them the connection is broken (closed).
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -29,7 +28,6 @@
 #include <string>
 #include <string_view>
 #include <utility>
-#include <vector>
 
 #include "authd/error.hpp"
 #include "fcgi/protocol.hpp"
