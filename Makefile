@@ -55,7 +55,7 @@ ASAN_EXCLUDE ?= soak|apache|nginx|h2o|caddy|postgresql|browser|hosting|install|p
 test-asan:
 	@$(DEPS) test
 	$(CTEST) -V -S test/ci.cmake -DBUILD_DIR=build-asan -DBUILD_TYPE=Debug \
-	  -DCONFIGURE_OPTIONS=-DAUTHD_SANITIZE=ON -DJOBS=$(JOBS) "-DEXCLUDE_LABEL=$(ASAN_EXCLUDE)"
+	  "-DCONFIGURE_OPTIONS=-DAUTHD_SANITIZE=ON -DAUTHD_PRECOMPILED_HEADERS=ON" -DJOBS=$(JOBS) "-DEXCLUDE_LABEL=$(ASAN_EXCLUDE)"
 
 # conf/authd.conf, docs/configuration.md and man/authd.conf.5 from the settings
 # tables (scripts/settings-docs.sh; CTest docs.settings fails when they differ).
@@ -94,9 +94,7 @@ bench:
 # $(FUZZ_DIR) (-DAUTHD_FUZZ=ON: ASan + UBSan + coverage), each run by CTest for
 # FUZZ_SECONDS (default 20) from its seed corpus. make fuzz-long runs them
 # longer (FUZZ_SECONDS=600 by default; override on the command line).
-# Crashing inputs are left in $(FUZZ_DIR)/test/fuzz/artifacts/. Built without
-# precompiled headers, so that it also checks that every source it compiles
-# includes the standard headers it uses (cmake/PrecompiledHeaders.cmake).
+# Crashing inputs are left in $(FUZZ_DIR)/test/fuzz/artifacts/.
 FUZZ_DIR     ?= build-fuzz
 FUZZ_SECONDS ?= 20
 FUZZ_CXX     ?= clang++-19
@@ -106,8 +104,7 @@ FUZZ_CC      ?= clang-19
 fuzz:
 	@$(DEPS) fuzz
 	CC=$(FUZZ_CC) CXX=$(FUZZ_CXX) cmake -S . -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DCMAKE_CXX_COMPILER=$(FUZZ_CXX) -DAUTHD_FUZZ=ON -DAUTHD_BUILD_TESTS=OFF -DAUTHD_PRECOMPILED_HEADERS=OFF \
-	  -DAUTHD_FUZZ_SECONDS=$(FUZZ_SECONDS)
+	  -DCMAKE_CXX_COMPILER=$(FUZZ_CXX) -DAUTHD_FUZZ=ON -DAUTHD_BUILD_TESTS=OFF -DAUTHD_FUZZ_SECONDS=$(FUZZ_SECONDS)
 	cmake --build $(FUZZ_DIR) -j$(JOBS) --target fuzz_token fuzz_signup_json fuzz_authorization fuzz_request_path fuzz_fcgi_parser fuzz_webauthn
 	cd $(FUZZ_DIR) && $(CTEST) -L fuzz -j$(JOBS) --output-on-failure
 
