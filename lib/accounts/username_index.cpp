@@ -69,31 +69,34 @@ Result<void> build_if_missing(Store& store) {
   });
   if (!checked) return checked;
   if (built) return {};
-  for (std::size_t offset = 0;; offset += kBuildPage) {
+  // A page of users per write transaction, each page after the last name of
+  // the one before (a page costs itself, whatever the store's size).
+  std::string after;
+  for (;;) {
     bool last = false;
+    std::string page_end;  // `after` moves on only once the page committed: a retried write sees the same page
     auto page = store.write([&](StoreTxn& txn) -> Result<void> {
-      UserQuery query;
-      query.offset = offset;
-      query.limit = kBuildPage;
-      auto users = txn.list_users(query);
-      if (!users) return std::unexpected(users.error());
-      for (const auto& user : users->users) {
+      auto names = txn.list_usernames(after, kBuildPage);
+      if (!names) return std::unexpected(names.error());
+      for (const auto& name : *names) {
         // Two stored names with one canonical form (possible before the
         // index): the first in username order keeps it; both still sign in
         // by their exact names.
-        const auto key = canonical(user.username);
+        const auto key = canonical(name);
         auto holder = txn.get_entry(kNamespace, key);
         if (!holder) return std::unexpected(holder.error());
         if (!*holder) {
-          if (auto put = txn.put_entry(kNamespace, key, user.username, 0); !put) return put;
+          if (auto put = txn.put_entry(kNamespace, key, name, 0); !put) return put;
         }
       }
-      last = users->users.size() < kBuildPage;
+      last = names->size() < kBuildPage;
+      page_end = names->empty() ? after : names->back();
       if (last) return txn.put_entry(kNamespace, kBuiltMarker, "1", 0);
       return {};
     });
     if (!page) return page;
     if (last) return {};
+    after = std::move(page_end);
   }
 }
 

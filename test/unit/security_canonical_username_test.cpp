@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <optional>
+#include <string>
 
 #include "accounts/username_index.hpp"
 #include "authd/accounts.hpp"
@@ -66,6 +67,29 @@ TEST_F(CanonicalUsernames, AStoreFromBeforeTheIndexGetsItBuiltOnce) {
   EXPECT_EQ("Dave", found->username);
   EXPECT_EQ("carol", username_index::find_user(db_.store(), "carol")->username);
   EXPECT_EQ("Carol", username_index::find_user(db_.store(), "Carol")->username);
+}
+
+TEST_F(CanonicalUsernames, TheFirstBuildCoversEveryPageOfALargerStore) {
+  // 2,500 users: three pages of the build, the last one short.
+  constexpr int kUsers = 2500;
+  auto name = [](int i) { return "User" + std::to_string(10000 + i); };
+  ASSERT_EQ("ok", outcome(db_.store().write([&](StoreTxn& txn) -> Result<void> {
+    for (int i = 0; i < kUsers; ++i) {
+      User user;
+      user.id = new_object_id();
+      user.username = name(i);
+      user.role = Role::user;
+      if (auto ok = txn.insert_user(user); !ok) return ok;
+    }
+    return {};
+  })));
+  ASSERT_EQ("ok", outcome(username_index::build_if_missing(db_.store())));
+  for (int i : {0, 999, 1000, 1001, 1999, 2000, kUsers - 1}) {
+    auto found = username_index::find_user(db_.store(), "user" + std::to_string(10000 + i));
+    ASSERT_EQ("ok", outcome(found)) << i;
+    EXPECT_EQ(name(i), found->username);
+    EXPECT_EQ("conflict", outcome(sign_up("USER" + std::to_string(10000 + i)))) << i;
+  }
 }
 
 TEST(CanonicalUsernameForm, IsAsciiLowerCase) {

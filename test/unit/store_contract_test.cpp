@@ -234,6 +234,29 @@ TEST_P(ListUsers, AllInUsernameByteOrder) {
   EXPECT_EQ(Role::admin, page.users[3].role);
 }
 
+TEST_P(ListUsers, UsernamesPageAfterTheLastNameOfTheOneBefore) {
+  auto names_after = [&](std::string after, std::size_t limit) {
+    std::vector<std::string> out;
+    EXPECT_EQ("ok", outcome(read([&](StoreTxn& txn) -> Result<void> {
+                auto got = txn.list_usernames(after, limit);
+                if (!got) return std::unexpected(got.error());
+                out = *got;
+                return {};
+              })));
+    return out;
+  };
+  using Names = std::vector<std::string>;
+  EXPECT_EQ((Names{"Zed", "al.x"}), names_after("", 2));
+  EXPECT_EQ((Names{"alice", "bob"}), names_after("al.x", 2));
+  EXPECT_EQ((Names{"carol", "malice"}), names_after("bob", 10));
+  EXPECT_EQ(Names{}, names_after("malice", 10));
+  EXPECT_EQ(Names{}, names_after("", 0));
+  // After a name nobody has, and after one longer than any key LMDB stores.
+  EXPECT_EQ((Names{"bob", "carol"}), names_after("b", 2));
+  EXPECT_EQ((Names{"al.x", "alice", "bob", "carol", "malice"}), names_after(std::string(600, 'a'), 10));
+  EXPECT_EQ((Names{"Zed", "al.x", "alice", "bob", "carol", "malice"}), names_after("", static_cast<std::size_t>(-1)));
+}
+
 TEST_P(ListUsers, FilterByRole) {
   UserQuery query;
   query.role = Role::admin;

@@ -64,6 +64,10 @@ class StoreTxn {
   virtual Result<void> replace_user(const User& user) = 0;                  // not_found: no such username
   virtual Result<void> delete_user(std::string_view username) = 0;          // not_found
   virtual Result<UserPage> list_users(const UserQuery& query) = 0;
+  // The usernames after `after` ("" = from the first), at most `limit` of
+  // them, in username order: walks every user a page at a time, each page
+  // costing only itself (list_users reads every match to count them).
+  virtual Result<std::vector<std::string>> list_usernames(std::string_view after, std::size_t limit) = 0;
 
   // --- third-party identities ("provider:subject") -> username -----------
   virtual Result<std::string> find_link(std::string_view link) = 0;         // not_found

@@ -133,6 +133,17 @@ class LmdbTxn final : public StoreTxn {
     return page;
   }
 
+  Result<std::vector<std::string>> list_usernames(std::string_view after, std::size_t limit) override {
+    std::vector<std::string> names;
+    if (limit == 0) return names;
+    auto scanned = txn_.for_each_after(env_.users, after, [&](std::string_view name, std::string_view) {
+      names.emplace_back(name);
+      return names.size() < limit;
+    });
+    if (!scanned) return std::unexpected(scanned.error());
+    return names;
+  }
+
   // Through the email index: only the users filed under that address are read.
   Result<UserPage> list_users_of_email(const UserQuery& query) {
     UserPage page;

@@ -140,6 +140,18 @@ class Txn {
     });
   }
 
+  // Calls fn(key, value) -> bool (false: stop) for every entry whose key is
+  // after `after` ("" = every entry), in key order: a range read.
+  template <class Fn>
+  Result<void> for_each_after(MDB_dbi dbi, std::string_view after, Fn&& fn) const {
+    // LMDB seeks only to a key it could store: from the longest prefix of
+    // `after` it can (no later than `after`), the keys up to `after` skipped.
+    const auto from = after.substr(0, static_cast<std::size_t>(mdb_env_get_maxkeysize(mdb_txn_env(txn_))));
+    return for_each_from(dbi, from, [&](std::string_view key, std::string_view value) {
+      return key <= after || fn(key, value);
+    });
+  }
+
   // Calls fn(value) for every value of `key` in an MDB_DUPSORT table, in
   // value byte order.
   template <class Fn>

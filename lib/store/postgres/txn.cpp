@@ -35,6 +35,8 @@ constexpr const char* kListUsers =
     "username, id, password_hash, fullname, email, role, version, created_at, updated_at, links, token_generation, last_revocation, email_verified "
     "FROM users WHERE ($1::text IS NULL OR role = $1) AND strpos(username, $2) > 0 "
     "ORDER BY username LIMIT $3 OFFSET $4";
+// A page of usernames after $1, through the primary key (username order).
+constexpr const char* kListUsernames = "SELECT username FROM users WHERE username > $1 ORDER BY username LIMIT $2";
 // The same with an address ($5), through the index of migration 006: lower()
 // under the "C" collation folds ASCII only, as the LMDB store and
 // text::iequals do, whatever the database's locale.
@@ -213,6 +215,16 @@ Result<UserPage> PgTxn::list_users(const UserQuery& query) {
     out.users.push_back(std::move(*user));
   }
   return out;
+}
+
+Result<std::vector<std::string>> PgTxn::list_usernames(std::string_view after, std::size_t limit) {
+  std::vector<std::string> names;
+  if (limit == 0) return names;
+  auto rows = run_one(kListUsernames, {Param::text(after), Param::int8(as_int8(limit))});
+  if (!rows) return db_fail<std::vector<std::string>>(rows.error(), "list_usernames");
+  names.reserve(static_cast<std::size_t>(PQntuples(rows->get())));
+  for (int row = 0; row < PQntuples(rows->get()); ++row) names.emplace_back(field(rows->get(), row, 0));
+  return names;
 }
 
 // --- links -------------------------------------------------------------------

@@ -37,6 +37,7 @@ class PgTxn final : public StoreTxn {
   Result<void> replace_user(const User& user) override;
   Result<void> delete_user(std::string_view username) override;
   Result<UserPage> list_users(const UserQuery& query) override;
+  Result<std::vector<std::string>> list_usernames(std::string_view after, std::size_t limit) override;
 
   Result<std::string> find_link(std::string_view link) override;
   Result<void> insert_link(std::string_view link, std::string_view username) override;
