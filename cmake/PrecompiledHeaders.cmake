@@ -25,8 +25,8 @@ function(authd_precompile_headers target)
     # inlined into ours as a system header's, and reports the -O2 false
     # positives of its object-size warnings there (moving a std::string
     # "copies its short form out of bounds", GCC PR 105651; Linux turned
-    # these off for GCC 12). Off for these targets under GCC; clang (make
-    # fuzz) keeps its own.
+    # these off for GCC 12). Off for these targets under GCC; clang keeps
+    # its own.
     if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
       target_compile_options(${target} PRIVATE -Wno-array-bounds -Wno-stringop-overread
                                                -Wno-stringop-overflow -Wno-restrict)

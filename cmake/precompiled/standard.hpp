@@ -1,8 +1,8 @@
 // The standard headers that most of authd's sources use, precompiled once per
-// target (cmake/PrecompiledHeaders.cmake). Marked as a system header: forced
-// in first, GCC 12 would otherwise report its own -O2 false positives from
-// inside them (e.g. -Warray-bounds on moving a std::string, GCC PR 105651) as
-// errors in our code.
+// target (cmake/PrecompiledHeaders.cmake). A system header, as CMake's own
+// wrapper marks it too; once precompiled that no longer covers libstdc++'s
+// code inlined into ours, whose GCC 12 false positives the CMake function
+// turns off instead.
 #pragma GCC system_header
 #include <algorithm>
 #include <array>
