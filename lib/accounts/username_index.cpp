@@ -90,8 +90,8 @@ Result<void> build_if_missing(Store& store) {
         }
       }
       last = names->size() < kBuildPage;
-      page_end = names->empty() ? after : names->back();
       if (last) return txn.put_entry(kNamespace, kBuiltMarker, "1", 0);
+      page_end = names->back();  // a full page: not empty
       return {};
     });
     if (!page) return page;
