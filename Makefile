@@ -14,12 +14,12 @@
 #                   docs/configuration.md and man/authd.conf.5 from the settings tables
 #   make clean      remove the build trees
 #
-# Variables: BUILD_DIR (build), BUILD_TYPE (RelWithDebInfo), JOBS (2), PORT (8080),
+# Variables: BUILD_DIR (build), BUILD_TYPE (RelWithDebInfo), JOBS (the number of cores), PORT (8080),
 # DIST_DIR (build-dist), DEB_DIR (build-deb).
 
 BUILD_DIR  ?= build
 BUILD_TYPE ?= RelWithDebInfo
-JOBS       ?= 2
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 PORT       ?= 8080
 
 DEPS  := scripts/deps.sh
