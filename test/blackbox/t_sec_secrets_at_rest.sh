@@ -48,8 +48,9 @@ snapshot() {
 }
 
 # Every secret, as text, as its base64url-decoded bytes and their hex (when
-# it decodes to at least 16 bytes), and each dot-separated part of it
-# (a refresh token is user.family.secret; a JWT is three parts).
+# it decodes to at least 16 bytes), and so its secret part alone: the last
+# dot-separated one (a refresh token is user.family.secret, where the user's
+# id and the family's are handles the store must keep; a JWT's signature).
 scan() {
   /usr/bin/python3 - "$SECRETS" "$SNAPSHOTS/$1" <<'PY'
 import base64, binascii, os, sys
@@ -61,7 +62,7 @@ for root, _, names in os.walk(sys.argv[2]):
         with open(path, "rb") as f:
             files[os.path.relpath(path, sys.argv[2])] = f.read()
 def forms(value):
-    parts = [value] + [p for p in value.split(".") if len(p) >= 22 and p != value]
+    parts = [value] if "." not in value else [value, value.rsplit(".", 1)[1]]
     for part in parts:
         yield "text", part.encode()
         try:
@@ -92,9 +93,9 @@ CB=http://127.0.0.1:9/cb
 OUT=$(authctl client add Wiki --first-party --redirect-uri "$CB" --scope openid profile email offline_access 2>/dev/null)
 WIKI=$(sed -n 's/^client_id: //p' <<<"$OUT"); WIKI_SECRET=$(sed -n 's/^client_secret: //p' <<<"$OUT")
 keep "client secret" "$WIKI_SECRET"
-post /signup '{"username":"alice","password":"alice password","email":"alice@example.com"}'
+post /signup '{"username":"alice","password":"alice password","fullname":"Alice","email":"alice@example.com"}'
 expect_status 201 "alice signs up (a verification mail waits)"
-post /signup '{"username":"bob","password":"bob password","email":"bob@example.com"}'
+post /signup '{"username":"bob","password":"bob password","fullname":"Bob","email":"bob@example.com"}'
 expect_status 201 "bob signs up"
 BOB=$(json .token)
 TOKEN=$BOB auth_post /me/mfa/totp '{}'
@@ -151,13 +152,13 @@ snapshot pending
 
 step "the mail server comes back: every mail arrives"
 smtp_start || fail "cannot start the SMTP server"
-mail_wait 4 30 || fail "only $(mail_count) of 4 mails arrived"
+mail_wait 5 30 || fail "only $(mail_count) of 5 mails arrived"
 expect_eq "nothing was delivered before" 0 "$mail_count_before"
 for f in $(mail_files); do
   link=$(mail_part "$f" text | grep -oE 'https?://[^ ]*token=[A-Za-z0-9_-]+' | head -1)
   keep "mailed link $(mail_part "$f" to) ${link%%token=*}" "${link##*token=}"
 done
-expect_eq "four links mailed (verification, reset, two invitations)" 4 "$(grep -c '^mailed link' "$SECRETS")"
+expect_eq "five links mailed (two verifications, a reset, two invitations)" 5 "$(grep -c '^mailed link' "$SECRETS")"
 link_of() { grep -F "mailed link $1" "$SECRETS" | cut -f2 | head -1; }
 
 step "snapshot 2: after delivery"
@@ -172,7 +173,7 @@ if OUT=$(scan delivered); then pass "snapshot 2 (delivered): ${OUT##*$'\n'}"; el
 step "the links still work (kept as hashes, not lost)"
 post /email/verify "{\"token\":\"$(link_of 'alice@example.com https://auth.example.org/email/verify?')\"}"
 expect_status 200 "alice's verification link"
-post /password/reset "{\"token\":\"$(link_of 'alice@example.com https://auth.example.org/reset#')\",\"password\":\"alice new password\"}"
+post /password/reset "{\"token\":\"$(link_of 'alice@example.com https://auth.example.org/reset#')\",\"new_password\":\"alice new password\"}"
 expect_status 200 "alice's reset link"
 post /signup/invitation "{\"token\":\"$(link_of 'ivy@example.org')\",\"username\":\"ivy\",\"password\":\"ivy password\"}"
 expect_status 201 "ivy's invitation"
