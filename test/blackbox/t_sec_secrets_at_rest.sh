@@ -47,7 +47,8 @@ snapshot() {
   [[ -n $(find "$to" -type f -size +0) ]] || fail "snapshot $1 is empty"
 }
 
-# Every secret, as text, as its base64url-decoded bytes and their hex (when
+# Every secret, as text and that text's hex (pg_dump prints the store's
+# bytea values as hex), as its base64url-decoded bytes and their hex (when
 # it decodes to at least 16 bytes), and so its secret part alone: the last
 # dot-separated one (a refresh token is user.family.secret, where the user's
 # id and the family's are handles the store must keep; a JWT's signature).
@@ -65,6 +66,7 @@ def forms(value):
     parts = [value] if "." not in value else [value, value.rsplit(".", 1)[1]]
     for part in parts:
         yield "text", part.encode()
+        yield "text as hex", part.encode().hex().encode()  # pg_dump shows bytea so
         try:
             raw = base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))
         except (binascii.Error, ValueError):
