@@ -69,7 +69,7 @@ Result<std::unique_ptr<App>> App::create(ProgramSettings settings) {
   app->email_verification =
       std::make_unique<EmailVerification>(c.store(), c.settings().mail, *app->mail_templates);
   app->invitations = std::make_unique<Invitations>(c.store(), c.hasher(), c.accounts().policy(),
-                                                   *app->mail_templates);
+                                                   *app->mail_templates, c.settings().mail);
   return app;
 }
 

@@ -41,7 +41,7 @@ Result<void> queue_notice(StoreTxn& txn, const MailSettings& settings, const mai
   values.insert(details.begin(), details.end());
   auto message = templates.render(kind, to, values);
   if (!message) return std::unexpected(message.error());
-  auto queued = mail::Outbox::enqueue(txn, *message, kind, user.username, now, 0);
+  auto queued = mail::Outbox::enqueue(txn, settings, *message, kind, user.username, now, 0);
   if (!queued) return std::unexpected(queued.error());
   return {};
 }
@@ -103,7 +103,7 @@ Result<std::string> EmailVerification::send(const User& user, std::string_view a
         .set("email", Json::string(address))
         .set("exp", Json::integer(expires));
     if (auto ok = txn.put_entry(kNamespace, token_key(token), value.dump(), expires); !ok) return ok;
-    auto queued = mail::Outbox::enqueue(txn, *message, "email_verify", user.username, now, expires);
+    auto queued = mail::Outbox::enqueue(txn, settings_, *message, "email_verify", user.username, now, expires);
     if (!queued) return std::unexpected(queued.error());
     outcome = "queued";
     return {};

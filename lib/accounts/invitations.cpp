@@ -77,7 +77,7 @@ Result<IssuedInvitation> Invitations::create(std::string_view email, Role role, 
     if (auto ok = txn.put_entry(kNamespace, token_key(token), encode(invitation), invitation.expires_at); !ok) return ok;
     if (!message) return {};
     // The mail ends with the link: a message still queued then is useless.
-    auto queued = mail::Outbox::enqueue(txn, *message, "invitation", "", now, invitation.expires_at);
+    auto queued = mail::Outbox::enqueue(txn, mail_, *message, "invitation", "", now, invitation.expires_at);
     if (!queued) return std::unexpected(queued.error());
     return {};
   });

@@ -86,7 +86,7 @@ Result<std::string> PasswordReset::request(std::string_view username, std::strin
           .set("email", Json::string(user.email))
           .set("exp", Json::integer(expires));
       if (auto ok = txn.put_entry(kNamespace, token_key(token), value.dump(), expires); !ok) return ok;
-      auto queued = mail::Outbox::enqueue(txn, *message, "password_reset", user.username, now, expires);
+      auto queued = mail::Outbox::enqueue(txn, settings_, *message, "password_reset", user.username, now, expires);
       if (!queued) return std::unexpected(queued.error());
       outcome = "queued";
       return {};

@@ -36,7 +36,9 @@ std::string ns_of(std::string_view user_id) { return "refresh:" + std::string(us
 // (amr "" without a second factor; the expiry again: an entry may outlive it
 // until purge_expired runs). Families stored before refresh_token_max_age
 // have no started_at (3 or 4 lines): their last rotation stands in for it.
-// A family of an OpenID client adds "\n<client_id>\n<scope>" (7 lines).
+// A family of an OpenID client adds "\n<client_id>\n<scope>" (7 lines), and
+// "\n<auth_time>" when its user signed in before the family started (an
+// authorization code's sign-in; 8 lines, client_id then possibly empty).
 struct Family {
   std::int64_t expires_at = 0;
   std::string username;
@@ -45,12 +47,15 @@ struct Family {
   std::int64_t started_at = 0;
   std::string client_id;
   std::string scope;
+  std::int64_t auth_time = 0;  // when the user signed in; 0: at started_at
 };
 
 std::string stored(const Family& family, std::string_view secret) {
+  const bool own_auth_time = family.auth_time != 0 && family.auth_time != family.started_at;
   return std::to_string(family.expires_at) + "\n" + family.username + "\n" + crypto::to_hex(crypto::sha256(secret)) +
          "\n" + family.amr + "\n" + std::to_string(family.started_at) +
-         (family.client_id.empty() ? std::string() : "\n" + family.client_id + "\n" + family.scope);
+         (family.client_id.empty() && !own_auth_time ? std::string() : "\n" + family.client_id + "\n" + family.scope) +
+         (own_auth_time ? "\n" + std::to_string(family.auth_time) : std::string());
 }
 
 std::optional<Family> decode(std::string_view value, std::chrono::seconds ttl) {
@@ -61,7 +66,7 @@ std::optional<Family> decode(std::string_view value, std::chrono::seconds ttl) {
     if (end == std::string_view::npos) break;
     from = end + 1;
   }
-  if (lines.size() < 3 || lines.size() == 6 || lines.size() > 7) return std::nullopt;
+  if (lines.size() < 3 || lines.size() == 6 || lines.size() > 8) return std::nullopt;
   Family family;
   auto number = [](std::string_view text, std::int64_t& out) {
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
@@ -73,10 +78,11 @@ std::optional<Family> decode(std::string_view value, std::chrono::seconds ttl) {
   if (lines.size() >= 4) family.amr = std::string(lines[3]);
   if (lines.size() >= 5) {
     if (!number(lines[4], family.started_at)) return std::nullopt;
-    if (lines.size() == 7) {
+    if (lines.size() >= 7) {
       family.client_id = std::string(lines[5]);
       family.scope = std::string(lines[6]);
     }
+    if (lines.size() == 8 && !number(lines[7], family.auth_time)) return std::nullopt;
   } else {
     family.started_at = family.expires_at - ttl.count();
   }
@@ -92,11 +98,14 @@ std::int64_t expiry(const RefreshPolicy& policy, std::int64_t started_at, std::i
 }  // namespace
 
 Result<Started> RefreshTokens::start(const User& user, std::int64_t now, std::string_view amr,
-                                     std::string_view client_id, std::string_view scope) {
+                                     std::string_view client_id, std::string_view scope,
+                                     std::int64_t authenticated_at) {
   const std::string family = crypto::random_hex(16);
   const std::string secret = crypto::random_token(32);
+  // A sign-in "later" than now (a clock step) is taken as now.
+  const std::int64_t auth_time = authenticated_at > 0 && authenticated_at < now ? authenticated_at : now;
   const Family entry{expiry(policy_, now, now), user.username, "", std::string(amr), now, std::string(client_id),
-                     std::string(scope)};
+                     std::string(scope), auth_time};
   auto done = store_.write(
       [&](StoreTxn& txn) { return txn.put_entry(ns_of(user.id), family, stored(entry, secret), entry.expires_at); });
   if (!done) return std::unexpected(done.error());
@@ -142,7 +151,7 @@ Result<Refreshed> RefreshTokens::rotate(std::string_view token, std::int64_t now
     out.user = std::move(*user);
     out.amr = family->amr;
     out.scope = family->scope;
-    out.authenticated_at = family->started_at;
+    out.authenticated_at = family->auth_time != 0 ? family->auth_time : family->started_at;
     family->expires_at = expiry(policy_, family->started_at, now);
     out.expires_at = family->expires_at;
     return txn.put_entry(ns, parts->family, stored(*family, next_secret), family->expires_at);

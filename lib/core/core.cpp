@@ -67,6 +67,10 @@ Result<std::unique_ptr<Core>> Core::open(CoreSettings settings) {
   }
   auto key = load_signing_key(settings.key);
   if (!key) return std::unexpected(key.error());
+  // The outbox's messages are sealed with a key the store never holds.
+  const auto key_bytes = key->bytes();
+  settings.mail.outbox_key = crypto::SealKey::derive(
+      {reinterpret_cast<const unsigned char*>(key_bytes.data()), key_bytes.size()}, "mail outbox");
   std::shared_ptr<KeyRing> ring;
   if (const auto algorithm = key_algorithm(settings.token.algorithm)) {
     auto opened = KeyRing::open(key_storage(settings, **store), *algorithm);

@@ -83,7 +83,14 @@ Result<CodeGrant> AuthorizationCodes::redeem(std::string_view code, std::int64_t
       if (replay) {
         const Json issued = entry->get("issued");
         replay->grant = grant;
-        replay->issued.refresh_token = text(issued, "refresh_token");
+        replay->issued.refresh_family = text(issued, "refresh_family");
+        // An entry of an older version kept the token itself (user.family.secret):
+        // its family still ends.
+        if (const auto legacy = text(issued, "refresh_token"); replay->issued.refresh_family.empty()) {
+          const auto first = legacy.find('.');
+          const auto second = legacy.find('.', first == std::string::npos ? legacy.size() : first + 1);
+          if (second != std::string::npos) replay->issued.refresh_family = legacy.substr(first + 1, second - first - 1);
+        }
         replay->issued.access_jti = text(issued, "access_jti");
         replay->issued.access_exp = issued.get_integer("access_exp").value_or(0);
       }
@@ -109,7 +116,7 @@ Result<void> AuthorizationCodes::record_issued(std::string_view code, const Issu
     auto entry = Json::parse(**value);
     if (!entry || !entry->is_object()) return fail(Errc::internal, "corrupt authorization code entry");
     Json record = Json::object();
-    record.set("refresh_token", Json::string(issued.refresh_token))
+    record.set("refresh_family", Json::string(issued.refresh_family))
         .set("access_jti", Json::string(issued.access_jti))
         .set("access_exp", Json::integer(issued.access_exp));
     entry->set("issued", std::move(record));

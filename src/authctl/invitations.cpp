@@ -50,7 +50,7 @@ int with_invitations(Context& context, const std::filesystem::path& templates_di
   auto core = context.core();
   if (!core) return failure(core.error().message);
   Core& c = **core;
-  Invitations invitations(c.store(), c.hasher(), c.accounts().policy(), *templates);
+  Invitations invitations(c.store(), c.hasher(), c.accounts().policy(), *templates, c.settings().mail);
   return use(c, invitations);
 }
 

@@ -89,10 +89,11 @@ std::expected<ClientAuth, Refusal> authenticate_client(App& app, const http::Req
   return ClientAuth{std::move(*client), basic};
 }
 
-// jti and exp of an access token authd just signed (to revoke it on a code replay).
-IssuedForCode issued_record(std::string_view access_token, std::string_view refresh_token) {
+// jti and exp of an access token authd just signed, and the refresh family's
+// id (to revoke both on a code replay; no usable token is stored).
+IssuedForCode issued_record(std::string_view access_token, std::string_view refresh_family) {
   IssuedForCode issued;
-  issued.refresh_token = std::string(refresh_token);
+  issued.refresh_family = std::string(refresh_family);
   if (const auto parts = jws::split(access_token)) {
     if (auto payload = jws::decode_object(parts->payload, "payload", 4)) {
       issued.access_jti = std::string(payload->get_string("jti").value_or(""));
@@ -103,8 +104,8 @@ IssuedForCode issued_record(std::string_view access_token, std::string_view refr
 }
 
 void revoke_replayed(App& app, const http::Request& request, const CodeReplay& replay) {
-  if (!replay.issued.refresh_token.empty()) {
-    if (auto ended = app.core->refresh().end(replay.issued.refresh_token); !ended) {
+  if (!replay.issued.refresh_family.empty()) {
+    if (auto ended = app.core->refresh().end_family(replay.grant.user_id, replay.issued.refresh_family); !ended) {
       log::warn("cannot end the refresh family of a replayed code: " + ended.error().message);
     }
   }
@@ -174,13 +175,13 @@ HandlerResult authorization_code(App& app, const http::Request& request, const F
   tokens.scope = grant->scope;
   std::string family;
   if (has_word(grant->scope, "offline_access") && app.core->refresh().enabled()) {
-    auto started = app.core->refresh().start(*user, now, grant->amr, client.id, grant->scope);
+    auto started = app.core->refresh().start(*user, now, grant->amr, client.id, grant->scope, grant->auth_time);
     if (!started) return std::unexpected(started.error());
     tokens.refresh_token = started->refresh_token;
     family = started->family;
   }
   tokens.access_token = app.core->issue_access_token(*user, grant->amr, family, client_claims(client, grant->scope, grant->auth_time));
-  if (auto noted = codes.record_issued(code, issued_record(tokens.access_token, tokens.refresh_token), now); !noted) {
+  if (auto noted = codes.record_issued(code, issued_record(tokens.access_token, family), now); !noted) {
     log::warn("cannot note what an authorization code issued: " + noted.error().message);
   }
   auto id_token = sign_id_token(*app.core->id_token_keys(),

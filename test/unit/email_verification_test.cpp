@@ -49,7 +49,9 @@ class EmailVerificationTest : public ::testing::Test {
     for (const auto& [key, text] : *all) {
       auto value = Json::parse(text);
       EXPECT_TRUE(value);
-      const std::string body(value->get_string("text").value_or(""));
+      const auto opened = mail::Outbox::open(settings_, key, text);
+      EXPECT_TRUE(opened);
+      const std::string body = opened ? opened->message.text : std::string();
       found.emplace_back(std::string(value->get_string("to").value_or("")),
                          std::string(value->get_string("kind").value_or("")));
       const auto at = body.find("token=");

@@ -153,10 +153,13 @@ class OutboxTest : public ::testing::Test {
     ASSERT_TRUE(db) << db.error().message;
     store_ = std::move(*db);
     settings_.retry_max = 60s;
+    const std::string secret(32, 'k');
+    settings_.outbox_key =
+        crypto::SealKey::derive({reinterpret_cast<const unsigned char*>(secret.data()), secret.size()}, "mail outbox");
   }
   void enqueue(const std::string& to, std::int64_t now, std::int64_t expires = 0) {
     auto done = store_->write([&](StoreTxn& txn) -> Result<void> {
-      auto id = mail::Outbox::enqueue(txn, {to, "s", "t", ""}, "test", "u", now, expires);
+      auto id = mail::Outbox::enqueue(txn, settings_, {to, "s", "t", ""}, "test", "u", now, expires);
       if (!id) return std::unexpected(id.error());
       return {};
     });
@@ -211,11 +214,53 @@ TEST_F(OutboxTest, ExpiredMessagesAreDroppedAndBadAddressesRefused) {
   EXPECT_FALSE(*outbox.claim(150, 60s));
   EXPECT_EQ(*outbox.depth(), 0u);
   auto refused = store_->write([&](StoreTxn& txn) -> Result<void> {
-    auto id = mail::Outbox::enqueue(txn, {"x@y.z\r\nBcc: all@y.z", "s", "t", ""}, "test", "", 100, 0);
+    auto id = mail::Outbox::enqueue(txn, settings_, {"x@y.z\r\nBcc: all@y.z", "s", "t", ""}, "test", "", 100, 0);
     if (!id) return std::unexpected(id.error());
     return {};
   });
   EXPECT_FALSE(refused);
+}
+
+// Someone with a copy of the store (a backup, a stolen disk) must not find a
+// usable link in a message waiting to be sent: the outbox keeps subject and
+// bodies sealed under a key derived from the signing key, never stored.
+TEST_F(OutboxTest, MessagesRestSealedAndOnlyTheRightKeyOpensThem) {
+  const std::string link = "https://auth.example.org/reset#token=Zm9vYmFyLXNlY3JldC10b2tlbi12YWx1ZQ";
+  ASSERT_TRUE(store_->write([&](StoreTxn& txn) -> Result<void> {
+    auto id = mail::Outbox::enqueue(txn, settings_, {"a@example.org", "Reset", "Open " + link, "<a>" + link + "</a>"},
+                                    "password_reset", "alice", 100, 0);
+    if (!id) return std::unexpected(id.error());
+    return {};
+  }));
+  auto stored = read_value(*store_, [](StoreTxn& txn) { return txn.list_entries(mail::Outbox::kNamespace); });
+  ASSERT_TRUE(stored);
+  ASSERT_EQ(stored->size(), 1u);
+  EXPECT_EQ(stored->front().second.find("Zm9vYmFy"), std::string::npos) << stored->front().second;
+  EXPECT_EQ(stored->front().second.find("Reset"), std::string::npos);
+  auto opened = mail::Outbox::open(settings_, stored->front().first, stored->front().second);
+  ASSERT_TRUE(opened);
+  EXPECT_EQ(opened->message.text, "Open " + link);
+
+  MailSettings other = settings_;  // another signing key: the message cannot be opened, and is dropped
+  other.outbox_key = crypto::SealKey::derive(crypto::Sha256Digest{}, "mail outbox");
+  EXPECT_FALSE(mail::Outbox::open(other, stored->front().first, stored->front().second));
+  mail::Outbox wrong(*store_, other);
+  EXPECT_FALSE(*wrong.claim(100, 60s));
+  EXPECT_EQ(*wrong.depth(), 0u);
+}
+
+TEST_F(OutboxTest, AnOlderVersionsClearEntryIsStillSent) {
+  ASSERT_TRUE(store_->write([&](StoreTxn& txn) {
+    return txn.put_entry(mail::Outbox::kNamespace, "0000000000000000000000aa",
+                         R"({"kind":"test","username":"u","to":"a@example.org","subject":"s","text":"t","html":"",)"
+                         R"("attempts":0,"due":100,"lease":0,"expires":0})",
+                         0);
+  }));
+  mail::Outbox outbox(*store_, settings_);
+  auto claimed = outbox.claim(100, 60s);
+  ASSERT_TRUE(claimed && *claimed);
+  EXPECT_EQ((*claimed)->message.text, "t");
+  EXPECT_EQ((*claimed)->message.subject, "s");
 }
 
 TEST(MailDuration, ReadsNaturally) {

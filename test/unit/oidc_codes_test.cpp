@@ -41,11 +41,11 @@ TEST(AuthorizationCodes, OneUseThenAReplayReportsWhatTheFirstIssued) {
   EXPECT_EQ(first->username, "alice");
   EXPECT_EQ(first->nonce, "n-0S6_WzA2Mj");
   EXPECT_EQ(first->amr, "pwd otp");
-  ASSERT_TRUE(codes.record_issued(*code, {"refresh-1", "jti-1", kNow + 900}, kNow + 1));
+  ASSERT_TRUE(codes.record_issued(*code, {"family-1", "jti-1", kNow + 900}, kNow + 1));
 
   CodeReplay replay;
   EXPECT_EQ(outcome(codes.redeem(*code, kNow + 2, &replay)), "invalid_token");
-  EXPECT_EQ(replay.issued.refresh_token, "refresh-1");
+  EXPECT_EQ(replay.issued.refresh_family, "family-1");
   EXPECT_EQ(replay.issued.access_jti, "jti-1");
   EXPECT_EQ(replay.grant.username, "alice");
   EXPECT_EQ(outcome(codes.redeem(*code, kNow + 3)), "invalid_token");

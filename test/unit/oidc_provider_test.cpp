@@ -94,5 +94,36 @@ TEST(RefreshTokens, AClientsFamilyRotatesOnlyForThatClient) {
   EXPECT_TRUE(refresh.rotate(own->refresh_token, kNow + 1));
 }
 
+// A family started by a code exchange hands on the user's sign-in time (the
+// code's auth_time), not the exchange's, through every rotation; the stored
+// entry holds no usable token.
+TEST(RefreshTokens, AFamilyFromACodeKeepsTheSignInTime) {
+  test::TempStore db;
+  const User alice = test::insert_user(db.store(), "alice");
+  RefreshTokens refresh(db.store(), RefreshPolicy{std::chrono::seconds(600)});
+  const std::int64_t signed_in = kNow - 500;
+  auto first = refresh.start(alice, kNow, "pwd", "client_a", "openid offline_access", signed_in);
+  ASSERT_TRUE(first);
+  auto stored = read_value(db.store(), [&](StoreTxn& txn) { return txn.list_entries("refresh:" + alice.id); });
+  ASSERT_TRUE(stored);
+  ASSERT_EQ(stored->size(), 1u);
+  const auto secret = first->refresh_token.substr(first->refresh_token.rfind('.') + 1);
+  EXPECT_EQ(stored->front().second.find(secret), std::string::npos) << "only the secret's hash is kept";
+  std::string token = first->refresh_token;
+  for (int i = 1; i <= 3; ++i) {
+    auto next = refresh.rotate(token, kNow + i * 100, "client_a");
+    ASSERT_TRUE(next) << next.error().message;
+    EXPECT_EQ(next->authenticated_at, signed_in) << "rotation " << i;
+    EXPECT_EQ(next->scope, "openid offline_access");
+    token = next->refresh_token;
+  }
+  // A sign-in time "after" the start (a clock step) is taken as the start.
+  auto own = refresh.start(alice, kNow, "pwd", {}, {}, kNow + 50);
+  ASSERT_TRUE(own);
+  auto next = refresh.rotate(own->refresh_token, kNow + 1);
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->authenticated_at, kNow);
+}
+
 }  // namespace
 }  // namespace authd

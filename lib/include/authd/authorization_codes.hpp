@@ -29,8 +29,10 @@ struct CodeGrant {
 };
 
 // What a first redemption issued: recorded so that a replay can revoke it.
+// Only handles are kept, never a usable token: the refresh family's id (the
+// family ends without its secret) and the access token's jti.
 struct IssuedForCode {
-  std::string refresh_token;  // "" when none
+  std::string refresh_family;  // "" when none (the grant's user_id owns it)
   std::string access_jti;     // the access token's jti
   std::int64_t access_exp = 0;
 };

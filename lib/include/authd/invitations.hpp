@@ -74,9 +74,10 @@ class Invitations {
  public:
   static constexpr std::string_view kNamespace = "invitation";
 
+  // `mail`: the outbox's key (the link is queued sealed).
   Invitations(Store& store, const PasswordHasher& hasher, const CredentialPolicy& policy,
-              const mail::Templates& templates)
-      : store_(store), hasher_(hasher), policy_(policy), templates_(templates) {}
+              const mail::Templates& templates, const MailSettings& mail)
+      : store_(store), hasher_(hasher), policy_(policy), templates_(templates), mail_(mail) {}
 
   // A new invitation of `email` with `role`, living `ttl`, its link under
   // `site` (public_url, or authctl's --url). With `send_mail` the mail is
@@ -103,6 +104,7 @@ class Invitations {
   const PasswordHasher& hasher_;
   const CredentialPolicy& policy_;
   const mail::Templates& templates_;
+  const MailSettings& mail_;
 };
 
 }  // namespace authd

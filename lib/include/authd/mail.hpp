@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "authd/error.hpp"
+#include "authd/seal.hpp"
 #include "authd/settings.hpp"
 #include "authd/store.hpp"
 
@@ -49,6 +50,9 @@ struct MailSettings {
   bool notify_mfa_removed = true;       // a TOTP or passkey removed
   bool notify_new_device = true;        // a sign-in from a browser without the user's device cookie
   bool enabled() const noexcept { return !smtp_url.empty(); }
+  // Not a setting: derived from the HMAC signing key when the core opens.
+  // The outbox seals its messages (their links) with it (authd/seal.hpp).
+  crypto::SealKey outbox_key;
 };
 
 // smtp_url, smtp_from, smtp_user, smtp_password, smtp_starttls, public_url, mail_templates, ...
@@ -157,10 +161,15 @@ class Outbox {
 
   // Inside the caller's write transaction. `expires_at` (0 = message_ttl
   // from now): a message that is useless later (a reset link) ends with it.
-  static Result<std::string> enqueue(StoreTxn& txn, const Message& message, std::string_view kind,
-                                     std::string_view username, std::int64_t now, std::int64_t expires_at);
+  // Subject and bodies are stored sealed with `settings.outbox_key`: a copy
+  // of the store holds no usable link.
+  static Result<std::string> enqueue(StoreTxn& txn, const MailSettings& settings, const Message& message,
+                                     std::string_view kind, std::string_view username, std::int64_t now,
+                                     std::int64_t expires_at);
 
   // The oldest message due and not leased, now leased to the caller for `lease`.
+  // A message that cannot be opened (sealed under another signing key) is
+  // dropped, as an unreadable one is.
   Result<std::optional<Queued>> claim(std::int64_t now, std::chrono::seconds lease);
   // Accepted by the server: gone.
   Result<void> sent(const Queued& message);
@@ -168,6 +177,9 @@ class Outbox {
   Result<void> failed(const Queued& message, std::int64_t now);
   // Messages waiting.
   Result<std::size_t> depth();
+  // One stored entry (`id`, `value` as list_entries gives them), opened with
+  // `settings.outbox_key`; nullopt when unreadable or sealed under another key.
+  static std::optional<Queued> open(const MailSettings& settings, std::string_view id, std::string_view value);
 
  private:
   Store& store_;

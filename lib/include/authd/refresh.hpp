@@ -62,8 +62,12 @@ class RefreshTokens {
   // is kept for the access tokens the family hands out. Errors: storage_full, internal.
   // `client_id` (and its granted `scope`) binds the family to an OpenID
   // client (authd as provider): only that client may rotate it.
+  // `authenticated_at`: when the user signed in, if before `now` (an
+  // authorization code redeemed from an older session; 0 = now): every
+  // rotation hands it on as the auth_time of the tokens it mints.
   Result<Started> start(const User& user, std::int64_t now, std::string_view amr = {},
-                        std::string_view client_id = {}, std::string_view scope = {});
+                        std::string_view client_id = {}, std::string_view scope = {},
+                        std::int64_t authenticated_at = 0);
 
   // Uses `token` once: the user and the next token. Errors: invalid_token
   // (unknown, expired, malformed, reused — a reuse ends the family, user
