@@ -15,6 +15,7 @@
 
 #include "authd/jws.hpp"
 #include "authd/json.hpp"
+#include "authd/key_pair.hpp"
 #include "authd/key_ring.hpp"
 #include "security_support.hpp"
 #include "test_support.hpp"
@@ -36,7 +37,7 @@ struct Service {
     policy.algorithm = algorithm;
     if (algorithm != TokenAlgorithm::hs256) {
       ring = *KeyRing::open(dir.path(),
-                            algorithm == TokenAlgorithm::eddsa ? KeyAlgorithm::ed25519 : KeyAlgorithm::es256);
+                            algorithm == TokenAlgorithm::eddsa ? crypto::KeyAlgorithm::ed25519 : crypto::KeyAlgorithm::es256);
     }
     tokens.emplace(*TokenService::create(SigningKey(kKey), policy, ring));
   }
@@ -154,16 +155,18 @@ TEST(SecurityTokenKindsHs256, ATokenOfBeforeTheUpgradeIsNoClientTokenAndAClientT
   EXPECT_EQ(outcome(tokens.verify(right, kAccessTokenType, kNow)), "invalid_token");
 }
 
+std::string algorithm_name(const ::testing::TestParamInfo<TokenAlgorithm>& param) {
+  switch (param.param) {
+    case TokenAlgorithm::eddsa: return "EdDSA";
+    case TokenAlgorithm::es256: return "ES256";
+    case TokenAlgorithm::hs256: break;
+  }
+  return "HS256";
+}
+
 INSTANTIATE_TEST_SUITE_P(Algorithms, SecurityTokenKinds,
                          ::testing::Values(TokenAlgorithm::hs256, TokenAlgorithm::eddsa, TokenAlgorithm::es256),
-                         [](const auto& info) {
-                           switch (info.param) {
-                             case TokenAlgorithm::eddsa: return std::string("EdDSA");
-                             case TokenAlgorithm::es256: return std::string("ES256");
-                             case TokenAlgorithm::hs256: break;
-                           }
-                           return std::string("HS256");
-                         });
+                         algorithm_name);
 
 }  // namespace
 }  // namespace authd
