@@ -120,7 +120,9 @@ std::string Core::issue_access_token(const User& user, std::string_view amr, std
   if (!sid.empty()) claims.emplace(std::string(kRefreshFamilyClaim), std::string(sid));
   // Not given (a sign-in): the user authenticated now.
   claims.emplace(std::string(kAuthTimeClaim), std::to_string(now));
-  return tokens_.issue(kAccessTokenType, user.id, user.username, now, claims);
+  // An OpenID client's token (`more` names its audience) is of its own kind.
+  return tokens_.issue(more.contains("aud") ? kClientAccessKind : kAccessTokenType, user.id, user.username, now,
+                       claims);
 }
 
 OAuthClient* Core::oauth_client(std::string_view provider) noexcept {

@@ -31,6 +31,11 @@ CoreSettingsTables::CoreSettingsTables(CoreSettings& s, settings::Loader& loader
     if (s.token.issuer.empty() || s.token.audience.empty()) {
       return fail(Errc::config, "token_issuer and token_audience must not be empty");
     }
+    // Audiences of other token kinds (token.hpp): a session must never share one.
+    if (s.token.audience.starts_with("authd:") || s.token.audience.starts_with("client_")) {
+      return fail(Errc::config, "token_audience must not start with \"authd:\" or \"client_\" (the audiences of "
+                                "authd's other tokens and of OpenID clients' tokens)");
+    }
     return finish_mfa_settings(s.mfa);
   });
 }

@@ -14,9 +14,8 @@
 namespace authd {
 namespace {
 
-// The device token: a signed JWT of its own type (never accepted as an
-// access token), naming the user it was given to.
-constexpr std::string_view kDeviceTokenType = "authd-device+jwt";
+// The device token (kDeviceTokenType: its own typ, audience and key, never
+// accepted as a session), naming the user it was given to.
 constexpr std::string_view kDeviceSubject = "device";
 
 // The User-Agent as a notice shows it: printable ASCII, at most 200 characters.

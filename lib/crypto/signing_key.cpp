@@ -126,9 +126,10 @@ Result<SigningKey> signing_key_from_hex(std::string_view hex) {
 std::vector<settings::Setting> key_settings(KeySettings& s) {
   return settings::grouped("Tokens", {
       settings::path("signing_key_file", s.file,
-                     "The HMAC-SHA256 key file. The key signs access tokens with token_algorithm = HS256, and "
-                     "authd's own short-lived tokens (OAuth state, WebAuthn challenges, the device cookie) "
-                     "whatever the algorithm. Empty: `<state_dir>/signing.key`, a 32-byte random key created on "
+                     "The HMAC-SHA256 key file. The key signs session and client access tokens with "
+                     "token_algorithm = HS256; whatever the algorithm, keys derived from it, one per kind, sign "
+                     "authd's other tokens (OAuth state, WebAuthn challenges, the device cookie; "
+                     "docs/tokens-and-keys.md). Empty: `<state_dir>/signing.key`, a 32-byte random key created on "
                      "first start (mode 0600) and used by every process sharing the state directory. A file "
                      "named here must hold at least 32 bytes."),
       settings::secret("signing_key", s.hex,

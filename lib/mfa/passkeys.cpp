@@ -9,7 +9,6 @@ namespace authd {
 namespace {
 
 constexpr std::int64_t kTimeoutMs = 120000;
-constexpr std::string_view kChallengeTokenType = "authd-webauthn+jwt";
 constexpr std::string_view kAnyone = "anyone";     // the subject of a password-less sign-in's challenge
 constexpr std::size_t kMaxChallengeText = 2048;   // base64url of the challenge token
 
@@ -53,8 +52,8 @@ Result<std::string> challenge_of(std::string_view client_data_json) {
   return std::string(*challenge);
 }
 
-// A challenge is a signed token (kChallengeTokenType, the token service's
-// key): nothing is stored when it is handed out, so an anonymous
+// A challenge is a signed token (kChallengeTokenType: its own typ, audience
+// and key, token.hpp): nothing is stored when it is handed out, so an anonymous
 // POST /signin/passkey/begin costs no write (issue 23 class 9). It names its
 // ceremony (`purpose`) and user (`sub`), and expires after
 // webauthn_challenge_ttl; its raw bytes are the token's text.

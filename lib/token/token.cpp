@@ -75,6 +75,15 @@ std::string canonical_header(std::string_view type) {
   return crypto::base64url_encode(header.dump());
 }
 
+// authd's own kinds besides sessions and client tokens (token.hpp).
+constexpr std::array<std::string_view, 3> kOwnKinds{kOAuthStateTokenType, kChallengeTokenType, kDeviceTokenType};
+
+// "authd-device+jwt" -> "authd:device".
+std::string own_audience(std::string_view typ) {
+  constexpr std::string_view kPrefix = "authd-", kSuffix = "+jwt";
+  return "authd:" + std::string(typ.substr(kPrefix.size(), typ.size() - kPrefix.size() - kSuffix.size()));
+}
+
 }  // namespace
 
 TokenService::TokenService(const SigningKey& key, TokenPolicy policy, std::shared_ptr<KeyRing> ring)
@@ -83,10 +92,23 @@ TokenService::TokenService(const SigningKey& key, TokenPolicy policy, std::share
       access_header_(canonical_header(kAccessTokenType)),
       cache_(policy_.cache_entries ? std::make_shared<token_detail::VerifiedTokenCache>(policy_.cache_entries)
                                    : nullptr),
-      ring_(std::move(ring)) {}
+      ring_(std::move(ring)) {
+  // Each kind's key is derived from the HMAC key (a PRF of it, HKDF-Expand's
+  // one-block case): knowing one kind's key, or a session, gives no other.
+  const std::span<const unsigned char> secret{reinterpret_cast<const unsigned char*>(key.bytes().data()),
+                                              key.bytes().size()};
+  own_kinds_.reserve(kOwnKinds.size());
+  for (const auto typ : kOwnKinds) {
+    const auto derived = crypto::hmac_sha256(secret, "authd token kind " + std::string(typ));
+    own_kinds_.push_back(OwnKind{typ, own_audience(typ), canonical_header(typ), crypto::HmacSha256(derived)});
+  }
+}
 
-std::string TokenService::encoded_header(std::string_view type) const {
-  return type == kAccessTokenType ? access_header_ : canonical_header(type);
+const TokenService::OwnKind* TokenService::own_kind(std::string_view type) const noexcept {
+  for (const auto& kind : own_kinds_) {
+    if (kind.typ == type) return &kind;
+  }
+  return nullptr;
 }
 
 Result<TokenService> TokenService::create(SigningKey key, TokenPolicy policy, std::shared_ptr<KeyRing> ring) {
@@ -106,21 +128,29 @@ std::string TokenService::issue(std::string_view type, std::string_view subject,
                                 const std::map<std::string, std::string, std::less<>>& extra,
                                 std::chrono::seconds ttl_override) const {
   const auto ttl = ttl_override.count() > 0 ? ttl_override : policy_.ttl;
+  const OwnKind* own = own_kind(type);
+  std::string audience = own ? own->audience : policy_.audience;
+  if (type == kClientAccessKind) {
+    // A client's token names the client alone (RFC 9068 §3): never
+    // token_audience, so that no resource server takes it for the session.
+    const auto client = extra.find("aud");
+    if (client == extra.end() || client->second.empty() || client->second == policy_.audience ||
+        client->second.starts_with("authd:")) {
+      throw std::invalid_argument("a client's access token needs the client id as its audience");
+    }
+    audience = client->second;
+  } else if (!own && type != kAccessTokenType) {
+    throw std::invalid_argument("unknown token kind " + std::string(type));
+  }
   Json payload = Json::object();
   payload.set("iss", Json::string(policy_.issuer))
-      .set("aud", Json::string(policy_.audience))
+      .set("aud", Json::string(audience))
       .set("sub", Json::string(subject))
       .set("name", Json::string(username))
       .set("iat", Json::integer(now))
       .set("exp", Json::integer(now + ttl.count()))
       .set("jti", Json::string(crypto::random_token(16)));
-  // A token for an OpenID client names it as a second audience (RFC 9068 §3):
-  // authd still verifies it, the client sees itself in `aud`.
-  if (const auto client = extra.find("aud"); client != extra.end() && client->second != policy_.audience) {
-    Json audiences = Json::array();
-    audiences.append(Json::string(policy_.audience)).append(Json::string(client->second));
-    payload.set("aud", std::move(audiences));
-  }
+  if (type == kClientAccessKind) payload.set(kClientIdClaim, Json::string(audience));
   for (const auto& [claim, value] : extra) {
     if (is_registered(claim)) continue;
     if (claim == kAuthTimeClaim) {  // a number; not a whole number: left out
@@ -132,11 +162,11 @@ std::string TokenService::issue(std::string_view type, std::string_view subject,
     // amr (RFC 8176) is an array of method names; `extra` carries it space-separated.
     payload.set(claim, claim == kAmrClaimName ? amr_array(value) : Json::string(value));
   }
-  if (ring_) return issue_public_key(type, crypto::base64url_encode(payload.dump()), now);
-  std::string token = encoded_header(type);
+  if (ring_ && !own) return issue_public_key(kAccessTokenType, crypto::base64url_encode(payload.dump()), now);
+  std::string token = own ? own->header : access_header_;
   token += '.';
   token += crypto::base64url_encode(payload.dump());
-  const auto mac = mac_.mac(token);
+  const auto mac = (own ? own->mac : mac_).mac(token);
   token += '.';
   token += crypto::base64url_encode(mac);
   return token;
@@ -251,6 +281,12 @@ std::shared_ptr<const TokenClaims> TokenService::recognise(std::string_view toke
 
 Result<TokenClaims> TokenService::verify_uncached(std::string_view token, std::string_view type, std::int64_t now,
                                                   std::int64_t& valid_from) const {
+  // The kind fixes typ, key and audience; sessions and client tokens share
+  // the first two (the access-token key), the others have theirs.
+  const OwnKind* own = own_kind(type);
+  const bool client = type == kClientAccessKind;
+  if (!own && !client && type != kAccessTokenType) return refuse("unknown token kind");
+  const std::string_view typ = own ? own->typ : kAccessTokenType;
   const auto parts = jws::split(token);
   if (!parts) return refuse("a JWS compact token has exactly three parts");
   const auto signing_input = parts->signing_input;
@@ -266,11 +302,11 @@ Result<TokenClaims> TokenService::verify_uncached(std::string_view token, std::s
   // checked. jku/x5u/jwk are ignored: keys never come from the token; a kid
   // only picks one of our own keys.
   auto signature = crypto::base64url_decode(signature_b64);
-  if (ring_) {
+  if (ring_ && !own) {
     auto header = decode_segment(header_b64, "header");
     if (!header) return std::unexpected(header.error());
     if (header->get_string("alg") != algorithm_name()) return refuse("algorithm not allowed");
-    if (header->get_string("typ") != type) return refuse("wrong token type");
+    if (header->get_string("typ") != typ) return refuse("wrong token type");
     if (header->has("crit")) return refuse("unsupported critical header");
     const auto kid = header->get_string("kid");
     if (!kid) return refuse("kid missing");
@@ -283,23 +319,35 @@ Result<TokenClaims> TokenService::verify_uncached(std::string_view token, std::s
     }
     if (!signature || !found->second.verify(signing_input, *signature)) return refuse("bad signature");
   } else {
-    if (header_b64 != encoded_header(type)) {
+    if (header_b64 != (own ? own->header : access_header_)) {
       auto header = decode_segment(header_b64, "header");
       if (!header) return std::unexpected(header.error());
       if (header->get_string("alg") != kAlgorithm) return refuse("algorithm not allowed");
-      if (header->get_string("typ") != type) return refuse("wrong token type");
+      if (header->get_string("typ") != typ) return refuse("wrong token type");
       // We implement no JWS extensions, so any `crit` must be refused (RFC 7515 §4.1.11).
       if (header->has("crit")) return refuse("unsupported critical header");
     }
     if (!signature) return refuse("signature is not base64url");
-    const auto expected = mac_.mac(signing_input);
+    const auto expected = (own ? own->mac : mac_).mac(signing_input);
     if (!crypto::equal_constant_time(bytes_of(*signature), expected)) return refuse("bad signature");
   }
 
   auto payload = decode_segment(payload_b64, "payload");
   if (!payload) return std::unexpected(payload.error());
   if (payload->get_string("iss") != policy_.issuer) return refuse("wrong issuer");
-  if (!jws::audience_contains(payload->get("aud"), policy_.audience)) return refuse("wrong audience");
+  if (own) {
+    if (payload->get_string("aud") != own->audience) return refuse("wrong audience");
+  } else if (client) {
+    // Its audience is the client it names, and never authd's own (a token
+    // of before issue 41, aud [token_audience, client], is refused here too).
+    const auto client_id = payload->get_string(kClientIdClaim);
+    if (!client_id || client_id->empty() || !jws::audience_contains(payload->get("aud"), *client_id) ||
+        jws::audience_contains(payload->get("aud"), policy_.audience)) {
+      return refuse("wrong audience");
+    }
+  } else if (!jws::audience_contains(payload->get("aud"), policy_.audience)) {
+    return refuse("wrong audience");
+  }
   const auto leeway = policy_.leeway.count();
   const auto exp = payload->get_integer("exp");
   if (!exp) return refuse("exp missing or not an integer");
@@ -342,7 +390,7 @@ std::vector<settings::Setting> token_settings(TokenPolicy& p) {
   return settings::grouped("Tokens", {
       settings::choice("token_algorithm", p.algorithm,
                        {{"HS256", TokenAlgorithm::hs256}, {"EdDSA", TokenAlgorithm::eddsa}, {"ES256", TokenAlgorithm::es256}},
-                       "How access tokens are signed: HS256 with the secret HMAC key (the default), or EdDSA "
+                       "How access tokens (sessions and OpenID clients') are signed: HS256 with the secret HMAC key (the default), or EdDSA "
                        "(Ed25519) / ES256 (P-256) with a private key only authd holds. With EdDSA or ES256 every "
                        "token names its key (`kid`); the keys live in `<state_dir>/keys` (files 0600, the first "
                        "made at start), or in the database with store = postgresql; GET /.well-known/jwks.json "
@@ -357,8 +405,10 @@ std::vector<settings::Setting> token_settings(TokenPolicy& p) {
                      "The `iss` claim authd writes into its tokens and requires in the ones it checks. Must not "
                      "be empty."),
       settings::text("token_audience", p.audience,
-                     "The `aud` claim authd writes into its tokens and requires in the ones it checks. Must not "
-                     "be empty."),
+                     "The `aud` claim of authd's session tokens, written and required: what a resource server "
+                     "checks (docs/tokens-and-keys.md). An OpenID client's access token has the client id as "
+                     "its only audience instead, authd's other tokens \"authd:<kind>\". Must not be empty nor start "
+                     "with \"authd:\" or \"client_\"."),
       settings::integer("token_cache_entries", p.cache_entries, 0, 1 << 20,
                         "Verified access tokens remembered per process, so that a token seen again skips the "
                         "signature check (its expiry is still checked on each use); 0 disables the cache."),

@@ -140,7 +140,9 @@ http::Response answer(const App& app, const Tokens& tokens) {
   return response;
 }
 
-// A client's access token: its audience and scope, and when the user signed in.
+// A client's access token: its audience (the client alone, never token_audience:
+// no resource server takes it for the user's session), scope, and when the
+// user signed in.
 std::map<std::string, std::string, std::less<>> client_claims(const OidcClient& client, std::string_view scope,
                                                               std::int64_t auth_time) {
   return {{"aud", client.id},

@@ -18,9 +18,6 @@
 
 namespace authd {
 
-// The access-token claim naming the OpenID client a token was issued to.
-inline constexpr std::string_view kClientIdClaim = "client_id";
-
 // Who a request comes from: its user as just read from the store, and the
 // claims of the token it showed. Both are shared, read-only, with the caches
 // they came from (the store's user cache, the verified-token cache: no copy
@@ -54,15 +51,18 @@ class Guard {
   // GET /me, /signout), which hand out nothing else.
   Result<Principal> check_for_enrolment(std::string_view authorization, std::int64_t now) const;
 
-  // A token issued to an OpenID client (claim client_id; check() and
-  // check_for_enrolment() refuse those): for /userinfo. Errors: as check().
+  // A token issued to an OpenID client (kClientAccessKind: aud = its
+  // client_id claim alone; check() and check_for_enrolment() refuse those):
+  // for /userinfo. Errors: as check().
   Result<Principal> check_client_token(std::string_view authorization, std::int64_t now) const;
 
   // The capability step alone. Error: not_permitted.
   static Result<void> authorize(const Principal& principal, Capability required);
 
  private:
-  Result<Principal> authenticate(std::string_view authorization, std::int64_t now) const;
+  // `kind`: kAccessTokenType (a session) or kClientAccessKind.
+  Result<Principal> authenticate(std::string_view authorization, std::int64_t now,
+                                 std::string_view kind = kAccessTokenType) const;
 
   std::vector<Role> second_factor_roles_;
   const TokenService& tokens_;

@@ -1,7 +1,9 @@
-// Compact JWS tokens (RFC 7515/7519), HS256 only, verified strictly
-// (RFC 8725): the algorithm is pinned to the key and checked before any MAC
-// is computed; `typ` separates token kinds so that, say, an OAuth state
-// cookie can never pass as an access token.
+// Compact JWS tokens (RFC 7515/7519), verified strictly (RFC 8725): the
+// algorithm is pinned to the key and checked before any signature is; each
+// token kind has its own `typ`, audience and key (see the kinds below), so
+// that, say, an OAuth state cookie or an OpenID client's access token can
+// never pass as the user's session, here or in a resource server that
+// follows docs/tokens-and-keys.md.
 #pragma once
 
 #include <chrono>
@@ -12,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "authd/crypto.hpp"
 #include "authd/error.hpp"
@@ -25,9 +28,27 @@ namespace token_detail {
 class VerifiedTokenCache;
 }
 
-// Token kinds (the JOSE `typ` header).
-inline constexpr std::string_view kAccessTokenType = "at+jwt";      // RFC 9068
+// Token kinds, named by what issue() and verify() take.
+// The user's session (authd's own access token): typ "at+jwt" (RFC 9068),
+// aud token_audience, signed with the access-token key (the HMAC key with
+// HS256, the key ring with EdDSA/ES256, published as the JWKS). The only
+// kind a resource server accepts.
+inline constexpr std::string_view kAccessTokenType = "at+jwt";
+// An OpenID client's access token (POST /token): typ "at+jwt" and the same
+// keys, but `aud` is the client id alone (extra "aud" when issued, never
+// token_audience) and it names the client in its client_id claim; verified
+// against that claim, and refused if its aud holds token_audience. Also the
+// verified-token cache's key for such tokens, apart from sessions.
+inline constexpr std::string_view kClientAccessKind = "at+jwt client";
+// The access-token claim naming the OpenID client a token was issued to.
+inline constexpr std::string_view kClientIdClaim = "client_id";
+// authd's own other tokens: typ "authd-<name>+jwt", aud "authd:<name>",
+// always HS256 under a key of the kind's own, HMAC-SHA256(signing key,
+// "authd token kind " + typ): no JWKS nor the HMAC key itself verifies them,
+// and no kind verifies as another.
 inline constexpr std::string_view kOAuthStateTokenType = "authd-state+jwt";
+inline constexpr std::string_view kChallengeTokenType = "authd-webauthn+jwt";  // WebAuthn challenges
+inline constexpr std::string_view kDeviceTokenType = "authd-device+jwt";       // the authd_device cookie
 // The access-token claim (a number, as OpenID Connect's) saying when the user
 // last authenticated: set at sign-in and kept by every refresh of the session,
 // so that /authorize's max_age asks for a new sign-in after that long however
@@ -65,21 +86,24 @@ class TokenService {
   // With a public-key algorithm, `ring` holds its keys (required then).
   static Result<TokenService> create(SigningKey key, TokenPolicy policy, std::shared_ptr<KeyRing> ring = nullptr);
 
-  // Signs a token of kind `type` for `subject`/`username`, valid from `now`
-  // for policy.ttl (or `ttl_override` when positive). `extra` string claims
-  // are added as is (they may not shadow a registered claim), but for
-  // "aud": a second audience beside the policy's (aud becomes an array).
+  // Signs a token of kind `type` (one of the kinds above) for
+  // `subject`/`username`, valid from `now` for policy.ttl (or `ttl_override`
+  // when positive). `extra` string claims are added as is (they may not
+  // shadow a registered claim), but for "aud": kClientAccessKind's audience,
+  // the client id (required there, ignored elsewhere).
   // Precondition: every string is valid UTF-8 without NUL (JSON cannot carry
   // it back); authd's callers pass ASCII only (validated usernames, hex ids,
-  // base64url state).
+  // base64url state). Throws std::invalid_argument for an unknown kind, or a
+  // client audience that is token_audience or "authd:..." (a caller's bug).
   std::string issue(std::string_view type, std::string_view subject, std::string_view username,
                     std::int64_t now,
                     const std::map<std::string, std::string, std::less<>>& extra = {},
                     std::chrono::seconds ttl_override = std::chrono::seconds{0}) const;
 
   // Verifies everything: exactly three unpadded base64url parts; header and
-  // payload JSON objects without duplicate members; alg exactly "HS256";
-  // typ exactly `type`; no `crit`; MAC (constant time); iss, aud; exp
+  // payload JSON objects without duplicate members; alg exactly the kind's
+  // (HS256, or the ring's for sessions and client tokens); typ exactly the
+  // kind's; no `crit`; signature with the kind's key; iss, the kind's aud; exp
   // required and in the future; nbf and iat honoured; sub required.
   // jku/x5u/jwk/kid headers are never dereferenced. A token that verified
   // before is recognised from a bounded in-memory cache (policy.cache_entries),
@@ -124,12 +148,21 @@ class TokenService {
   std::shared_ptr<const TokenClaims> recognise(std::string_view token, std::string_view type, std::int64_t now) const;
   Result<TokenClaims> verify_uncached(std::string_view token, std::string_view type, std::int64_t now,
                                       std::int64_t& valid_from) const;
-  // The base64url header this service writes for `type`.
-  std::string encoded_header(std::string_view type) const;
+  // One of authd's own other kinds (kOAuthStateTokenType, ...): its key
+  // and what it writes and requires.
+  struct OwnKind {
+    std::string_view typ;
+    std::string audience;  // "authd:<name>"
+    std::string header;    // base64url of {"alg":"HS256","typ":typ}
+    crypto::HmacSha256 mac;
+  };
+  // The own kind named `type`; null for a session or client kind (or an unknown one).
+  const OwnKind* own_kind(std::string_view type) const noexcept;
 
   crypto::HmacSha256 mac_;  // the key lives only inside the precomputed HMAC states
+  std::vector<OwnKind> own_kinds_;  // each with its derived key
   TokenPolicy policy_;
-  std::string access_header_;  // encoded_header(kAccessTokenType), precomputed
+  std::string access_header_;  // the HS256 header of sessions and client tokens, precomputed
   std::shared_ptr<token_detail::VerifiedTokenCache> cache_;  // null when disabled
   std::shared_ptr<KeyRing> ring_;                             // public-key algorithms only
   std::shared_ptr<std::atomic<std::int64_t>> cached_version_ = std::make_shared<std::atomic<std::int64_t>>(0);

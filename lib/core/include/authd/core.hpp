@@ -120,8 +120,9 @@ class Core {
   // and, after a second factor, `amr` (space-separated methods, e.g. "pwd otp"),
   // and `sid`: the refresh family it belongs to ("" for none; sign-out ends it).
   std::string issue_access_token(const User& user, std::string_view amr = {}, std::string_view sid = {}) const;
-  // The same with `more` claims (an OpenID client's: aud, client_id, scope;
-  // auth_time when the user authenticated earlier, else it is `now`), issued
+  // The same with `more` claims (an OpenID client's: aud, client_id, scope,
+  // which make it a kClientAccessKind token whose only audience is the
+  // client; auth_time when the user authenticated earlier, else it is `now`), issued
   // at `now` (default: the clock's; a sign-in passes the time its refresh
   // family started, so that the token's auth_time is the family's).
   std::string issue_access_token(const User& user, std::string_view amr, std::string_view sid,
