@@ -191,6 +191,21 @@ Result<void> RefreshTokens::end_client(std::string_view user_id, std::string_vie
   });
 }
 
+Result<std::size_t> end_client_families(StoreTxn& txn, std::string_view client_id) {
+  if (client_id.empty()) return 0;
+  auto families = txn.list_entries_under(ns_of(""));
+  if (!families) return std::unexpected(families.error());
+  std::size_t ended = 0;
+  for (const auto& entry : *families) {
+    // The ttl only dates families older than the client binding: never a client's.
+    const auto decoded = decode(entry.value, std::chrono::seconds{0});
+    if (!decoded || decoded->client_id != client_id) continue;
+    if (auto ok = txn.delete_entry(entry.ns, entry.key); !ok) return std::unexpected(ok.error());
+    ++ended;
+  }
+  return ended;
+}
+
 Result<void> RefreshTokens::end_user(std::string_view user_id) {
   return store_.write([&](StoreTxn& txn) -> Result<void> {
     const std::string ns = ns_of(user_id);

@@ -35,6 +35,10 @@ std::string budget_key(std::string_view username) { return "b:" + folded(usernam
 std::string device_key(std::string_view device) { return "d:" + std::string(device); }
 std::string address_key(std::string_view address) { return "a:" + address_group(address); }
 std::string signup_key(std::string_view address) { return "s:" + address_group(address); }
+// '|' is in no client id ("client_" and hex) and no address.
+std::string client_key(std::string_view client_id, std::string_view address) {
+  return "c:" + std::string(client_id) + "|" + address_group(address);
+}
 
 bool is_loopback(std::string_view address) {
   return address.starts_with("127.") || address == "::1" || address.starts_with("::ffff:127.") || address.empty();
@@ -148,7 +152,8 @@ std::vector<settings::Setting> throttle_settings(ThrottlePolicy& p) {
                         "delay (signin_first_delay, then doubling, up to the maximum) during which attempts get 429 "
                         "with Retry-After. The state is in the store: every process sees it."),
       settings::integer("signin_user_threshold", p.user_threshold, 1, 100000,
-                        "Failures per username within signin_window before delays start."),
+                        "Failures per username (and per OpenID client and caller address at /token) within "
+                        "signin_window before delays start."),
       settings::integer("signin_address_threshold", p.address_threshold, 1, 1000000,
                         "Failures per client address (IPv6: per /64) within signin_window before delays start."),
       settings::seconds("signin_window", p.window, 1, 7LL * 24 * 3600,
@@ -156,7 +161,7 @@ std::vector<settings::Setting> throttle_settings(ThrottlePolicy& p) {
       settings::seconds("signin_first_delay", p.first_delay, 1, 3600,
                         "The first delay past a threshold, in seconds; it doubles with each further failure."),
       settings::seconds("signin_user_max_delay", p.user_max_delay, 1, 24LL * 3600,
-                        "The longest delay of a username, in seconds."),
+                        "The longest delay of a username (and of an OpenID client's caller at /token), in seconds."),
       settings::seconds("signin_address_max_delay", p.address_max_delay, 1, 24LL * 3600,
                         "The longest delay of a client address, in seconds."),
       settings::seconds("signin_known_address_ttl", p.known_address_ttl, 0, 366LL * 24 * 3600,
@@ -305,6 +310,60 @@ Result<void> SigninThrottle::record_success(std::string_view username, std::stri
     if (by_user->known.size() > kMaxKnownAddresses) by_user->known.resize(kMaxKnownAddresses);
     return save(txn, ukey, *by_user, policy_);
   });
+}
+
+Result<void> SigninThrottle::check_client(std::string_view client_id, std::string_view address,
+                                         std::int64_t now) const {
+  if (!policy_.enabled) return {};
+  Counter counter;
+  auto read = store_.read([&](StoreTxn& txn) -> Result<void> {
+    auto loaded = load(txn, client_key(client_id, address));
+    if (!loaded) return std::unexpected(loaded.error());
+    counter = std::move(*loaded);
+    return {};
+  });
+  if (!read) return fail(closed(read.error()));
+  if (counter.until > now) {
+    return fail(Error::retry_later(Errc::throttled, counter.until - now,
+                                   "too many failed client authentications from this address"));
+  }
+  return {};
+}
+
+Result<void> SigninThrottle::record_client_failure(std::string_view client_id, std::string_view address,
+                                                  std::int64_t now) {
+  if (!policy_.enabled) return {};
+  const bool purge_now = now - last_purge_.load(std::memory_order_relaxed) >= kPurgeEvery;
+  auto written = store_.write([&](StoreTxn& txn) -> Result<void> {
+    const auto key = client_key(client_id, address);
+    auto counter = load(txn, key);
+    if (!counter) return std::unexpected(counter.error());
+    count_failure(*counter, now, policy_.user_threshold, policy_.window.count(), policy_.first_delay.count(),
+                  policy_.user_max_delay.count());
+    if (auto ok = save(txn, key, *counter, policy_, policy_.window.count()); !ok) return ok;
+    if (purge_now) {
+      if (auto purged = txn.purge_expired(now); !purged) return std::unexpected(purged.error());
+    }
+    return {};
+  });
+  if (!written) return fail(closed(written.error()));
+  if (purge_now) last_purge_.store(now, std::memory_order_relaxed);
+  return {};
+}
+
+Result<void> SigninThrottle::record_client_success(std::string_view client_id, std::string_view address) {
+  if (!policy_.enabled) return {};
+  const auto key = client_key(client_id, address);
+  bool counted = false;
+  auto read = store_.read([&](StoreTxn& txn) -> Result<void> {
+    auto entry = txn.get_entry(kNamespace, key);
+    if (!entry) return std::unexpected(entry.error());
+    counted = entry->has_value();
+    return {};
+  });
+  if (!read) return read;
+  if (!counted) return {};
+  return store_.write([&](StoreTxn& txn) { return txn.delete_entry(kNamespace, key); });
 }
 
 Result<std::size_t> SigninThrottle::purge(std::int64_t now) {

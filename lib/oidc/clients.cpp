@@ -5,6 +5,8 @@
 
 #include "authd/crypto.hpp"
 #include "authd/json.hpp"
+#include "authd/oidc_consents.hpp"
+#include "authd/refresh.hpp"
 #include "authd/text.hpp"
 
 namespace authd {
@@ -17,9 +19,24 @@ constexpr std::size_t kMaxName = 100;
 
 std::string secret_digest(std::string_view secret) { return crypto::to_hex(crypto::sha256(secret)); }
 
-bool loopback_host(std::string_view host) {
-  return host == "localhost" || host == "127.0.0.1" || host == "[::1]" || host.starts_with("127.");
+// A literal IPv4 address of 127.0.0.0/8: four dotted decimal octets (0-255,
+// no leading zeros, nothing else), the first 127. "127.attacker.example",
+// "127.1" or "127.0.0.1.nip.io" are names or shorthands, not loopback.
+bool loopback_ipv4(std::string_view host) {
+  int octets = 0;
+  for (std::size_t from = 0; from <= host.size(); ++octets) {
+    const auto dot = std::min(host.find('.', from), host.size());
+    const auto octet = host.substr(from, dot - from);
+    if (octets == 4 || octet.empty() || octet.size() > 3 || (octet.size() > 1 && octet.front() == '0')) return false;
+    if (!std::all_of(octet.begin(), octet.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
+    if (std::stoi(std::string(octet)) > 255 || (octets == 0 && octet != "127")) return false;
+    from = dot + 1;
+  }
+  return octets == 4;
 }
+
+// RFC 8252 §7.3, §8.3: only a literal loopback address or the name localhost.
+bool loopback_host(std::string_view host) { return host == "localhost" || host == "[::1]" || loopback_ipv4(host); }
 
 Json string_array(const std::vector<std::string>& items) {
   Json array = Json::array();
@@ -115,17 +132,20 @@ Result<void> validate_redirect_uri(std::string_view uri, std::string_view field)
   }
   if (host.empty()) return fail_field(name, name + " must name a host");
   if (!https && !loopback_host(host)) {
-    return fail_field(name, name + " must use https (http only to localhost, 127.0.0.1 or [::1])");
+    return fail_field(name, name + " must use https (http only to localhost, [::1] or a literal 127.0.0.0/8 address)");
   }
   return {};
 }
 
+// A URI registered before the rules were tightened (an http "127.attacker.example")
+// is never followed: registered and still acceptable.
 bool has_redirect_uri(const OidcClient& client, std::string_view uri) {
-  return std::ranges::find(client.redirect_uris, uri) != client.redirect_uris.end();
+  return std::ranges::find(client.redirect_uris, uri) != client.redirect_uris.end() && validate_redirect_uri(uri).has_value();
 }
 
 bool has_post_logout_uri(const OidcClient& client, std::string_view uri) {
-  return std::ranges::find(client.post_logout_uris, uri) != client.post_logout_uris.end();
+  return std::ranges::find(client.post_logout_uris, uri) != client.post_logout_uris.end() &&
+         validate_redirect_uri(uri, "post_logout_redirect_uri").has_value();
 }
 
 Result<IssuedClient> OidcClients::add(OidcClient spec, std::int64_t now) {
@@ -187,14 +207,30 @@ Result<OidcClient> OidcClients::find(std::string_view id) {
   return from_json(**value);
 }
 
-Result<void> OidcClients::remove(std::string_view id) {
+Result<ClientRemoval> OidcClients::remove(std::string_view id) {
   if (!valid_id(id)) return fail(Errc::not_found, "no such client");
-  return store_.write([&](StoreTxn& txn) -> Result<void> {
+  ClientRemoval removal;
+  auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
+    removal = {};  // the work may run again (a backend's retry)
     auto existing = txn.get_entry(kNamespace, id);
     if (!existing) return std::unexpected(existing.error());
     if (!*existing) return fail(Errc::not_found, "no such client");
-    return txn.delete_entry(kNamespace, id);
+    if (auto ok = txn.delete_entry(kNamespace, id); !ok) return ok;
+    auto families = end_client_families(txn, id);
+    if (!families) return std::unexpected(families.error());
+    auto consents = revoke_client_consents(txn, id);
+    if (!consents) return std::unexpected(consents.error());
+    removal = {*families, *consents};
+    return {};
   });
+  if (!done) return std::unexpected(done.error());
+  return removal;
+}
+
+std::string describe_removal(std::string_view client_id, const ClientRemoval& removal) {
+  return "client " + std::string(client_id) + " removed: " + std::to_string(removal.refresh_families) +
+         " refresh families ended, " + std::to_string(removal.consents) +
+         " consents deleted, its access tokens refused from now on";
 }
 
 Result<IssuedClient> OidcClients::rotate_secret(std::string_view id) {

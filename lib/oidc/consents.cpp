@@ -24,7 +24,8 @@ std::set<std::string, std::less<>> words(std::string_view text) {
   return out;
 }
 
-// The stored value: {"scope": "...", "expires_at": N}.
+// The stored value: {"scope": "...", "expires_at": N, "client_id": "..."}
+// (consents from before the client_id field have none).
 std::set<std::string, std::less<>> allowed_in(const std::optional<std::string>& value, std::int64_t now) {
   if (!value) return {};
   auto entry = Json::parse(*value);
@@ -59,7 +60,9 @@ Result<void> OidcConsents::grant(std::string_view user_id, std::string_view clie
     std::string joined;
     for (const auto& s : allowed) joined += (joined.empty() ? "" : " ") + s;
     Json entry = Json::object();
-    entry.set("scope", Json::string(joined)).set("expires_at", Json::integer(now + kConsentTtl));
+    entry.set("scope", Json::string(joined))
+        .set("expires_at", Json::integer(now + kConsentTtl))
+        .set("client_id", Json::string(std::string(client_id)));
     return txn.put_entry(kNamespace, key, entry.dump(), now + kConsentTtl);
   });
 }
@@ -67,6 +70,20 @@ Result<void> OidcConsents::grant(std::string_view user_id, std::string_view clie
 Result<void> OidcConsents::revoke(std::string_view user_id, std::string_view client_id) {
   const auto key = key_of(user_id, client_id);
   return store_.write([&](StoreTxn& txn) { return txn.delete_entry(kNamespace, key); });
+}
+
+Result<std::size_t> revoke_client_consents(StoreTxn& txn, std::string_view client_id) {
+  if (client_id.empty()) return 0;
+  auto consents = txn.list_entries(kNamespace);
+  if (!consents) return std::unexpected(consents.error());
+  std::size_t revoked = 0;
+  for (const auto& [key, value] : *consents) {
+    const auto entry = Json::parse(value);
+    if (!entry || !entry->is_object() || entry->get_string("client_id").value_or("") != client_id) continue;
+    if (auto ok = txn.delete_entry(kNamespace, key); !ok) return std::unexpected(ok.error());
+    ++revoked;
+  }
+  return revoked;
 }
 
 }  // namespace authd

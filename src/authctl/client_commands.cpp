@@ -45,10 +45,10 @@ void print(const Context& context, const OidcClient& client, const std::string& 
   if (!secret.empty()) std::printf("client_secret: %s\n", secret.c_str());
 }
 
-void audit(Core& core, std::string event, const std::string& client_id) {
+void audit(Core& core, std::string event, const std::string& client_id, std::string reason = {}) {
   const Actor actor = operator_actor();
   core.audit().record({.event = std::move(event), .client = actor.client, .outcome = "ok",
-                       .reason = "client " + client_id, .actor = actor.name});
+                       .reason = reason.empty() ? "client " + client_id : std::move(reason), .actor = actor.name});
 }
 
 }  // namespace
@@ -113,9 +113,11 @@ int remove_client(Context& context, const Invocation& invocation) {
   auto core = context.core();
   if (!core) return failure(core.error().message);
   const std::string& id = invocation.operands[0];
-  if (auto ok = (*core)->oidc_clients().remove(id); !ok) return failure(ok.error().message + " '" + id + "'");
-  audit(**core, "client_removed", id);
-  std::printf("removed %s\n", id.c_str());
+  auto removed = (*core)->oidc_clients().remove(id);
+  if (!removed) return failure(removed.error().message + " '" + id + "'");
+  audit(**core, "client_removed", id, describe_removal(id, *removed));
+  std::printf("removed %s (%zu refresh families ended, %zu consents deleted)\n", id.c_str(), removed->refresh_families,
+              removed->consents);
   return kOk;
 }
 

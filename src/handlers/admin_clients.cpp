@@ -4,7 +4,9 @@
 //                          "scopes":[...],"public":false,"first_party":false}
 //                                          -> 201 the client + "client_secret" (shown only here)
 //   GET    /admin/clients/{id}             -> the client (never its secret)
-//   DELETE /admin/clients/{id}             -> {"client_id":...,"deleted":true}
+//   DELETE /admin/clients/{id}             -> {"client_id":...,"deleted":true,"refresh_families_ended":N,
+//                                              "consents_deleted":N}: its refresh families, consents and
+//                                              (at /userinfo) access tokens end with it
 //   POST   /admin/clients/{id}/secret      -> {"client_id","client_secret"}: a new secret
 // Every change is audited.
 #include "authd/clock.hpp"
@@ -37,8 +39,9 @@ Result<bool> flag(const Json& body, std::string_view field) {
 }
 
 void audit_change(App& app, const http::Request& request, const RouteContext& context, std::string event,
-                  std::string_view client_id) {
-  audit(app, request, {.event = std::move(event), .outcome = "ok", .reason = "client " + std::string(client_id),
+                  std::string_view client_id, std::string reason = {}) {
+  audit(app, request, {.event = std::move(event), .outcome = "ok",
+                       .reason = reason.empty() ? "client " + std::string(client_id) : std::move(reason),
                        .actor = context.principal->user().username});
 }
 
@@ -97,10 +100,14 @@ HandlerResult admin_get_client(App& app, const http::Request&, const RouteContex
 }
 
 HandlerResult admin_remove_client(App& app, const http::Request& request, const RouteContext& context) {
-  if (auto ok = app.core->oidc_clients().remove(context.id); !ok) return std::unexpected(ok.error());
-  audit_change(app, request, context, "client_removed", context.id);
+  auto removed = app.core->oidc_clients().remove(context.id);
+  if (!removed) return std::unexpected(removed.error());
+  audit_change(app, request, context, "client_removed", context.id, describe_removal(context.id, *removed));
   Json body = Json::object();
-  body.set("client_id", Json::string(context.id)).set("deleted", Json::boolean(true));
+  body.set("client_id", Json::string(context.id))
+      .set("deleted", Json::boolean(true))
+      .set("refresh_families_ended", Json::integer(static_cast<std::int64_t>(removed->refresh_families)))
+      .set("consents_deleted", Json::integer(static_cast<std::int64_t>(removed->consents)));
   return no_store(200, body.dump());
 }
 

@@ -48,4 +48,9 @@ http::Response page(int status, std::string_view title, std::string_view base_pa
 // Headers of authd's own OpenID pages: no framing, no cache, a strict CSP.
 void page_headers(http::Response& response);
 
+// Error invalid_token unless the client a token was issued to (its client_id
+// claim) is still registered: a removed client's access tokens end with it.
+// Read from the store each time (every node sees a removal at once).
+Result<void> client_still_registered(App& app, const TokenClaims& claims);
+
 }  // namespace authd::handlers::oidc

@@ -5,6 +5,12 @@
 //        (login_hint pre-fills the sign-in form's username)
 //        signed in (cookie `auth`) -> 302 redirect_uri?code&state&iss
 //        not signed in -> 302 /login?rd=<this request> (prompt=none: login_required)
+//        prompt=login, or a sign-in older than max_age -> 302
+//        /login?rd=<this request>&prompt=login: the portal asks for the password
+//        even over a session, which stays (no cookie changes here: a cross-site
+//        link signs nobody out) until the new sign-in replaces it; the way back
+//        carries signed_in_after=<now> instead of prompt, so only a sign-in
+//        from then on passes
 //        a client that is not first-party and not yet allowed -> the consent page
 //        a bad client_id or redirect_uri -> 400, never a redirect to it: a page
 //        for a browser (Accept: text/html), else JSON;
@@ -39,6 +45,21 @@ std::int64_t authenticated_at(const TokenClaims& claims) {
 }
 
 using Query = std::map<std::string, std::string, std::less<>>;
+
+// authd's own parameter on the way back from a fresh sign-in (prompt=login):
+// the session must have signed in at or after this Unix time.
+constexpr std::string_view kSignedInAfter = "signed_in_after";
+
+// A non-negative integer parameter; nullopt when absent or malformed.
+std::optional<std::int64_t> whole_number(const Query& query, std::string_view name) {
+  const auto found = query.find(name);
+  if (found == query.end()) return std::nullopt;
+  std::int64_t value = -1;
+  const auto& text = found->second;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
+  return value;
+}
 using oidc::has_word;
 using oidc::param;
 
@@ -108,13 +129,11 @@ std::optional<Refusal> refused_parameters(const OidcClient& client, const Query&
     }
     if (value == "none" && prompt.size() > 1) return Refusal{"invalid_request", "prompt=none stands alone"};
   }
-  if (query.contains("max_age")) {
-    const auto text = param(query, "max_age");
-    std::int64_t value = -1;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end != text.data() + text.size() || value < 0) {
-      return Refusal{"invalid_request", "max_age must be a non-negative integer"};
-    }
+  if (query.contains("max_age") && !whole_number(query, "max_age")) {
+    return Refusal{"invalid_request", "max_age must be a non-negative integer"};
+  }
+  if (query.contains(kSignedInAfter) && !whole_number(query, kSignedInAfter)) {
+    return Refusal{"invalid_request", "signed_in_after must be a non-negative integer"};
   }
   if (param(query, "state").size() > 1024 || param(query, "nonce").size() > 1024) {
     return Refusal{"invalid_request", "state or nonce too long"};
@@ -193,7 +212,8 @@ std::expected<OidcClient, HandlerResult> admitted_client(App& app, const http::R
     if (client.error().code == Errc::invalid_input && wants_html(request)) {
       return std::unexpected(HandlerResult(untrusted_request_page(request, client.error())));
     }
-    return std::unexpected(HandlerResult(std::unexpected(client.error())));
+    // Built in place: a moved temporary here trips GCC 12's -Wmaybe-uninitialized.
+    return std::expected<OidcClient, HandlerResult>(std::unexpect, std::unexpect, client.error());
   }
   if (auto refusal = refused_parameters(*client, query)) {
     return std::unexpected(HandlerResult(refuse(app, request, query, *refusal)));
@@ -214,20 +234,24 @@ HandlerResult oidc_authorize(App& app, const http::Request& request, const Route
   auto session = session_of(app, request);
   bool sign_in = !session || has_word(prompt, "login");
   const std::int64_t auth_time = session ? authenticated_at(session->claims()) : 0;
-  if (session && query.contains("max_age")) {
-    sign_in = sign_in || now - auth_time > std::stoll(param(query, "max_age"));
-  }
+  if (session && query.contains("max_age")) sign_in = sign_in || now - auth_time > *whole_number(query, "max_age");
+  if (session && query.contains(kSignedInAfter)) sign_in = sign_in || auth_time < *whole_number(query, kSignedInAfter);
   if (sign_in) {
     if (prompt == "none") return refuse(app, request, query, {"login_required", "the user is not signed in"});
-    std::string login = request.base_path + "/login?rd=" + http::percent_encoded(back_to_authorize(request, query));
+    // The way back asks for a sign-in from now on (prompt=login itself would
+    // ask again after it: a loop); max_age stays as it is.
+    Query back = query;
+    if (has_word(prompt, "login")) back.insert_or_assign(std::string(kSignedInAfter), std::to_string(now));
+    std::string login = request.base_path + "/login?rd=" + http::percent_encoded(back_to_authorize(request, back));
+    // Over a session, the portal shows the sign-in form all the same.
+    if (session) login += "&prompt=login";
     // The sign-in form starts with the account the client suggests (a hint only).
     if (const auto hint = param(query, "login_hint"); !hint.empty() && hint.size() <= 256) {
       login += "&login_hint=" + http::percent_encoded(hint);
     }
-    auto response = oidc::redirect(login);
-    // A fresh sign-in was asked for: the portal must not see the old session.
-    if (session) response.header("Set-Cookie", expired_cookie(app, request, "auth", "/"));
-    return response;
+    // No Set-Cookie: the session stays until a new sign-in replaces it, so a
+    // cross-site link to /authorize?prompt=login signs nobody out.
+    return oidc::redirect(login);
   }
 
   const auto scope = param(query, "scope");

@@ -101,4 +101,13 @@ void page_headers(http::Response& response) {
               "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'");
 }
 
+Result<void> client_still_registered(App& app, const TokenClaims& claims) {
+  const auto found = claims.extra.find(kClientIdClaim);
+  if (found == claims.extra.end() || found->second.empty()) return fail(Errc::invalid_token, "the token names no client");
+  auto client = app.core->oidc_clients().find(found->second);
+  if (client) return {};
+  if (client.error().code == Errc::not_found) return fail(Errc::invalid_token, "the token's client has been removed");
+  return std::unexpected(client.error());
+}
+
 }  // namespace authd::handlers::oidc

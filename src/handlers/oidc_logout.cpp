@@ -6,6 +6,9 @@
 //   post-logout URI (with state) or 200 {"signed_out": true}.
 // The hint is required: a GET from any page could otherwise sign users out
 // (logout CSRF). An unregistered post_logout_redirect_uri is never followed.
+// The cookies are cleared only when the browser's session is the hint's
+// user's: a hint of anyone else (an attacker's own ID token, in a cross-site
+// link) changes no cookie.
 #include "authd/clock.hpp"
 #include "authd/id_token.hpp"
 #include "authd/jws.hpp"
@@ -18,7 +21,10 @@ namespace {
 
 using oidc::param;
 
-// Ends the session of the `auth` cookie when it belongs to `user_id`.
+// Ends the session of the `auth` cookie when it belongs to `user_id`; whether
+// it did: only then are the cookies cleared. (The `refresh` cookie, Path
+// /token/refresh, never comes here: when the auth cookie has lapsed, nothing
+// here says whose it is, and it stays.)
 Result<bool> end_session_of(App& app, const http::Request& request, std::string_view user_id) {
   const auto cookie = http::cookie_value(request.param("HTTP_COOKIE"), "auth");
   if (cookie.empty()) return false;
@@ -74,6 +80,7 @@ HandlerResult oidc_end_session(App& app, const http::Request& request, const Rou
     response = http::Response::json(200, body);
     oidc::page_headers(response);
   }
+  if (!*ended) return response;
   response.header("Set-Cookie", expired_cookie(app, request, "auth", "/"));
   if (app.core->settings().refresh.ttl.count() > 0) {
     response.header("Set-Cookie", expired_cookie(app, request, "refresh", kRefreshCookiePath));

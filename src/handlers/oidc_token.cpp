@@ -7,8 +7,8 @@
 //   (public clients, PKCE instead). 200 {access_token, token_type, expires_in,
 //   scope, id_token[, refresh_token]}, Cache-Control: no-store; errors as
 //   RFC 6749 §5.2 ({"error","error_description"}; invalid_client 401).
-// Failed client authentication is throttled (the sign-in throttle, keyed by
-// "oidc-client:<client_id>" and the address) and audited.
+// Failed client authentication is audited, and a wrong secret throttled per
+// client and caller address (authenticate_client below).
 #include "authd/authorization.hpp"
 #include "authd/authorization_codes.hpp"
 #include "authd/clock.hpp"
@@ -41,15 +41,23 @@ struct Refusal {
   std::string error;
   std::string description;
   bool basic = false;
+  std::int64_t retry_after = 0;  // seconds, for 429 and 503
 };
 
 http::Response refused(const Refusal& r) {
   auto response = oidc::oauth_error(r.status, r.error, r.description);
   if (r.status == 401 && r.basic) response.header("WWW-Authenticate", "Basic realm=\"authd\"");
+  if (r.retry_after > 0) response.header("Retry-After", std::to_string(r.retry_after));
   return response;
 }
 
-// Who is calling. Every failure is invalid_client (401), throttled and audited.
+// Who is calling. Every failure is invalid_client (401) and audited. Only a
+// presented secret is a guess: its failures are counted per client and caller
+// address (SigninThrottle::check_client), never per client alone, and the
+// caller's success clears its count. A request without a secret (a public
+// client's PKCE exchange, or a confidential client's that is refused) guesses
+// nothing and is neither counted nor delayed, nor is a secret sent with a
+// public client's id, which has none to guess.
 std::expected<ClientAuth, Refusal> authenticate_client(App& app, const http::Request& request, const Form& form) {
   std::string id = param(form, "client_id");
   std::string secret = param(form, "client_secret");
@@ -66,26 +74,36 @@ std::expected<ClientAuth, Refusal> authenticate_client(App& app, const http::Req
   }
   if (id.empty() || id.size() > 64) return std::unexpected(Refusal{401, "invalid_client", "client_id is required", basic});
   const auto now = unix_now();
-  const std::string throttle_key = "oidc-client:" + id;
   auto& throttle = app.core->throttle();
-  if (auto allowed = throttle.check(throttle_key, request.remote_addr, now); !allowed) {
-    return std::unexpected(Refusal{429, "invalid_client", "too many failed client authentications: wait", basic});
-  }
-  auto failed = [&](std::string why) -> std::unexpected<Refusal> {
+  auto& clients = app.core->oidc_clients();
+  auto refused = [&](std::string why) -> std::unexpected<Refusal> {
     audit(app, request, {.event = "oidc_client_auth_failed", .username = id, .outcome = "refused", .reason = why});
-    if (auto counted = throttle.record_failure(throttle_key, request.remote_addr, now); !counted) {
-      log::warn("cannot count a failed client authentication: " + counted.error().message);
-    }
     return std::unexpected(Refusal{401, "invalid_client", "client authentication failed", basic});
   };
   if (secret.empty()) {
-    auto client = app.core->oidc_clients().find(id);
-    if (!client) return failed("unknown client");
-    if (!client->is_public) return failed("no secret for a confidential client");
+    auto client = clients.find(id);
+    if (!client) return refused("unknown client");
+    if (!client->is_public) return refused("no secret for a confidential client");
     return ClientAuth{std::move(*client), basic};
   }
-  auto client = app.core->oidc_clients().authenticate(id, secret);
-  if (!client) return failed("wrong secret or unknown client");
+  if (auto allowed = throttle.check_client(id, request.remote_addr, now); !allowed) {
+    if (allowed.error().code != Errc::throttled) {
+      return std::unexpected(Refusal{503, "temporarily_unavailable", "cannot check client authentication now", basic, 5});
+    }
+    return std::unexpected(Refusal{429, "invalid_client", "too many failed client authentications from this address: wait",
+                                   basic, allowed.error().retry_after.value_or(1)});
+  }
+  auto client = clients.authenticate(id, secret);
+  if (!client) {
+    if (auto known = clients.find(id); known && known->is_public) return refused("a client_secret for a public client");
+    if (auto counted = throttle.record_client_failure(id, request.remote_addr, now); !counted) {
+      log::warn("cannot count a failed client authentication: " + counted.error().message);
+    }
+    return refused("wrong secret or unknown client");
+  }
+  if (auto cleared = throttle.record_client_success(id, request.remote_addr); !cleared) {
+    log::warn("cannot clear the failed client authentications of a caller: " + cleared.error().message);
+  }
   return ClientAuth{std::move(*client), basic};
 }
 

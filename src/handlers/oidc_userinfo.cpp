@@ -4,6 +4,8 @@
 //        email -> email, email_verified; roles -> roles: [role]}
 // Only tokens issued to a client (client_id claim) pass; authd's own session
 // tokens are refused here, and client tokens everywhere else (lib/guard).
+// A token whose client has been removed is refused (401): the registry is
+// read from the store on every request, so a removal holds on every node at once.
 #include "authd/clock.hpp"
 #include "handlers/oidc.hpp"
 
@@ -15,6 +17,7 @@ HandlerResult oidc_userinfo(App& app, const http::Request& request, const RouteC
   if (auto on = oidc::require_provider(app); !on) return std::unexpected(on.error());
   auto principal = app.core->guard().check_client_token(request.authorization(), unix_now());
   if (!principal) return std::unexpected(principal.error());
+  if (auto live = oidc::client_still_registered(app, principal->claims()); !live) return std::unexpected(live.error());
   const User& user = principal->user();
   const auto found = principal->claims().extra.find("scope");
   const std::string scope = found == principal->claims().extra.end() ? std::string() : found->second;

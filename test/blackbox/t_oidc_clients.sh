@@ -4,7 +4,9 @@
 # A confidential client's secret is printed once and never again (not by show,
 # list or the API, not in the audit log); rotate-secret gives a new one; bad
 # redirect URIs (http to a non-loopback host, fragments, none at all) and
-# unknown scopes are refused with a non-zero exit / 400 naming the field; only
+# unknown scopes are refused with a non-zero exit / 400 naming the field (attack:
+# http://127.attacker.example/cb passed as loopback; only literal 127.0.0.0/8,
+# [::1] and localhost are, RFC 8252 §7.3, §8.3); only
 # admins reach the API, and a cookie-authenticated change from another site is
 # refused (CSRF).
 source "$(dirname "$0")/harness.sh"
@@ -34,7 +36,10 @@ expect_eq "public client: no secret" "" "$(sed -n 's/^client_secret: //p' <<<"$O
 expect_match "public first-party" 'type: public first-party' "$OUT"
 
 step "authctl refusals"
+# Loopback means loopback (RFC 8252 §7.3, §8.3): a name that starts with 127. is anyone's host.
 for bad in "--redirect-uri http://wiki.example.org/cb" "--redirect-uri https://a.example/cb#x" "" \
+           "--redirect-uri http://127.attacker.example/cb" "--redirect-uri http://127.0.0.1.nip.io/cb" \
+           "--redirect-uri https://a.example/cb --post-logout-uri http://127.attacker.example/bye" \
            "--redirect-uri https://a.example/cb --scope openid admin" "--redirect-uri https://a.example/cb --bogus"; do
   # shellcheck disable=SC2086  # the words are the arguments
   authctl client add Bad $bad >/dev/null 2>&1
@@ -82,6 +87,18 @@ http POST /admin/clients -H "Authorization: Bearer $ROOT" "${JSON[@]}" \
   --data-binary '{"name":"X","redirect_uris":["http://x.example/cb"]}'
 expect_status 400 "http to another host"
 expect_match "names the field" '^redirect_uri ' "$(json .error)"
+for uri in http://127.attacker.example/cb http://127.1/cb http://127.0.0.1.example/cb; do
+  http POST /admin/clients -H "Authorization: Bearer $ROOT" "${JSON[@]}" --data-binary "{\"name\":\"X\",\"redirect_uris\":[\"$uri\"]}"
+  expect_status 400 "$uri is no loopback address: https required"
+  expect_match "names the field" '^redirect_uri must use https' "$(json .error)"
+done
+http POST /admin/clients -H "Authorization: Bearer $ROOT" "${JSON[@]}" \
+  --data-binary '{"name":"X","redirect_uris":["https://x.example/cb"],"post_logout_redirect_uris":["http://127.attacker.example/"]}'
+expect_status 400 "a post-logout URI on a 127.* name"
+expect_match "names the field" '^post_logout_redirect_uri ' "$(json .error)"
+http POST /admin/clients -H "Authorization: Bearer $ROOT" "${JSON[@]}" --data-binary '{"name":"X","redirect_uris":["http://127.8.9.10:8080/cb"]}'
+expect_status 201 "a literal 127.0.0.0/8 address is loopback"
+http DELETE "/admin/clients/$(json .client_id)" -H "Authorization: Bearer $ROOT"
 http POST /admin/clients -H "Authorization: Bearer $ROOT" "${JSON[@]}" --data-binary '{"name":"X","redirect_uris":"https://x.example/cb"}'
 expect_status 400 "redirect_uris not an array"
 http POST "/admin/clients/$API_ID/secret" -H "Authorization: Bearer $ROOT"

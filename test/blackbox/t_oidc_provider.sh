@@ -154,10 +154,10 @@ expect_match "signed out: to the sign-in page, back to /authorize" '^/login\?rd=
 COOKIE= browse "$AUTHZ&client_id=$WIKI&redirect_uri=$CB&login_hint=alice"
 expect_match "login_hint goes to the sign-in page" '&login_hint=alice$' "$LOCATION"
 browse "$AUTHZ&client_id=$WIKI&redirect_uri=$CB&prompt=login"
-expect_match "prompt=login: to the sign-in page" '^/login\?rd=%2Fauthorize%3F' "$LOCATION"
-expect_match "prompt=login: the old session cookie is dropped" '^auth=;' "$(header Set-Cookie)"
+expect_match "prompt=login: to the sign-in page, which asks again" '^/login\?rd=%2Fauthorize%3F.*&prompt=login' "$LOCATION"
+expect_eq "prompt=login: the session stays until a new sign-in (t_sec_oidc_signout_link.sh)" "" "$(header Set-Cookie)"
 RD=$(query_param "$LOCATION" rd)
-expect_match "the way back is /authorize" '^/authorize\?' "$RD"
+expect_match "the way back is /authorize, for a sign-in from now on" '^/authorize\?.*signed_in_after=' "$RD"
 expect_eq "prompt=login is not carried back (no loop)" no "$(yesno grep -q prompt <<<"$RD")"
 
 # A refreshed session is not a new sign-in: max_age counts from the sign-in

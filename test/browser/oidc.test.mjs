@@ -4,7 +4,9 @@
 // authenticator app), allows the application on the consent page, and the
 // browser arrives at the application with a code, its state and iss. The
 // application is a stand-in: a node:http server on a free loopback port
-// (Playwright's routes do not see the targets of redirects).
+// (Playwright's routes do not see the targets of redirects). Then prompt=login:
+// the portal asks for the password again over the session, which stays until
+// the new sign-in replaces it.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { createServer } from "node:http";
@@ -80,5 +82,29 @@ test("sign in with authd: portal with a second factor, consent, back to the appl
   assert.match(back.searchParams.get("code") ?? "", /^[A-Za-z0-9_-]{43}$/);
   assert.equal(back.searchParams.get("state"), "st-1");
   assert.equal(back.searchParams.get("iss"), BASE);
+
+  // prompt=login (issue 41, class 7): the portal asks for the password over the
+  // session, which stays until the new sign-in replaces it; then the code.
+  const before = (await context.cookies(BASE)).find((c) => c.name === "auth");
+  assert.ok(before, "signed in");
+  query.set("prompt", "login");
+  query.set("state", "st-2");
+  await page.goto(`${BASE}/authorize?${query}`);
+  await page.waitForURL(/\/login\?rd=.*prompt=login/);
+  await form.waitFor();
+  assert.equal(await page.locator("#signed-in").isHidden(), true, "the sign-in form, not 'You are signed in'");
+  assert.equal((await context.cookies(BASE)).find((c) => c.name === "auth")?.value, before.value,
+    "the session cookie is untouched until the new sign-in");
+  await form.getByLabel("Username").fill("olga");
+  await form.getByLabel("Password").fill(PASSWORD);
+  await form.getByRole("button", { name: "Sign in" }).click();
+  await second.getByLabel(/Code from your authenticator app/).fill(recovery[1]);
+  await second.getByRole("button", { name: "Verify" }).click();
+  await page.waitForURL((url) => url.href.startsWith(`${APP}?`));
+  const again = new URL(page.url());
+  assert.match(again.searchParams.get("code") ?? "", /^[A-Za-z0-9_-]{43}$/);
+  assert.equal(again.searchParams.get("state"), "st-2");
+  assert.notEqual((await context.cookies(BASE)).find((c) => c.name === "auth")?.value, before.value,
+    "the new sign-in replaced the session");
   await context.close();
 });

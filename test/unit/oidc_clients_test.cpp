@@ -74,6 +74,34 @@ TEST(OidcClients, ListFindRemove) {
   EXPECT_EQ(clients.list()->size(), 1u);
 }
 
+// Attack: "http://127.attacker.example/cb" passed as a loopback address
+// (host.starts_with("127.")), so a plain-http redirect URI on a host anyone can
+// register carried codes in clear. Only literal 127.0.0.0/8, [::1] and
+// localhost are loopback (RFC 8252 §7.3, §8.3); every other name needs https,
+// and a URI stored before this rule is no longer followed.
+TEST(OidcClients, LoopbackMeansLiteralLoopback) {
+  for (const char* good : {"http://127.0.0.1/cb", "http://127.0.0.1:8080/cb", "http://127.255.3.4/cb",
+                           "http://127.0.0.0/cb", "http://[::1]/cb", "http://localhost/cb", "http://localhost:1/cb",
+                           "https://127.attacker.example/cb"}) {
+    EXPECT_EQ(outcome(validate_redirect_uri(good)), "ok") << good;
+  }
+  for (const char* bad : {"http://127.attacker.example/cb", "http://127.0.0.1.nip.io/cb", "http://127.1/cb",
+                          "http://127.0.1/cb", "http://127.0.0.256/cb", "http://127.0.0.01/cb", "http://0127.0.0.1/cb",
+                          "http://127.0.0.1./cb", "http://127..0.1/cb", "http://127.0.0.1.5/cb", "http://128.0.0.1/cb",
+                          "http://127.0.0.0x1/cb", "http://127.0.0.-1/cb", "http://[::2]/cb", "http://[::ffff:127.0.0.1]/cb",
+                          "http://localhost.attacker.example/cb", "http://127.0.0.1:80@evil.example/cb",
+                          "http://LOCALHOST.evil/cb"}) {
+    EXPECT_EQ(outcome(validate_redirect_uri(bad)), "invalid_input") << bad;
+    EXPECT_EQ(outcome(validate_redirect_uri(bad, "post_logout_redirect_uri")), "invalid_input") << bad;
+  }
+  // A client stored before the rule (written straight into the store) keeps no such URI usable.
+  OidcClient old = spec("Old", {"http://127.attacker.example/cb", "http://127.0.0.1/cb"});
+  old.post_logout_uris = {"http://127.attacker.example/bye"};
+  EXPECT_FALSE(has_redirect_uri(old, "http://127.attacker.example/cb"));
+  EXPECT_TRUE(has_redirect_uri(old, "http://127.0.0.1/cb"));
+  EXPECT_FALSE(has_post_logout_uri(old, "http://127.attacker.example/bye"));
+}
+
 TEST(OidcClients, RedirectUrisMatchExactly) {
   OidcClient client = spec("A", {"https://app.example/cb"});
   EXPECT_TRUE(has_redirect_uri(client, "https://app.example/cb"));

@@ -441,6 +441,38 @@ TEST_P(StoreContract, ListEntriesOfOneNamespaceInKeyOrder) {
   EXPECT_TRUE(listed.empty());
 }
 
+// Removing an OpenID client sweeps every user's refresh namespace: the
+// entries of the namespaces under a prefix, and of no other.
+TEST_P(StoreContract, ListEntriesUnderANamespacePrefix) {
+  ASSERT_EQ("ok", outcome(write([&](StoreTxn& txn) -> Result<void> {
+              for (auto [ns, key, value] : std::vector<std::tuple<std::string, std::string, std::string>>{
+                       {"refresh:u2", "f1", "a"}, {"refresh:u1", "f2", "b"}, {"refresh:u1", "f1", "c"},
+                       {"refresh", "x", "no colon"}, {"refresh;", "y", "next"}, {"refresg:z", "z", "before"},
+                       {"other", "f1", "d"}, {"refresh:", "k", "empty rest"}})
+                if (auto ok = txn.put_entry(ns, key, value, 0); !ok) return ok;
+              return {};
+            })));
+  std::vector<NamespacedEntry> listed;
+  ASSERT_EQ("ok", outcome(read([&](StoreTxn& txn) -> Result<void> {
+              auto got = txn.list_entries_under("refresh:");
+              if (!got) return std::unexpected(got.error());
+              listed = *got;
+              return {};
+            })));
+  EXPECT_EQ((std::vector<NamespacedEntry>{{"refresh:", "k", "empty rest"},
+                                          {"refresh:u1", "f1", "c"},
+                                          {"refresh:u1", "f2", "b"},
+                                          {"refresh:u2", "f1", "a"}}),
+            listed);
+  ASSERT_EQ("ok", outcome(read([&](StoreTxn& txn) -> Result<void> {
+              auto got = txn.list_entries_under("nothing:");
+              if (!got) return std::unexpected(got.error());
+              listed = *got;
+              return {};
+            })));
+  EXPECT_TRUE(listed.empty());
+}
+
 TEST_P(StoreContract, ExpiredEntriesStayUntilPurgedThenGo) {
   ASSERT_EQ("ok", outcome(write([&](StoreTxn& txn) -> Result<void> {
               for (auto [key, expires] : std::vector<std::pair<std::string, std::int64_t>>{

@@ -21,6 +21,11 @@ let mfaToken = "";
 const PROVIDER_LABELS = { github: "GitHub", gitlab: "GitLab", google: "Google", microsoft: "Microsoft",
                           azure: "Microsoft", keycloak: "Keycloak", auth0: "Auth0", okta: "Okta" };
 
+// An application asked for a fresh sign-in (OpenID prompt=login or max_age,
+// GET /authorize sends ?prompt=login): the form even over a session, which
+// stays until the new sign-in replaces it.
+const freshSignIn = params.get("prompt") === "login";
+
 function requestedReturn() {
   return params.get("rd") || params.get("return_to") || "";
 }
@@ -273,9 +278,13 @@ async function start() {
   }
   if (params.has("signedout")) notice("You are signed out.");
   const me = await whoAmI();
-  if (me.user) {
+  if (me.user && !freshSignIn) {
     showSignedIn(me.user.username);
     return;
+  }
+  if (me.user) {
+    notice("The application asks you to sign in again.");
+    if (!signinForm.elements.username.value) signinForm.elements.username.value = me.user.username;
   }
   await Promise.all([loadProviders(), offerPasskeySignIn()]);
 }

@@ -41,13 +41,24 @@ struct IssuedClient {
 const std::vector<std::string>& supported_oidc_scopes();
 
 // A redirect URI authd accepts to register: absolute, https (http only to a
-// loopback host, RFC 8252 §7.3), no fragment, no user info, no spaces or
+// loopback host, RFC 8252 §7.3, §8.3: localhost, [::1] or a literal
+// 127.0.0.0/8 address in four decimal octets; any other name is https), no fragment, no user info, no spaces or
 // control characters, at most 2000 characters. Error: invalid_input (`field`).
 Result<void> validate_redirect_uri(std::string_view uri, std::string_view field = "redirect_uri");
 
-// Exact string comparison with each registered URI.
+// Exact string comparison with each registered URI; a registered URI that
+// validate_redirect_uri would refuse today never matches.
 bool has_redirect_uri(const OidcClient& client, std::string_view uri);
 bool has_post_logout_uri(const OidcClient& client, std::string_view uri);
+
+// What removing a client ended (OidcClients::remove).
+struct ClientRemoval {
+  std::size_t refresh_families = 0;
+  std::size_t consents = 0;
+};
+
+// "client X removed: N refresh families ended, M consents deleted, ..." for the audit log.
+std::string describe_removal(std::string_view client_id, const ClientRemoval& removal);
 
 class OidcClients {
  public:
@@ -61,8 +72,12 @@ class OidcClients {
   Result<std::vector<OidcClient>> list();
   // Error: not_found.
   Result<OidcClient> find(std::string_view id);
-  // Error: not_found. Consents and codes of the client lapse on their own.
-  Result<void> remove(std::string_view id);
+  // Removes the client and, in the same transaction, ends every refresh
+  // family it holds and deletes every user's consent to it; its access tokens
+  // stop working at once because /userinfo finds no client for them (its
+  // authorization codes lapse: no /token call can authenticate as it).
+  // What was revoked, for the audit line. Error: not_found.
+  Result<ClientRemoval> remove(std::string_view id);
   // A new secret; the old one stops working at once. Errors: not_found,
   // invalid_input (a public client has no secret).
   Result<IssuedClient> rotate_secret(std::string_view id);

@@ -1,6 +1,7 @@
 // What a user allowed an OpenID client that is not first-party (the consent
 // page of /authorize): remembered per user and client for a year, under the
-// SHA-256 of the pair (namespace "oidc_consent"), with the scopes granted.
+// SHA-256 of the pair (namespace "oidc_consent"), with the scopes granted and
+// the client's id (so that removing the client deletes its consents).
 #pragma once
 
 #include <cstdint>
@@ -28,5 +29,11 @@ class OidcConsents {
  private:
   Store& store_;
 };
+
+// Deletes every user's consent to client `client_id` in `txn` (the client is
+// being removed: OidcClients::remove). Returns how many. A consent recorded
+// before consents named their client cannot be told apart and is left: it
+// lapses within the year, and no client id is ever registered again.
+Result<std::size_t> revoke_client_consents(StoreTxn& txn, std::string_view client_id);
 
 }  // namespace authd

@@ -93,4 +93,9 @@ class RefreshTokens {
   RefreshPolicy policy_;
 };
 
+// Ends every refresh family of OpenID client `client_id`, of every user, in
+// `txn` (the client is being removed: OidcClients::remove). A sweep of all
+// refresh namespaces (StoreTxn::list_entries_under). Returns how many ended.
+Result<std::size_t> end_client_families(StoreTxn& txn, std::string_view client_id);
+
 }  // namespace authd

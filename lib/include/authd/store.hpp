@@ -51,6 +51,12 @@ struct StoreStats {
   std::size_t bytes_capacity = 0;  // 0 when unbounded
 };
 
+// One entry with its namespace (StoreTxn::list_entries_under).
+struct NamespacedEntry {
+  std::string ns, key, value;
+  bool operator==(const NamespacedEntry&) const = default;
+};
+
 // The operations available inside one transaction. Errors common to all:
 // storage_full (writes), unavailable (the database cannot be reached now),
 // internal. A read-only transaction answers every write with internal.
@@ -91,6 +97,11 @@ class StoreTxn {
                                  std::int64_t expires_at) = 0;
   virtual Result<void> delete_entry(std::string_view ns, std::string_view key) = 0;  // absent: ok
   virtual Result<std::vector<std::pair<std::string, std::string>>> list_entries(std::string_view ns) = 0;
+  // Every entry of every namespace that begins with `ns_prefix` (not empty),
+  // in namespace then key order: a sweep across per-user namespaces
+  // ("refresh:<user id>") for the rare change that concerns them all, such as
+  // removing an OpenID client. A range read, never a scan of other namespaces.
+  virtual Result<std::vector<NamespacedEntry>> list_entries_under(std::string_view ns_prefix) = 0;
   // Deletes every entry whose expires_at is in (0, now]. Returns how many.
   virtual Result<std::size_t> purge_expired(std::int64_t now) = 0;
 };

@@ -30,6 +30,11 @@
 //    closed (unavailable, 503), never open.
 //  - Sign-ups are counted per address group: at most `signup_address_limit`
 //    per hour (0: no limit).
+//  - OpenID clients authenticating at /token (check_client ...): failures are
+//    counted per client AND address group, never per client alone, so that
+//    nobody who knows a (public) client id can lock the client out for its
+//    other callers; past `user_threshold` they delay that caller alone (up to
+//    user_max_delay), and the caller's success clears its count.
 #pragma once
 
 #include <atomic>
@@ -87,6 +92,12 @@ class SigninThrottle {
   // One more sign-up from `address`; throttled past signup_address_limit
   // per hour, unavailable when the store cannot count.
   Result<void> admit_signup(std::string_view address, std::int64_t now);
+  // An OpenID client's authentication at /token from `address`: the same
+  // errors as check / record_failure, for that client and address only.
+  Result<void> check_client(std::string_view client_id, std::string_view address, std::int64_t now) const;
+  Result<void> record_client_failure(std::string_view client_id, std::string_view address, std::int64_t now);
+  // Clears the count of this client and address (a write only when there is one).
+  Result<void> record_client_success(std::string_view client_id, std::string_view address);
   // Deletes counters (and any other store entries) that have expired. Returns how many.
   Result<std::size_t> purge(std::int64_t now);
 

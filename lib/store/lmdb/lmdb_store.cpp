@@ -256,6 +256,19 @@ class LmdbTxn final : public StoreTxn {
     return out;
   }
 
+  Result<std::vector<NamespacedEntry>> list_entries_under(std::string_view ns_prefix) override {
+    if (ns_prefix.empty()) return fail(Errc::internal, "list_entries_under needs a namespace prefix");
+    std::vector<NamespacedEntry> out;
+    // Keys are "namespace\0key": a range read of the prefix, split at the first NUL.
+    auto scanned = txn_.for_each_prefixed(env_.entries, ns_prefix, [&](std::string_view key, std::string_view value) {
+      const auto nul = key.find('\0');
+      if (nul == std::string_view::npos || value.size() < 8) return;
+      out.push_back({std::string(key.substr(0, nul)), std::string(key.substr(nul + 1)), std::string(value.substr(8))});
+    });
+    if (!scanned) return std::unexpected(scanned.error());
+    return out;
+  }
+
   Result<std::size_t> purge_expired(std::int64_t now) override {
     if (auto ok = writable(); !ok) return std::unexpected(ok.error());
     std::vector<std::string> expired;

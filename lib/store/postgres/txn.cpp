@@ -66,6 +66,9 @@ constexpr const char* kPutEntry =
     "ON CONFLICT (ns, key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at";
 constexpr const char* kDeleteEntry = "DELETE FROM entries WHERE ns = $1 AND key = $2";
 constexpr const char* kListEntries = "SELECT key, value FROM entries WHERE ns = $1 ORDER BY key";
+// The namespaces in [prefix, its successor): the primary key's range (COLLATE "C").
+constexpr const char* kListEntriesUnder =
+    "SELECT ns, key, value FROM entries WHERE ns >= $1 AND ($2 = '' OR ns < $2) ORDER BY ns, key";
 constexpr const char* kPurgeEntries = "DELETE FROM entries WHERE expires_at > 0 AND expires_at <= $1";
 
 std::int64_t as_int8(std::size_t value) {
@@ -352,6 +355,25 @@ Result<std::vector<std::pair<std::string, std::string>>> PgTxn::list_entries(std
   out.reserve(static_cast<std::size_t>(PQntuples(result)));
   for (int row = 0; row < PQntuples(result); ++row)
     out.emplace_back(std::string(field(result, row, 0)), std::string(field(result, row, 1)));
+  return out;
+}
+
+Result<std::vector<NamespacedEntry>> PgTxn::list_entries_under(std::string_view ns_prefix) {
+  using Entries = std::vector<NamespacedEntry>;
+  if (ns_prefix.empty()) return fail(Errc::internal, "list_entries_under needs a namespace prefix");
+  // The first text after every text that begins with the prefix: its last
+  // byte below 0xff raised by one ("" when there is none: no upper bound).
+  std::string after(ns_prefix);
+  while (!after.empty() && static_cast<unsigned char>(after.back()) == 0xff) after.pop_back();
+  if (!after.empty()) after.back() = static_cast<char>(static_cast<unsigned char>(after.back()) + 1);
+  auto rows = run_one(kListEntriesUnder, {Param::text(ns_prefix), Param::text(after)}, true);
+  if (!rows) return db_fail<Entries>(rows.error(), "list_entries_under");
+  Entries out;
+  const PGresult* result = rows->get();
+  out.reserve(static_cast<std::size_t>(PQntuples(result)));
+  for (int row = 0; row < PQntuples(result); ++row) {
+    out.push_back({std::string(field(result, row, 0)), std::string(field(result, row, 1)), std::string(field(result, row, 2))});
+  }
   return out;
 }
 

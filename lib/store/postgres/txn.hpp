@@ -54,6 +54,7 @@ class PgTxn final : public StoreTxn {
                          std::int64_t expires_at) override;
   Result<void> delete_entry(std::string_view ns, std::string_view key) override;
   Result<std::vector<std::pair<std::string, std::string>>> list_entries(std::string_view ns) override;
+  Result<std::vector<NamespacedEntry>> list_entries_under(std::string_view ns_prefix) override;
   Result<std::size_t> purge_expired(std::int64_t now) override;
 
   // After the work. commit(): the error, if COMMIT failed (the DbError is

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Attack: a removed OpenID client kept working on the other nodes. Two front
+# nodes share one PostgreSQL: a client's access token and refresh token,
+# issued on A, work on B; an admin removes the client on A, and at once B
+# refuses its access token at /userinfo and its refresh token at /token (no
+# cache on any node keeps the client alive), while A's removal answer and the
+# audit line say its refresh family and alice's consent were revoked.
+source "$(dirname "$0")/harness.sh"
+source "$_HARNESS_DIR/pg_nodes.sh"
+
+PG=$(pg_cluster_new) || { echo "cannot create a PostgreSQL cluster"; exit 1; }
+at_exit pg_cluster_remove "$PG"
+pg_cluster_start "$PG" || exit 1
+pg_create_db "$PG" authd || exit 1
+
+export AUTHD_STORE=postgresql AUTHD_OIDC_PROVIDER=true AUTHD_REFRESH_TOKEN_TTL=3600
+AUTHD_DATABASE_URL=$(pg_url "$PG" authd)
+AUTHD_SIGNING_KEY=$(pg_signing_key)
+export AUTHD_DATABASE_URL AUTHD_SIGNING_KEY
+export AUTHD_ARGON2_MEMORY_KIB=4096 AUTHD_ARGON2_ITERATIONS=1
+make_temp_dir AUDIT_DIR audit
+export AUTHD_AUDIT_LOG=$AUDIT_DIR/audit.log
+
+pg_node_start a || exit 1
+pg_node_start b || exit 1
+A=${NODE_URL[a]}
+B=${NODE_URL[b]}
+make_temp_dir CTL_DIR authctl
+ctl() { AUTHD_STATE_DIR=$CTL_DIR authctl "$@"; }
+
+CB=http://127.0.0.1:9/cb
+OUT=$(ctl client add Forum --redirect-uri "$CB" --scope openid profile offline_access 2>/dev/null)
+FORUM=$(sed -n 's/^client_id: //p' <<<"$OUT"); FORUM_SECRET=$(sed -n 's/^client_secret: //p' <<<"$OUT")
+[[ -n $FORUM && -n $FORUM_SECRET ]] || fail "Forum registered"
+printf '%s' 'root password' | ctl add root admin >/dev/null 2>&1
+printf '%s' 'alice password' | ctl add alice user >/dev/null 2>&1
+http POST "$A/signin" -H "$(basic 'root:root password')"; ROOT=$(json .token)
+http POST "$A/signin" -H "$(basic 'alice:alice password')"; COOKIE=$(json .token)
+[[ -n $ROOT && -n $COOKIE ]] || fail "root and alice signed in on A"
+
+step "alice allows Forum on A; its tokens work on B"
+VERIFIER=$(head -c 32 /dev/urandom | base64 -w0 | tr '+/' '-_' | tr -d '=')
+CHALLENGE=$(printf '%s' "$VERIFIER" | openssl dgst -sha256 -binary | base64 -w0 | tr '+/' '-_' | tr -d '=')
+AUTHZ="response_type=code&scope=openid%20profile%20offline_access&client_id=$FORUM&redirect_uri=$CB&code_challenge=$CHALLENGE&code_challenge_method=S256"
+http POST "$A/authorize/consent" -H "Cookie: auth=$COOKIE" -H "Origin: $A" \
+  --data-urlencode "request=$AUTHZ" --data-urlencode decision=allow
+expect_status 200 "alice allows Forum on A"
+http GET "$A/authorize?$AUTHZ" -H "Cookie: auth=$COOKIE"
+CODE=$(header Location | sed -n 's/.*[?&]code=\([^&]*\).*/\1/p')
+http POST "$A/token" -u "$FORUM:$FORUM_SECRET" --data-urlencode grant_type=authorization_code --data-urlencode "code=$CODE" \
+  --data-urlencode "redirect_uri=$CB" --data-urlencode "code_verifier=$VERIFIER"
+expect_status 200 "Forum's tokens from A"
+ACCESS=$(json .access_token); REFRESH=$(json .refresh_token)
+http GET "$B/userinfo" -H "Authorization: Bearer $ACCESS"
+expect_status 200 "Forum's access token works on B"
+http POST "$B/token" -u "$FORUM:$FORUM_SECRET" --data-urlencode grant_type=refresh_token --data-urlencode "refresh_token=$REFRESH"
+expect_status 200 "Forum refreshes on B"
+REFRESH=$(json .refresh_token); ACCESS=$(json .access_token)
+
+step "removed on A: refused on B at once"
+http DELETE "$A/admin/clients/$FORUM" -H "Authorization: Bearer $ROOT"
+expect_status 200 "admin removes Forum on A"
+expect_json "its refresh family ended" .refresh_families_ended 1
+expect_json "alice's consent deleted" .consents_deleted 1
+http GET "$B/userinfo" -H "Authorization: Bearer $ACCESS"
+expect_status 401 "B refuses Forum's access token at /userinfo"
+http GET "$A/userinfo" -H "Authorization: Bearer $ACCESS"
+expect_status 401 "so does A"
+http POST "$B/token" -u "$FORUM:$FORUM_SECRET" --data-urlencode grant_type=refresh_token --data-urlencode "refresh_token=$REFRESH"
+expect_status 401 "B refuses Forum's refresh token"
+expect_match "audited with what was revoked" "client $FORUM removed: 1 refresh families ended, 1 consents deleted" \
+  "$(grep '"client_removed"' "$AUTHD_AUDIT_LOG")"
+finish
