@@ -90,7 +90,7 @@ sleep 2
 expect_eq "a wrong password mails nothing" 5 "$(mail_count)"
 
 step "a third-party sign-in from a new device is told"
-oauth_signin_as sub=sub-olga preferred_username=olga name=Olga email=olga@example.test
+oauth_signin_as sub=sub-olga preferred_username=olga name=Olga email=olga@example.test email_verified:=true
 expect_status 200 "olga's account is made by a third-party sign-in"
 expect_match "it gets a device cookie" 'authd_device' "$(cat "$OAUTH_JAR")"
 settle 5
@@ -100,7 +100,7 @@ expect_status 202 "olga asks for a verification link"
 settle 6
 post /email/verify "{\"token\":\"$(mail_token "$(newest)")\"}"
 expect_status 200 "olga verifies olga@example.test"
-oauth_signin_as sub=sub-olga preferred_username=olga name=Olga email=olga@example.test
+oauth_signin_as sub=sub-olga preferred_username=olga name=Olga email=olga@example.test email_verified:=true
 expect_status 200 "olga signs in through the provider from a new browser"
 settle 7
 F=$(newest)
@@ -108,7 +108,7 @@ expect_eq "to olga" olga@example.test "$(mail_part "$F" to)"
 expect_eq "the new-device notice" "New sign-in to your account" "$(mail_part "$F" subject)"
 
 step "the browser that started with its device cookie is known"
-provider_set_identity sub=sub-olga preferred_username=olga name=Olga email=olga@example.test
+provider_set_identity sub=sub-olga preferred_username=olga name=Olga email=olga@example.test email_verified:=true
 oauth_start
 expect_status 302 "GET /oauth with the device cookie"
 # The provider's redirect back is cross-site: a browser sends no SameSite=Strict cookie with it.

@@ -102,10 +102,10 @@ expect_match "the actor is authctl" '"actor":"authctl:' "$LINE"
 
 step "the invitations of an admin still in office, and the operator's, stand"
 accept "$ROOT_TOKEN" colleague
-expect_status 200 "root's invitation makes its account"
+expect_status 201 "root's invitation makes its account"
 expect_json "with the role root granted" .user.username colleague
 accept "$OPERATOR_TOKEN" ops
-expect_status 200 "authctl's invitation makes its account"
+expect_status 201 "authctl's invitation makes its account"
 TOKEN=$ROOT auth_get /admin/users/ops
 expect_json "as admin" .role admin
 finish

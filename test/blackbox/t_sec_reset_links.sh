@@ -26,13 +26,15 @@ stack_start
 post() { http POST "$1" -H 'Content-Type: application/json' --data-binary "$2" "${@:3}"; }
 forgot() { post /password/forgot "{\"username\":\"$1\"}"; expect_status 202 "forgot $1"; }
 reset() { post /password/reset "{\"token\":\"$1\",\"new_password\":\"$2\"}"; }
-# The token of the one mail that arrives after the mailbox was emptied; its To in MAIL_TO.
-next_token() {
+# The one mail that arrives after the mailbox was emptied: its To in
+# MAIL_TO, its link's token in MAIL_TOKEN; the mailbox is emptied again.
+next_mail() {
+  MAIL_TO= MAIL_TOKEN=
   mail_wait 1 || { fail "no mail arrived ($1)"; return 1; }
   local f
   f=$(mail_files | tail -1)
   MAIL_TO=$(mail_part "$f" to)
-  mail_token "$f"
+  MAIL_TOKEN=$(mail_token "$f")
   rm -f "$MAILDIR"/box/new/*
 }
 # A verified address for USER (the sign-up's mail to test@example.com).
@@ -40,9 +42,8 @@ verified_user() {
   rm -f "$MAILDIR"/box/new/*
   signup "$1" "$1 password"
   expect_status 201 "signup $1"
-  local t
-  t=$(next_token "$1's sign-up") || return 1
-  post /email/verify "{\"token\":\"$t\"}"
+  next_mail "$1's sign-up" || return 1
+  post /email/verify "{\"token\":\"$MAIL_TOKEN\"}"
   expect_status 200 "$1 verifies test@example.com"
 }
 expect_refused() {  # TOKEN WHAT
@@ -59,13 +60,16 @@ step "attack: a reset link to the old address, after the account moved to a new 
 verified_user alice
 ALICE=$TOKEN
 forgot alice
-OLD_LINK=$(next_token "reset to the old address")
+next_mail "reset to the old address"
+OLD_LINK=$MAIL_TOKEN
 expect_eq "the link went to the old address" test@example.com "$MAIL_TO"
 forgot alice
-OLD_LINK2=$(next_token "a second reset to the old address")
+next_mail "a second reset to the old address"
+OLD_LINK2=$MAIL_TOKEN
 TOKEN=$ALICE auth_put /me/email '{"email":"alice@example.net","password":"alice password"}'
 expect_status 202 "alice asks to move to alice@example.net"
-VERIFY=$(next_token "verification of the new address")
+next_mail "verification of the new address"
+VERIFY=$MAIL_TOKEN
 expect_eq "the new address's link" alice@example.net "$MAIL_TO"
 post /email/verify "{\"token\":\"$VERIFY\"}"
 expect_status 200 "the new address verifies: the account moved"
@@ -74,7 +78,8 @@ expect_refused "$OLD_LINK2" "the other one mailed to the old address"
 signin alice 'alice password'
 expect_status 200 "alice's password is unchanged"
 forgot alice
-NEW_LINK=$(next_token "reset to the new address")
+next_mail "reset to the new address"
+NEW_LINK=$MAIL_TOKEN
 expect_eq "a new request goes to the new address" alice@example.net "$MAIL_TO"
 reset "$NEW_LINK" 'alice second password'
 expect_status 200 "the link to the current address works"
@@ -82,10 +87,12 @@ ALICE=$(json .token)
 
 step "a change of password ends pending reset and verification links"
 forgot alice
-PENDING_RESET=$(next_token "reset before the change")
+next_mail "reset before the change"
+PENDING_RESET=$MAIL_TOKEN
 TOKEN=$ALICE auth_put /me/email '{"email":"alice@example.info","password":"alice second password"}'
 expect_status 202 "alice asks to move to alice@example.info"
-PENDING_VERIFY=$(next_token "verification before the change")
+next_mail "verification before the change"
+PENDING_VERIFY=$MAIL_TOKEN
 TOKEN=$ALICE auth_put /me/password '{"current_password":"alice second password","new_password":"alice third password"}'
 expect_status 200 "PUT /me/password"
 expect_refused "$PENDING_RESET" "after PUT /me/password"
@@ -99,9 +106,11 @@ expect_json "still alice@example.net" .email alice@example.net
 
 step "a reset ends the other pending links"
 forgot alice
-FIRST=$(next_token "first reset")
+next_mail "first reset"
+FIRST=$MAIL_TOKEN
 forgot alice
-SECOND=$(next_token "second reset")
+next_mail "second reset"
+SECOND=$MAIL_TOKEN
 reset "$FIRST" 'alice fourth password'
 expect_status 200 "the first link resets"
 expect_refused "$SECOND" "after another reset"
@@ -110,10 +119,12 @@ step "an admin's sign-out of the account (disabling it) ends its pending links"
 verified_user bob
 BOB=$TOKEN
 forgot bob
-BOB_RESET=$(next_token "bob's reset")
+next_mail "bob's reset"
+BOB_RESET=$MAIL_TOKEN
 TOKEN=$BOB auth_put /me/email '{"email":"bob@example.net","password":"bob password"}'
 expect_status 202 "bob asks to move"
-BOB_VERIFY=$(next_token "bob's verification")
+next_mail "bob's verification"
+BOB_VERIFY=$MAIL_TOKEN
 TOKEN=$ROOT auth_post /admin/users/bob/signout '{}'
 expect_status 204 "the admin signs bob out"
 expect_refused "$BOB_RESET" "after the admin's sign-out"
@@ -124,7 +135,8 @@ expect_status 200 "bob's password is unchanged"
 
 step "deleting the account ends its links: a new account of the same name gets none of them"
 forgot bob
-BOB_RESET=$(next_token "bob's reset before the deletion")
+next_mail "bob's reset before the deletion"
+BOB_RESET=$MAIL_TOKEN
 TOKEN=$ROOT auth_delete /admin/users/bob
 expect_status 200 "the admin deletes bob"
 add_user bob 'new bob password' user || fail "authctl add bob again"
