@@ -78,6 +78,17 @@ void run(App& app) {
       audit(app, message, "ok", "accepted by the mail server");
       if (auto gone = outbox.sent(message); !gone) log::warn("mail: cannot delete a sent message: " + gone.error().message);
       pause = std::chrono::milliseconds{0};
+    } else if (sent.error().code == Errc::not_permitted) {
+      // TLS required and not offered: nothing left this process. The
+      // message waits (backoff, message_ttl) for an operator to act.
+      metrics::mail_plaintext_refused();
+      audit(app, message, "refused", "no STARTTLS offered and TLS required; stays in the outbox");
+      log::warn("mail: " + sent.error().message);
+      if (auto later = outbox.failed(message, unix_now()); !later) {
+        log::warn("mail: cannot reschedule a message: " + later.error().message);
+      }
+      pause = std::min<std::chrono::milliseconds>(std::max<std::chrono::milliseconds>(2 * pause, 250ms), 5s);
+      wait_for(pause);
     } else {
       metrics::mail_failed();
       audit(app, message, "failed", "attempt " + std::to_string(message.attempts + 1) + ", will retry");

@@ -48,6 +48,7 @@ struct Registry {
   std::atomic<std::uint64_t> throttled{0};
   std::atomic<std::uint64_t> mail_sent{0};
   std::atomic<std::uint64_t> mail_failed{0};
+  std::atomic<std::uint64_t> mail_plaintext_refused{0};
   std::atomic<long> password_queue{0};
   std::atomic<long> upstream_queue{0};
   std::atomic<long> password_busy{0};
@@ -161,6 +162,7 @@ void throttled() { registry().throttled.fetch_add(1, std::memory_order_relaxed);
 
 void mail_sent() { registry().mail_sent.fetch_add(1, std::memory_order_relaxed); }
 void mail_failed() { registry().mail_failed.fetch_add(1, std::memory_order_relaxed); }
+void mail_plaintext_refused() { registry().mail_plaintext_refused.fetch_add(1, std::memory_order_relaxed); }
 
 void lane_depth(Lane lane, int delta) {
   Registry& r = registry();
@@ -234,6 +236,10 @@ std::string render(App& app) {
   out += "authd_mail_sent_total " + std::to_string(r.mail_sent.load()) + "\n";
   header(out, "authd_mail_failed_total", "counter", "Delivery attempts of this process that failed (retried later).");
   out += "authd_mail_failed_total " + std::to_string(r.mail_failed.load()) + "\n";
+  header(out, "authd_mail_plaintext_refused_total", "counter",
+         "Delivery attempts of this process not made because the mail server offered no STARTTLS and is not on "
+         "loopback (smtp_allow_plaintext is off): the message stays in the outbox.");
+  out += "authd_mail_plaintext_refused_total " + std::to_string(r.mail_plaintext_refused.load()) + "\n";
   if (app.core->settings().mail.enabled()) {
     if (auto depth = mail::Outbox(app.core->store(), app.core->settings().mail).depth()) {
       header(out, "authd_mail_outbox_depth", "gauge", "Messages waiting in the outbox (every node's).");

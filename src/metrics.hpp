@@ -26,6 +26,8 @@ void throttled();
 // Mail handed to the SMTP server (accepted), or attempts that failed (retried later).
 void mail_sent();
 void mail_failed();
+// A message not sent: TLS was required and the server offered none (it stays queued).
+void mail_plaintext_refused();
 // Invitations through the API: created, accepted, revoked (authctl's are not counted).
 void invitation(std::string_view event);
 // Jobs waiting in a lane's queue (+1 queued, -1 taken).

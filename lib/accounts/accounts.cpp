@@ -7,7 +7,9 @@
 #include <cctype>
 
 #include "authd/clock.hpp"
+#include "authd/invitations.hpp"
 #include "authd/mfa.hpp"
+#include "authd/password_reset.hpp"
 
 #include "authd/text.hpp"
 
@@ -253,6 +255,8 @@ Result<ExternalSignIn> Accounts::sign_in_external(const ExternalIdentity& identi
         if (!identity.email.empty() && identity.email != user->email) {
           user->email = identity.email;
           user->email_verified = false;  // a new address: not verified by us
+          // Links mailed to the old address end with it (password_reset.hpp).
+          if (auto ended = end_pending_links(txn, user->id); !ended) return ended;
         }
         if (!keep_role) user->role = Role::user;
         user->version += 1;
@@ -302,6 +306,8 @@ Result<User> Accounts::change_password(std::string_view username, std::string_vi
     stored->version += 1;
     stored->updated_at = unix_now();
     stored->token_generation += 1;
+    // A reset or verification link mailed before ends too (password_reset.hpp).
+    if (auto ended = end_pending_links(txn, stored->id); !ended) return ended;
     changed = *stored;
     return txn.replace_user(*stored);
   });
@@ -331,13 +337,22 @@ Result<void> keep_an_admin(StoreTxn& txn, const User& user, std::string_view wha
 
 }  // namespace
 
-Result<User> Accounts::set_role(std::string_view username, Role role, bool force) {
+Result<User> Accounts::set_role(std::string_view username, Role role, bool force,
+                                std::vector<std::string>* revoked_invitations) {
   User changed;
+  std::vector<std::string> revoked;
   auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
+    revoked.clear();  // a backend may run this again
     auto user = txn.find_user(username);
     if (!user) return std::unexpected(user.error());
     if (role != Role::admin && !force) {
       if (auto ok = keep_an_admin(txn, *user, "demoted"); !ok) return ok;
+    }
+    if (user->role == Role::admin && role != Role::admin) {
+      // An admin no more: the invitations they made end with their power.
+      auto ended = Invitations::revoke_made_by(txn, *user);
+      if (!ended) return std::unexpected(ended.error());
+      revoked = std::move(*ended);
     }
     user->role = role;
     user->version += 1;
@@ -346,11 +361,14 @@ Result<User> Accounts::set_role(std::string_view username, Role role, bool force
     return txn.replace_user(*user);
   });
   if (!done) return std::unexpected(done.error());
+  if (revoked_invitations) *revoked_invitations = std::move(revoked);
   return changed;
 }
 
-Result<void> Accounts::remove(std::string_view username, bool force) {
-  return store_.write([&](StoreTxn& txn) -> Result<void> {
+Result<void> Accounts::remove(std::string_view username, bool force, std::vector<std::string>* revoked_invitations) {
+  std::vector<std::string> revoked;
+  auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
+    revoked.clear();  // a backend may run this again
     auto user = txn.find_user(username);
     if (!user) return std::unexpected(user.error());
     if (!force) {
@@ -359,10 +377,17 @@ Result<void> Accounts::remove(std::string_view username, bool force) {
     for (const auto& link : user->links) {
       if (auto ok = txn.delete_link(link); !ok && ok.error().code != Errc::not_found) return ok;
     }
-    // Its second factors go too (authd/mfa.hpp), in the same transaction.
+    // Its second factors and pending mailed links go too, in the same transaction.
     if (auto ok = SecondFactors::erase(txn, user->id); !ok) return ok;
+    if (auto ok = end_pending_links(txn, user->id); !ok) return ok;
+    // And the invitations it made (an admin's): they were only as good as it.
+    auto ended = Invitations::revoke_made_by(txn, *user);
+    if (!ended) return std::unexpected(ended.error());
+    revoked = std::move(*ended);
     return username_index::delete_user(txn, username);
   });
+  if (done && revoked_invitations) *revoked_invitations = std::move(revoked);
+  return done;
 }
 
 Result<UserPage> Accounts::list(const UserQuery& query) const {

@@ -51,21 +51,35 @@ bool notice_enabled(const MailSettings& settings, std::string_view kind) {
   if (kind == "email_changed") return settings.notify_email_changed;
   if (kind == "mfa_added") return settings.notify_mfa_added;
   if (kind == "mfa_removed") return settings.notify_mfa_removed;
-  if (kind == "new_device") return settings.notify_new_device;
+  if (kind == "new_device" || kind == "sign_in_pending") return settings.notify_new_device;
   return false;
 }
 
 Result<bool> send_notice(Store& store, const MailSettings& settings, const mail::Templates& templates,
                          std::string_view kind, const User& user, std::int64_t now,
-                         const std::map<std::string, std::string, std::less<>>& details) {
+                         const std::map<std::string, std::string, std::less<>>& details, std::string_view once_key) {
   if (!settings.enabled() || !notice_enabled(settings, kind) || !user.email_verified ||
       !mail::valid_address(user.email)) {
     return false;
   }
-  auto done = store.write(
-      [&](StoreTxn& txn) { return queue_notice(txn, settings, templates, kind, user, user.email, now, {}, details); });
+  bool queued = false;
+  auto done = store.write([&](StoreTxn& txn) -> Result<void> {
+    queued = false;
+    if (!once_key.empty()) {
+      const std::string prefix = "notice:" + std::string(kind) + ":" + user.id;
+      auto first = count_hourly(txn, kMailLimits, prefix + ":" + crypto::to_hex(crypto::sha256(once_key)), 1, now);
+      if (!first) return std::unexpected(first.error());
+      if (!*first) return {};
+      auto under = count_hourly(txn, kMailLimits, prefix, kNoticesPerHour, now);
+      if (!under) return std::unexpected(under.error());
+      if (!*under) return {};
+    }
+    if (auto ok = queue_notice(txn, settings, templates, kind, user, user.email, now, {}, details); !ok) return ok;
+    queued = true;
+    return {};
+  });
   if (!done) return std::unexpected(done.error());
-  return true;
+  return queued;
 }
 
 // Counted against password_reset_address_limit (its own key, "verify:a:"):
@@ -147,15 +161,20 @@ Result<EmailVerification::Verified> EmailVerification::verify(std::string_view t
     }
     if (user->id != pending->user_id) return txn.delete_entry(kNamespace, key);  // the name is another account's now
     const bool change = user->email != pending->email;
-    // This token, and every other one of the account for the same address
-    // (for a change: every one, the old address's links are moot now).
-    auto all = txn.list_entries(kNamespace);
-    if (!all) return std::unexpected(all.error());
-    for (const auto& [other, text] : *all) {
-      const auto other_pending = parse_pending(text);
-      if (other == key || (other_pending && other_pending->user_id == user->id &&
-                           (change || other_pending->email == pending->email))) {
-        if (auto ok = txn.delete_entry(kNamespace, other); !ok) return ok;
+    if (change) {
+      // A change of address ends every reset and verification link of the
+      // account, this one included (the old address's links are moot now).
+      if (auto ok = end_pending_links(txn, user->id); !ok) return ok;
+    } else {
+      // This token, and every other one of the account for the same address.
+      auto all = txn.list_entries(kNamespace);
+      if (!all) return std::unexpected(all.error());
+      for (const auto& [other, text] : *all) {
+        const auto other_pending = parse_pending(text);
+        if (other == key ||
+            (other_pending && other_pending->user_id == user->id && other_pending->email == pending->email)) {
+          if (auto ok = txn.delete_entry(kNamespace, other); !ok) return ok;
+        }
       }
     }
     verified.previous_email = change ? user->email : std::string();

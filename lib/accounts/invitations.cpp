@@ -23,7 +23,8 @@ std::string encode(const Invitation& invitation) {
       .set("role", Json::string(to_string(invitation.role)))
       .set("created", Json::integer(invitation.created_at))
       .set("exp", Json::integer(invitation.expires_at))
-      .set("by", Json::string(invitation.invited_by));
+      .set("by", Json::string(invitation.invited_by))
+      .set("by_id", Json::string(invitation.invited_by_id));
   return value.dump();
 }
 
@@ -37,14 +38,32 @@ std::optional<Invitation> decode(std::string_view text) {
                     *role,
                     value->get_integer("created").value_or(0),
                     value->get_integer("exp").value_or(0),
-                    std::string(value->get_string("by").value_or(""))};
+                    std::string(value->get_string("by").value_or("")),
+                    std::string(value->get_string("by_id").value_or(""))};
+}
+
+bool made_by_operator(const Invitation& invitation) { return invitation.invited_by.starts_with("authctl:"); }
+
+// The inviter may still grant the invitation's role: authctl's operator
+// (whoever can run authctl owns the store), or the same admin account, by
+// name and _id, still an admin. Any role needs an admin: only admins invite.
+Result<bool> inviter_may_grant(StoreTxn& txn, const Invitation& invitation) {
+  if (made_by_operator(invitation)) return true;
+  if (invitation.invited_by.empty()) return false;
+  auto inviter = txn.find_user(invitation.invited_by);
+  if (!inviter) {
+    if (inviter.error().code == Errc::not_found) return false;
+    return std::unexpected(inviter.error());
+  }
+  if (!invitation.invited_by_id.empty() && inviter->id != invitation.invited_by_id) return false;  // a new account of that name
+  return inviter->role == Role::admin;
 }
 
 }  // namespace
 
 Result<IssuedInvitation> Invitations::create(std::string_view email, Role role, std::string_view invited_by,
-                                             std::chrono::seconds ttl, std::string_view site, bool send_mail,
-                                             std::int64_t now) {
+                                             std::string_view invited_by_id, std::chrono::seconds ttl,
+                                             std::string_view site, bool send_mail, std::int64_t now) {
   if (auto ok = validate_email(email, policy_); !ok) return fail_field("email", ok.error().message);
   if (send_mail && !mail::valid_address(email)) {
     return fail_field("email", "email must be an address mail can be sent to (ASCII, no quotes or spaces)");
@@ -60,6 +79,7 @@ Result<IssuedInvitation> Invitations::create(std::string_view email, Role role, 
   invitation.created_at = now;
   invitation.expires_at = now + ttl.count();
   invitation.invited_by = std::string(invited_by);
+  invitation.invited_by_id = std::string(invited_by_id);
   const std::string token = crypto::random_token(kTokenBytes);
   issued.link = std::string(site) + "/invite#token=" + token;
   std::optional<mail::Message> message;
@@ -119,6 +139,20 @@ Result<Invitation> Invitations::revoke(std::string_view id) {
   return std::move(*revoked);
 }
 
+Result<std::vector<std::string>> Invitations::revoke_made_by(StoreTxn& txn, const User& inviter) {
+  std::vector<std::string> revoked;
+  auto all = txn.list_entries(kNamespace);
+  if (!all) return std::unexpected(all.error());
+  for (const auto& [key, text] : *all) {
+    auto invitation = decode(text);
+    if (!invitation || invitation->invited_by != inviter.username) continue;
+    if (!invitation->invited_by_id.empty() && invitation->invited_by_id != inviter.id) continue;
+    if (auto ok = txn.delete_entry(kNamespace, key); !ok) return std::unexpected(ok.error());
+    revoked.push_back(std::move(invitation->id));
+  }
+  return revoked;
+}
+
 Result<User> Invitations::accept(const InvitationAcceptance& acceptance, std::int64_t now) {
   auto invalid = [] {
     return fail_field("token", "the invitation link is unknown, used, revoked or expired: ask for a new one");
@@ -146,14 +180,23 @@ Result<User> Invitations::accept(const InvitationAcceptance& acceptance, std::in
   user.fullname = acceptance.fullname;
   user.created_at = user.updated_at = now;
   bool valid = false;
+  bool inviter_gone = false;
   auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
     valid = false;  // a backend may run this again (serialization failure)
+    inviter_gone = false;
     auto entry = txn.get_entry(kNamespace, key);
     if (!entry) return std::unexpected(entry.error());
     if (!*entry) return {};  // used or revoked meanwhile
     const auto current = decode(**entry);
     // Malformed, or expired but not purged yet: refuse (and drop it).
     if (!current || current->expires_at <= now) return txn.delete_entry(kNamespace, key);
+    // The inviter was demoted or deleted since: the invitation dies with their power.
+    auto granted = inviter_may_grant(txn, *current);
+    if (!granted) return std::unexpected(granted.error());
+    if (!*granted) {
+      inviter_gone = true;
+      return txn.delete_entry(kNamespace, key);
+    }
     user.id = new_object_id();
     user.role = current->role;
     user.email = current->email;
@@ -166,6 +209,10 @@ Result<User> Invitations::accept(const InvitationAcceptance& acceptance, std::in
   if (!done) {
     if (done.error().code == Errc::conflict) return fail(Errc::conflict, "username already exists");
     return std::unexpected(done.error());
+  }
+  if (inviter_gone) {
+    return fail_field("token", "the invitation was revoked: whoever made it may no longer grant its role; ask for a "
+                               "new one");
   }
   if (!valid) return invalid();
   return user;

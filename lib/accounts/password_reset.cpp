@@ -3,6 +3,7 @@
 #include "accounts/hourly_limit.hpp"
 #include "accounts/username_index.hpp"
 #include "authd/crypto.hpp"
+#include "authd/email_verification.hpp"
 #include "authd/json.hpp"
 #include "authd/text.hpp"
 
@@ -18,6 +19,21 @@ std::string token_key(std::string_view token) {
 }
 
 }  // namespace
+
+Result<void> end_pending_links(StoreTxn& txn, std::string_view user_id) {
+  if (user_id.empty()) return {};
+  for (const std::string_view space : {PasswordReset::kNamespace, EmailVerification::kNamespace}) {
+    auto all = txn.list_entries(space);
+    if (!all) return std::unexpected(all.error());
+    for (const auto& [key, text] : *all) {
+      auto value = Json::parse(text);
+      // A malformed entry is nobody's link: dropped too.
+      if (value && value->is_object() && value->get_string("user").value_or("") != user_id) continue;
+      if (auto ok = txn.delete_entry(space, key); !ok) return ok;
+    }
+  }
+  return {};
+}
 
 std::string describe_duration(std::int64_t seconds) {
   auto plural = [](std::int64_t n, std::string_view unit) {
@@ -122,27 +138,25 @@ Result<User> PasswordReset::reset(std::string_view token, std::string_view new_p
     const std::string username(value->get_string("username").value_or(""));
     // Expired but not yet purged: refuse (and drop it).
     if (value->get_integer("exp").value_or(0) <= now) return txn.delete_entry(kNamespace, key);
-    auto all = txn.list_entries(kNamespace);
-    if (!all) return std::unexpected(all.error());
     auto user = txn.find_user(username);
     if (!user) {
       if (user.error().code == Errc::not_found) return txn.delete_entry(kNamespace, key);
       return std::unexpected(user.error());
     }
     if (user->id != user_id) return txn.delete_entry(kNamespace, key);  // the name now belongs to another account
-    // Every reset token of this account ends here, this one included.
-    for (const auto& [other, text] : *all) {
-      auto other_value = Json::parse(text);
-      if (other == key || (other_value && other_value->get_string("user").value_or("") == user_id)) {
-        if (auto ok = txn.delete_entry(kNamespace, other); !ok) return ok;
-      }
+    // Mailed to an address the account no longer has: that mailbox is no
+    // longer the account's to speak for (the change ended it anyway).
+    if (user->email.empty() || value->get_string("email").value_or("") != user->email) {
+      return txn.delete_entry(kNamespace, key);
     }
+    // Every reset and verification link of this account ends here, this one included.
+    if (auto ok = end_pending_links(txn, user_id); !ok) return ok;
     user->password_hash = *hash;
     user->version += 1;
     user->updated_at = now;
     user->token_generation += 1;
     // The link reached the account's address: that verifies it.
-    if (!user->email.empty() && value->get_string("email").value_or("") == user->email) user->email_verified = true;
+    user->email_verified = true;
     changed = *user;
     valid = true;
     return txn.replace_user(*user);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "authd/password_reset.hpp"
+
 namespace authd {
 namespace {
 
@@ -43,12 +45,15 @@ Result<void> TokenRevocation::revoke(std::string_view username, const TokenClaim
   });
 }
 
-Result<User> TokenRevocation::end_all(std::string_view username) {
+Result<User> TokenRevocation::end_all(std::string_view username, bool with_links) {
   User changed;
   auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
     auto user = txn.find_user(username);
     if (!user) return std::unexpected(user.error());
     user->token_generation += 1;
+    if (with_links) {
+      if (auto ended = end_pending_links(txn, user->id); !ended) return ended;
+    }
     changed = *user;
     return txn.replace_user(*user);
   });

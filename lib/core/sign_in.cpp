@@ -5,6 +5,7 @@
 
 #include "authd/audit.hpp"
 #include "authd/core.hpp"
+#include "authd/device_notice.hpp"
 #include "authd/email_verification.hpp"
 #include "authd/invitations.hpp"
 #include "authd/mfa.hpp"
@@ -17,14 +18,6 @@ namespace {
 // The device token (kDeviceTokenType: its own typ, audience and key, never
 // accepted as a session), naming the user it was given to.
 constexpr std::string_view kDeviceSubject = "device";
-
-// The User-Agent as a notice shows it: printable ASCII, at most 200 characters.
-std::string shown_user_agent(std::string_view agent) {
-  constexpr std::size_t kMost = 200;
-  std::string out;
-  for (char c : agent.substr(0, kMost)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
-  return out.empty() ? std::string("unknown") : out;
-}
 
 // "2026-11-26 05:09:56 UTC".
 std::string shown_time(std::int64_t now) {
@@ -67,14 +60,19 @@ std::string SignIn::new_device_token(const User& user, std::int64_t now) const {
 
 std::chrono::seconds SignIn::device_ttl() const noexcept { return core_.throttle().policy().device_ttl; }
 
-void SignIn::tell_new_device(const User& user, const SignInClient& client, std::int64_t now) {
+void SignIn::tell_new_device(const User& user, const SignInClient& client, std::int64_t now, std::string_view kind) {
   if (!templates_) return;
-  auto sent = send_notice(core_.store(), core_.settings().mail, *templates_, "new_device", user, now,
-                          {{"time", shown_time(now)},
-                           {"address", client.address.empty() ? std::string("unknown") : client.address},
-                           {"user_agent", shown_user_agent(client.user_agent)}});
+  // The browser as a summary from a fixed list (authd/device_notice.hpp):
+  // the client's own text never reaches the mail.
+  const std::string browser = summarise_user_agent(client.user_agent);
+  const std::string address = client.address.empty() ? std::string("unknown") : client.address;
+  // A pending sign-in gives no device cookie yet: the device is its address
+  // and browser, told once an hour (a password tried again and again).
+  const std::string once = kind == "sign_in_pending" ? address + "\n" + browser : std::string();
+  auto sent = send_notice(core_.store(), core_.settings().mail, *templates_, kind, user, now,
+                          {{"time", shown_time(now)}, {"address", address}, {"user_agent", browser}}, once);
   if (!sent) {
-    observer_->warning("cannot queue the new_device notice: " + sent.error().message);
+    observer_->warning("cannot queue the " + std::string(kind) + " notice: " + sent.error().message);
   } else if (*sent) {
     observer_->mail_queued();
   }
@@ -178,7 +176,12 @@ Result<SignInOutcome> SignIn::with_password(const BasicCredentials& credentials,
   }
   auto due = second_factor_due(*user, "pwd", client, now);
   if (!due) return std::unexpected(due.error());
-  if (*due) return SignInOutcome(std::move(**due));
+  if (*due) {
+    // The password was right: from a new device, the owner hears of it now,
+    // before the second factor (a stolen password is news even if it stops there).
+    if (device.empty()) tell_new_device(*user, client, now, "sign_in_pending");
+    return SignInOutcome(std::move(**due));
+  }
 
   observer_->password_outcome("ok");
   audit(client, "signin", user->username, "ok");
@@ -263,14 +266,27 @@ Result<SignInOutcome> SignIn::with_provider(const ExternalIdentity& identity, co
     return std::unexpected(account.error());
   }
   if (auto verified = refuse_unverified(account->user, client); !verified) return std::unexpected(verified.error());
+  // The device cookie the browser had when the sign-in started (GET /oauth
+  // carries it through the state: the provider's redirect back is cross-site).
+  const auto device = known_device(client.device_token, account->user.username, now);
   if (core_.settings().mfa.for_oauth) {
     auto due = second_factor_due(account->user, "fed", client, now);
     if (!due) return std::unexpected(due.error());
-    if (*due) return SignInOutcome(std::move(**due));
+    if (*due) {
+      if (device.empty()) tell_new_device(account->user, client, now, "sign_in_pending");
+      return SignInOutcome(std::move(**due));
+    }
   }
   audit(client, "oauth_signin", account->user.username, "ok",
         identity.provider + (account->created ? ", account created" : ""));
-  return SignInOutcome(signed_in(std::move(account->user), "", now));
+  // A new account has no device to be new to: it gets its cookie, no notice.
+  if (account->created) {
+    SignedIn done = signed_in(std::move(account->user), "", now);
+    done.device_token = new_device_token(done.user, now);
+    done.device_ttl = device_ttl();
+    return SignInOutcome(std::move(done));
+  }
+  return SignInOutcome(signed_in_on_device(std::move(account->user), "", device, client, now));
 }
 
 }  // namespace authd

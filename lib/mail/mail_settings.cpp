@@ -1,11 +1,14 @@
 #include "authd/mail.hpp"
 
+#include "authd/text.hpp"
+
 namespace authd {
 
 std::vector<settings::Setting> mail_settings(MailSettings& s) {
   auto starttls = settings::text("smtp_starttls", s.smtp_starttls,
-                                 "STARTTLS on smtp:// URLs: auto (required with smtp_user, else used when the "
-                                 "server offers it), required, or off.");
+                                 "STARTTLS on smtp:// URLs: auto (required with smtp_user or when the server is not "
+                                 "on loopback, else used when offered), required, or off (only for a server on "
+                                 "loopback, or with smtp_allow_plaintext).");
   starttls.kind = settings::Kind::choice;  // checked by finish_mail_settings
   starttls.choices = {"auto", "required", "off"};
   return settings::grouped("Mail", {
@@ -18,6 +21,10 @@ std::vector<settings::Setting> mail_settings(MailSettings& s) {
       settings::text("smtp_user", s.smtp_user, "The SMTP AUTH user; empty = no AUTH."),
       settings::secret("smtp_password", s.smtp_password, "The SMTP AUTH password."),
       std::move(starttls),
+      settings::boolean("smtp_allow_plaintext", s.smtp_allow_plaintext,
+                        "Send mail in clear to a server that is not on loopback when it offers no STARTTLS (or "
+                        "with smtp_starttls = off): reset and invitation links then cross the network readable "
+                        "and changeable. Off: such mail stays in the outbox and the log says why."),
       settings::text("public_url", s.public_url,
                      "The site's address used in mailed links, e.g. https://example.org (a trailing / is "
                      "dropped)."),
@@ -68,6 +75,11 @@ Result<void> finish_mail_settings(MailSettings& s) {
   if (!s.smtp_url.starts_with("smtp://") && !s.smtp_url.starts_with("smtps://")) {
     return fail(Errc::config, "smtp_url must start with smtp:// or smtps://");
   }
+  if (s.smtp_starttls == "off" && s.smtp_url.starts_with("smtp://") && !mail::plaintext_allowed(s)) {
+    return fail(Errc::config, "smtp_starttls = off sends mail in clear to " + s.smtp_url +
+                                  ", which is not on loopback: use STARTTLS (auto or required) or smtps://, or "
+                                  "set smtp_allow_plaintext = true to accept mail readable on the network");
+  }
   if (!mail::parse_mailbox(s.smtp_from)) {
     return fail(Errc::config, "smtp_from must be an address or \"Name <address>\" when smtp_url is set");
   }
@@ -77,4 +89,44 @@ Result<void> finish_mail_settings(MailSettings& s) {
   return {};
 }
 
+namespace mail {
+
+bool smtp_on_loopback(std::string_view url) {
+  const auto scheme = url.find("://");
+  if (scheme == std::string_view::npos) return false;
+  std::string_view rest = url.substr(scheme + 3);
+  rest = rest.substr(0, rest.find_first_of("/?#"));
+  if (const auto at = rest.rfind('@'); at != std::string_view::npos) rest.remove_prefix(at + 1);  // user@host
+  std::string_view host;
+  if (rest.starts_with('[')) {
+    const auto close = rest.find(']');
+    if (close == std::string_view::npos) return false;
+    host = rest.substr(1, close - 1);
+    return host == "::1";
+  }
+  host = rest.substr(0, rest.find(':'));
+  if (text::iequals(host, "localhost")) return true;  // RFC 6761 §6.3; libcurl resolves it to loopback itself
+  // A literal 127.a.b.c, four decimal octets: a name that resolves to 127.0.0.1 does not count.
+  int octets = 0;
+  std::size_t i = 0;
+  bool first_is_127 = false;
+  while (i <= host.size()) {
+    std::size_t j = i;
+    unsigned value = 0;
+    while (j < host.size() && host[j] >= '0' && host[j] <= '9' && j - i < 3) value = value * 10 + (host[j++] - '0');
+    if (j == i || value > 255) return false;
+    if (octets == 0) first_is_127 = value == 127;
+    ++octets;
+    if (j == host.size()) break;
+    if (host[j] != '.') return false;
+    i = j + 1;
+  }
+  return octets == 4 && first_is_127;
+}
+
+bool plaintext_allowed(const MailSettings& settings) {
+  return settings.smtp_allow_plaintext || smtp_on_loopback(settings.smtp_url);
+}
+
+}  // namespace mail
 }  // namespace authd

@@ -55,10 +55,14 @@ Result<void> SmtpClient::send(const Mailbox& from, std::string_view to, std::str
   curl_easy_setopt(h, CURLOPT_READFUNCTION, supply);
   curl_easy_setopt(h, CURLOPT_READDATA, &upload);
   curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
-  // The password must not cross the network in clear: with AUTH, STARTTLS
-  // is required unless the operator says off (a local relay).
+  // Nothing crosses the network in clear: with AUTH (the password), or to a
+  // server that is not on loopback (reset and invitation links), STARTTLS is
+  // required unless smtp_allow_plaintext says otherwise; off is refused at
+  // start-up off loopback without it (finish_mail_settings).
+  const bool clear_ok = plaintext_allowed(settings_);
   long tls = CURLUSESSL_TRY;
-  if (settings_.smtp_starttls == "required" || (settings_.smtp_starttls == "auto" && !settings_.smtp_user.empty())) {
+  if (settings_.smtp_starttls == "required" ||
+      (settings_.smtp_starttls == "auto" && (!settings_.smtp_user.empty() || !clear_ok))) {
     tls = CURLUSESSL_ALL;
   } else if (settings_.smtp_starttls == "off") {
     tls = CURLUSESSL_NONE;
@@ -70,6 +74,14 @@ Result<void> SmtpClient::send(const Mailbox& from, std::string_view to, std::str
   }
   const CURLcode rc = curl_easy_perform(h);
   if (rc == CURLE_OK) return {};
+  if (rc == CURLE_USE_SSL_FAILED) {
+    return fail(Errc::not_permitted,
+                "not sent: the mail server " + settings_.smtp_url + " offers no STARTTLS and TLS is required (" +
+                    (clear_ok ? std::string("smtp_starttls = required or smtp_user set")
+                              : std::string("the server is not on loopback; smtp_allow_plaintext = true accepts "
+                                            "mail readable on the network")) +
+                    "): the message stays in the outbox");
+  }
   long code = 0;
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
   const std::string reason = std::string(curl_easy_strerror(rc)) + (code ? " (" + std::to_string(code) + ")" : "");

@@ -11,7 +11,8 @@ namespace {
 
 // The placeholders any template may use; values are given by the feature
 // that sends it (a missing one renders as "").
-// new_device also has time (UTC), address (the client's IP address) and user_agent.
+// new_device and sign_in_pending also have time (UTC), address (the client's IP
+// address) and user_agent (a browser summary from a fixed list, never the header).
 constexpr std::string_view kPlaceholders[] = {"site", "link",    "username", "expires",   "email",
                                               "role", "time", "address",  "user_agent"};
 
@@ -50,6 +51,11 @@ constexpr BuiltIn kBuiltIn[] = {
      "Hello {{username}},\n\nyour account at {{site}} was just signed in to from a browser or device not seen "
      "before:\n\nTime: {{time}}\nIP address: {{address}}\nBrowser: {{user_agent}}\n\n"
      "If this was you, there is nothing to do. If not, reset your password at once: {{link}}\n"},
+    {"sign_in_pending", "Your password was just used",
+     "Hello {{username}},\n\nthe password of your account at {{site}} was just entered correctly from a browser "
+     "or device not seen before; the sign-in now waits for your second factor:\n\nTime: {{time}}\n"
+     "IP address: {{address}}\nBrowser: {{user_agent}}\n\n"
+     "If this was you, there is nothing to do. If not, someone knows your password: change it at once: {{link}}\n"},
 };
 
 // The HTML made from a text template: escaped, paragraphs, {{link}} as a link.

@@ -21,12 +21,10 @@ std::string Pkce::challenge_for(std::string_view verifier) {
 
 std::string seal_oauth_state(const TokenService& tokens, const OAuthState& state, std::int64_t now,
                              std::chrono::seconds ttl) {
-  return tokens.issue(kOAuthStateTokenType, kStateSubject, "", now,
-                      {{"provider", state.provider},
-                       {"state", state.state},
-                       {"verifier", state.verifier},
-                       {"nonce", state.nonce}},
-                      ttl);
+  std::map<std::string, std::string, std::less<>> claims{
+      {"provider", state.provider}, {"state", state.state}, {"verifier", state.verifier}, {"nonce", state.nonce}};
+  if (!state.device.empty()) claims.emplace("device", state.device);
+  return tokens.issue(kOAuthStateTokenType, kStateSubject, "", now, claims, ttl);
 }
 
 Result<OAuthState> open_oauth_state(const TokenService& tokens, std::string_view cookie, std::int64_t now) {
@@ -39,7 +37,7 @@ Result<OAuthState> open_oauth_state(const TokenService& tokens, std::string_view
     const auto found = claims->extra.find(name);
     return found == claims->extra.end() ? std::string() : found->second;
   };
-  OAuthState state{take("provider"), take("state"), take("verifier"), take("nonce")};
+  OAuthState state{take("provider"), take("state"), take("verifier"), take("nonce"), take("device")};
   if (state.provider.empty() || state.state.empty() || state.verifier.empty()) {
     return fail(Errc::provider_refused, "the sign-in state is incomplete; start again");
   }

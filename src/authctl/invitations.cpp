@@ -71,7 +71,7 @@ int invite(Context& context, const Invocation& invocation) {
   const bool send_mail = mail_settings.enabled() && !invocation.has("no-mail");
   return with_invitations(context, mail_settings.templates, [&](Core& c, Invitations& invitations) {
     const Actor actor = operator_actor();
-    auto issued = invitations.create(email, *role, actor.name, *ttl, site, send_mail, unix_now());
+    auto issued = invitations.create(email, *role, actor.name, "", *ttl, site, send_mail, unix_now());
     if (!issued) return failure(issued.error().message);
     const Invitation& invitation = issued->invitation;
     c.audit().record({.event = "invitation_created", .client = actor.client, .outcome = "ok",

@@ -4,7 +4,7 @@
 //   GET    /admin/users/{username}                -> the user (never its hash)
 //   PUT    /admin/users/{username} {"role":"..."} -> the user with its new role
 //   DELETE /admin/users/{username}                -> {"username":...,"deleted":true}
-//   POST   /admin/users/{username}/signout        -> 204: every token of the user ends
+//   POST   /admin/users/{username}/signout        -> 204: every token and pending mailed link of the user ends
 // Changes go through UserAdmin, as authctl's do, and are audited.
 #include <charconv>
 

@@ -51,8 +51,8 @@ HandlerResult admin_create_invitation(App& app, const http::Request& request, co
                 "mail is not configured (smtp_url): an invitation goes by mail; authctl invite prints its link instead");
   }
   const std::string& admin = context.principal->user().username;
-  auto issued = app.invitations->create(*email, *role, admin, settings.invitations.ttl, settings.mail.public_url,
-                                        true, unix_now());
+  auto issued = app.invitations->create(*email, *role, admin, context.principal->user().id, settings.invitations.ttl,
+                                        settings.mail.public_url, true, unix_now());
   if (!issued) return std::unexpected(issued.error());
   mail_sender::wake();
   metrics::invitation("created");

@@ -1,9 +1,10 @@
 // GET /oauth: third-party sign-in.
-//   without `code`: start (302 to the provider, state + PKCE verifier in a
-//                   signed HttpOnly cookie);
+//   without `code`: start (302 to the provider, state + PKCE verifier, and
+//                   the browser's device cookie, in a signed HttpOnly cookie);
 //   with `code`:    complete (state checked against the cookie, code exchanged,
 //                   identity verified, local account created or updated) and
-//                   answer exactly like POST /signin;
+//                   answer exactly like POST /signin (a device cookie too; a
+//                   new device is told by mail, authd/sign_in.hpp);
 //   with `error`:   the provider refused; nothing is created.
 #include "authd/clock.hpp"
 #include "authd/crypto.hpp"
@@ -44,8 +45,10 @@ HandlerResult start(App& app, const http::Request& request,
   auto client = choose_provider(app, query);
   if (!client) return std::unexpected(client.error());
   const auto pkce = Pkce::generate();
+  // The device cookie comes with this same-site request only: kept in the
+  // state for the completion, which must know whether the device is new.
   const OAuthState state{(*client)->provider().name, crypto::random_token(16), pkce.verifier,
-                         crypto::random_token(16)};
+                         crypto::random_token(16), sign_in_client(request).device_token};
   auto location = (*client)->authorization_url(state, pkce.challenge);
   if (!location) return std::unexpected(location.error());
 
@@ -76,7 +79,9 @@ HandlerResult complete(App& app, const http::Request& request,
   if (!identity) return std::unexpected(identity.error());
   // The sign-in use case (lib/core/sign_in.cpp); a second factor asked
   // (mfa_for_oauth) comes back here as the error, so that it is audited below.
-  auto response = sign_in_answer(app, request, sign_in_of(app).with_provider(*identity, sign_in_client(request), now));
+  SignInClient signing_in = sign_in_client(request);
+  if (signing_in.device_token.empty()) signing_in.device_token = state->device;
+  auto response = sign_in_answer(app, request, sign_in_of(app).with_provider(*identity, signing_in, now));
   if (response) response->header("Set-Cookie", state_cookie(app, request, "", 0));  // the state is spent
   return response;
 }

@@ -31,9 +31,16 @@ expect_status 200 "password changed while the address is unverified"
 TOKEN=$(json .token)
 sleep 1
 expect_eq "no notice to the unverified address" 1 "$(mail_count)"
+rm -f "$MAILDIR"/box/new/*
 
 step "verified: the password change is told"
+# The change of password ended the sign-up's link (t_sec_reset_links.sh): a new one.
 post /email/verify "{\"token\":\"$VTOKEN\"}"
+expect_status 400 "the link from before the password change is refused"
+post /email/verify/resend '{"username":"alice"}'
+expect_status 202 "a new link"
+settle 1
+post /email/verify "{\"token\":\"$(mail_token "$(mail_files | tail -1)")\"}"
 expect_status 200 "alice verifies her address"
 auth_put /me/password '{"current_password":"alice password 2","new_password":"alice password 3"}'
 expect_status 200 "password changed"

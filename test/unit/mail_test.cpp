@@ -292,5 +292,32 @@ TEST(MailDocs, EverySettingIsDocumentedWithItsDefault) {
   }
 }
 
+// Issue 41: mail crosses to the server in clear only on loopback or when
+// the operator says so (smtp_allow_plaintext); a name is not loopback.
+TEST(MailSettings, OnlyALoopbackServerTakesMailInClear) {
+  for (const char* url : {"smtp://127.0.0.1:25", "smtp://127.8.9.10", "smtp://localhost:2525", "smtp://LOCALHOST",
+                          "smtp://[::1]:25", "smtp://user@127.0.0.1:25/"}) {
+    EXPECT_TRUE(mail::smtp_on_loopback(url)) << url;
+  }
+  for (const char* url : {"smtp://10.255.255.1:25", "smtp://127.attacker.example", "smtp://127.0.0.1.example",
+                          "smtp://mail.localhost.example", "smtp://[::2]", "smtp://128.0.0.1", "smtp://127.0.0.256",
+                          "smtp://127.0.0", "smtp://0127.0.0.1", "smtp://"}) {
+    EXPECT_FALSE(mail::smtp_on_loopback(url)) << url;
+  }
+  MailSettings s;
+  s.smtp_url = "smtp://mail.example.org:25";
+  s.smtp_from = "noreply@example.org";
+  s.public_url = "https://example.org";
+  EXPECT_FALSE(mail::plaintext_allowed(s));
+  s.smtp_starttls = "off";
+  auto refused = finish_mail_settings(s);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, Errc::config);
+  EXPECT_NE(refused.error().message.find("smtp_allow_plaintext"), std::string::npos);
+  s.smtp_allow_plaintext = true;
+  EXPECT_TRUE(mail::plaintext_allowed(s));
+  EXPECT_TRUE(finish_mail_settings(s));
+}
+
 }  // namespace
 }  // namespace authd

@@ -86,17 +86,24 @@ class Accounts {
   // The user's own password change: `current` must be right (else
   // invalid_login, same work as sign-in), `next` valid (invalid_input naming
   // "new_password"). In one write: the new hash, __v + 1, and the token
-  // generation + 1, which ends every token issued before. Returns the user.
+  // generation + 1, which ends every token issued before, and every pending
+  // reset or verification link of the account is deleted. Returns the user.
   Result<User> change_password(std::string_view username, std::string_view current, std::string_view next);
 
   // Operator changes. Errors: not_found, storage_full, internal.
   Result<User> find(std::string_view username) const;
   // conflict: the user is the last admin and the role is not admin (unless
   // `force`, authctl's --force). The check and the write are one transaction.
-  Result<User> set_role(std::string_view username, Role role, bool force = false);
-  // Deletes the user and its third-party links; its tokens stop working at once.
+  // An admin's demotion deletes the invitations they made, in the same
+  // transaction; their ids go to `revoked_invitations` when given.
+  Result<User> set_role(std::string_view username, Role role, bool force = false,
+                        std::vector<std::string>* revoked_invitations = nullptr);
+  // Deletes the user, its third-party links, second factors and pending
+  // mailed links; its tokens stop working at once.
   // conflict: the user is the last admin (unless `force`), as set_role.
-  Result<void> remove(std::string_view username, bool force = false);
+  // The invitations the user made go too, their ids to `revoked_invitations`.
+  Result<void> remove(std::string_view username, bool force = false,
+                      std::vector<std::string>* revoked_invitations = nullptr);
   Result<UserPage> list(const UserQuery& query) const;
 
   const CredentialPolicy& policy() const noexcept { return policy_; }

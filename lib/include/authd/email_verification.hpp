@@ -73,10 +73,16 @@ bool notice_enabled(const MailSettings& settings, std::string_view kind);
 
 // A security notice to `user`'s address, in a write transaction of its own:
 // only when mail and the notice are on and the address is verified.
-// `details`: more placeholders (new_device: time, address, user_agent).
+// `details`: more placeholders (new_device and sign_in_pending: time,
+// address, user_agent: the browser summary, authd/device_notice.hpp).
+// With a `once_key` (sign_in_pending: the device as far as it is known),
+// at most one such notice per account, kind and key per hour, and at most
+// kNoticesPerHour of the kind per account (the counters in "mail_limits").
 // True when a message was queued. Errors: storage.
 Result<bool> send_notice(Store& store, const MailSettings& settings, const mail::Templates& templates,
                          std::string_view kind, const User& user, std::int64_t now,
-                         const std::map<std::string, std::string, std::less<>>& details = {});
+                         const std::map<std::string, std::string, std::less<>>& details = {},
+                         std::string_view once_key = {});
+inline constexpr unsigned kNoticesPerHour = 10;
 
 }  // namespace authd

@@ -12,6 +12,12 @@
 //    account is created and the invitation deleted in ONE write transaction,
 //    so of two concurrent accepts one wins (LMDB: one writer at a time;
 //    PostgreSQL: SERIALIZABLE, the loser runs again and finds it gone).
+//  - an invitation is only as good as its inviter: accept() checks, in the
+//    same transaction, that the admin who made it still exists (the same
+//    account, by _id) and is still an admin (authctl's own, "authctl:<login>",
+//    stand as long as the store does); demoting or deleting an admin deletes
+//    the invitations they made in the transaction of the change
+//    (revoke_made_by), and the audit log lists them.
 //  - signup_mode = invite closes POST /signup and third-party sign-in of new
 //    accounts; invitations are then the only way in (besides authctl add).
 #pragma once
@@ -51,6 +57,7 @@ struct Invitation {
   std::int64_t created_at = 0;
   std::int64_t expires_at = 0;
   std::string invited_by;  // the admin's username, or "authctl:<login>"
+  std::string invited_by_id{};  // the admin's _id ("" for authctl, and invitations made before it was kept)
 };
 
 // {"id","email","role","created_at","expires_at","invited_by"}: an invitation
@@ -84,8 +91,15 @@ class Invitations {
   // queued in the same transaction. Errors: invalid_input (field "email":
   // the sign-up's rules, and an address we send to when mailing; field
   // "ttl"), storage errors.
+  // `invited_by`/`invited_by_id`: the admin's username and _id, or
+  // "authctl:<login>" and "".
   Result<IssuedInvitation> create(std::string_view email, Role role, std::string_view invited_by,
-                                  std::chrono::seconds ttl, std::string_view site, bool send_mail, std::int64_t now);
+                                  std::string_view invited_by_id, std::chrono::seconds ttl, std::string_view site,
+                                  bool send_mail, std::int64_t now);
+
+  // Inside the caller's write transaction: deletes every invitation `inviter`
+  // made (an admin demoted or deleted) and returns their ids.
+  static Result<std::vector<std::string>> revoke_made_by(StoreTxn& txn, const User& inviter);
 
   // The invitations not used, revoked or expired yet, oldest first.
   Result<std::vector<Invitation>> list(std::int64_t now);
@@ -94,7 +108,8 @@ class Invitations {
   Result<Invitation> revoke(std::string_view id);
 
   // The account of an invitation (role as invited, email verified).
-  // Errors: invalid_input (field "token": unknown, used, revoked or expired;
+  // Errors: invalid_input (field "token": unknown, used, revoked or expired,
+  // or its inviter may no longer grant its role: then it is deleted;
   // otherwise naming username / password / fullname), conflict (username
   // taken: the invitation stays usable), storage errors.
   Result<User> accept(const InvitationAcceptance& acceptance, std::int64_t now);

@@ -31,7 +31,10 @@ struct MailSettings {
   std::string smtp_from;      // the From address: "authd <noreply@example.com>" or a bare address
   std::string smtp_user;      // AUTH; "" = none
   std::string smtp_password;  // secret
-  std::string smtp_starttls = "auto";  // auto (required with smtp_user, else when offered), required, off
+  std::string smtp_starttls = "auto";  // auto (required with smtp_user or off loopback, else when offered), required, off
+  // Mail in clear to a server not on loopback (no STARTTLS offered, or
+  // smtp_starttls = off). Off: such mail waits in the outbox (docs/mail.md).
+  bool smtp_allow_plaintext = false;
   std::string public_url;     // the site's address in links: https://example.com (no trailing /)
   std::filesystem::path templates;  // mail_templates: a directory of operator templates; "" = built in
   std::chrono::seconds retry_max{3600};     // longest wait between two attempts at one message
@@ -61,6 +64,13 @@ std::vector<settings::Setting> mail_settings(MailSettings& settings);
 Result<void> finish_mail_settings(MailSettings& settings);
 
 namespace mail {
+
+// The host of `url` (smtp://host:port) is loopback: localhost, a literal
+// 127.0.0.0/8 address or [::1]. Any other name counts as the network.
+bool smtp_on_loopback(std::string_view url);
+// Mail may cross to the server in clear: it is on loopback, or the operator
+// said smtp_allow_plaintext.
+bool plaintext_allowed(const MailSettings& settings);
 
 // --- message building (RFC 5322, RFC 2045-2047) ---------------------------
 
@@ -128,7 +138,9 @@ class Templates {
 // --- SMTP -----------------------------------------------------------------
 
 // Error kinds of a send: unavailable (cannot connect, timed out, a 4xx
-// answer: try again later), upstream_failed (a 5xx answer: refused).
+// answer: try again later), upstream_failed (a 5xx answer: refused),
+// not_permitted (TLS is required, see plaintext_allowed, and the server
+// offered no STARTTLS: nothing was sent, an operator must act).
 class SmtpClient {
  public:
   explicit SmtpClient(const MailSettings& settings) : settings_(settings) {}

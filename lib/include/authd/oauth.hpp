@@ -39,6 +39,10 @@ struct OAuthState {
   std::string state;     // also sent to the provider; must come back unchanged
   std::string verifier;  // PKCE code_verifier
   std::string nonce;     // OpenID Connect nonce, bound into the ID token
+  // The browser's device cookie at the start ("" = none): the redirect back
+  // is cross-site and brings no SameSite=Strict cookie, yet the sign-in must
+  // know whether the device is new (authd/sign_in.hpp).
+  std::string device{};
 };
 
 // Signs `state` as a token of kind kOAuthStateTokenType, valid for `ttl`.

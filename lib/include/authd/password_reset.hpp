@@ -8,8 +8,14 @@
 //    Whatever happened, the caller answers the same (no enumeration).
 //  - reset(): the token's account gets the new password (the policy
 //    applies), its token generation + 1 (every token ends), and every reset
-//    token of the account is deleted, all in one write transaction. The
-//    link reached the account's address, so that address counts as verified.
+//    and verification link of the account is deleted, all in one write
+//    transaction. The link must have been mailed to the account's current
+//    address (else refused); it reached it, so that address counts as verified.
+//
+// A pending link lives only as long as what it was mailed for: changing the
+// password or the address, an admin's sign-out of the account and deleting it
+// end every reset and verification link of the account in the same write
+// transaction as the change (end_pending_links).
 #pragma once
 
 #include <cstdint>
@@ -51,6 +57,11 @@ class PasswordReset {
   const MailSettings& settings_;
   const mail::Templates& templates_;
 };
+
+// Deletes every pending password reset and email verification link of the
+// account `user_id`, inside the caller's write transaction (LMDB and
+// PostgreSQL alike: the change and the deletion commit together or not at all).
+Result<void> end_pending_links(StoreTxn& txn, std::string_view user_id);
 
 // "30 minutes", "1 hour", "7 days": a lifetime as mail text.
 std::string describe_duration(std::int64_t seconds);

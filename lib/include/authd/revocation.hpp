@@ -48,7 +48,10 @@ class TokenRevocation {
   Result<void> revoke(std::string_view username, const TokenClaims& claims, std::int64_t now);
 
   // Ends every token of the user (generation + 1). Returns the updated user.
-  Result<User> end_all(std::string_view username);
+  // `with_links`: an operator's sign-out of the account (a theft, a person
+  // who left) also ends its pending reset and verification links, in the
+  // same write transaction (password_reset.hpp: end_pending_links).
+  Result<User> end_all(std::string_view username, bool with_links = false);
 
   // Whether a token with valid signature and claims is still alive for
   // `user` (already loaded by the caller). Error: invalid_token.

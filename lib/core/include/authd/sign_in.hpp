@@ -16,14 +16,18 @@
 // (authd counts it for /metrics) and issues the session: an access token and,
 // with refresh_token_ttl, a refresh family.
 //
-// Devices (OWASP "device cookies"): a password, second-factor or passkey
-// sign-in gives the client a device token naming the user (authd: cookie
-// `authd_device`). Presented again, it spares that client the lock-out of
-// the username (throttle.hpp); missing or naming someone else, the sign-in
-// is from a new device and the account's verified address is told
-// (notify_new_device, mail template new_device: time, address, User-Agent).
-// A provider sign-in neither reads nor gives one: the provider's redirect
-// back is cross-site, so a SameSite=Strict cookie never comes with it.
+// Devices (OWASP "device cookies"): every sign-in gives the client a device
+// token naming the user (authd: cookie `authd_device`). Presented again, it
+// spares that client the lock-out of the username (throttle.hpp); missing
+// or naming someone else, the sign-in is from a new device and the
+// account's verified address is told (notify_new_device, mail template
+// new_device: time, IP address, and the browser as a summary from a fixed
+// list, authd/device_notice.hpp, never the User-Agent's text). A right
+// password (or provider sign-in) from a new device whose second factor is
+// still due is told at once (template sign_in_pending, once per account,
+// address and browser an hour). A provider's redirect back is cross-site, so
+// the SameSite=Strict cookie never comes with it: the caller passes the one
+// the browser had at the start of the sign-in (authd: in the state cookie).
 #pragma once
 
 #include <chrono>
@@ -53,7 +57,7 @@ struct SignInClient {
   std::string address{};       // the client's address (REMOTE_ADDR)
   std::string request_id{};    // for the audit lines ("" = none)
   std::string device_token{};  // the device token the client presented ("" = none)
-  std::string user_agent{};    // shown in a new-device notice ("" = unknown)
+  std::string user_agent{};    // summarised in a new-device notice ("" = unknown browser)
 };
 
 // A second factor given for a pending sign-in: a TOTP or recovery code, or
@@ -145,7 +149,9 @@ class SignIn {
   SignedIn signed_in_on_device(User user, std::string amr, std::string_view device, const SignInClient& client,
                                std::int64_t now);
   std::string known_device(std::string_view device_token, std::string_view username, std::int64_t now) const;
-  void tell_new_device(const User& user, const SignInClient& client, std::int64_t now);
+  // `kind`: new_device (signed in) or sign_in_pending (second factor due).
+  void tell_new_device(const User& user, const SignInClient& client, std::int64_t now,
+                       std::string_view kind = "new_device");
   void audit(const SignInClient& client, std::string event, std::string username, std::string outcome,
              std::string reason = {}) const;
 
