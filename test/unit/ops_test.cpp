@@ -173,7 +173,7 @@ TEST(Import, AnIdOfAnAccountInTheStoreIsRefused) {
     return txn.put_entry(kMfaNamespace, alice.id, R"({"totp":{"secret":"JBSWY3DPEHPK3PXP","active":1}})", 0);
   });
   ASSERT_TRUE(factors);
-  const std::string line = R"({"_id":")" + alice.id + R"(","username":"mallory","password":")" + kBcrypt + ""}\n";
+  const std::string line = R"({"_id":")" + alice.id + R"(","username":"mallory","password":")" + kBcrypt + "\"}\n";
   for (const bool skip_bad : {false, true}) {
     auto report = import_lines(store.store(), line, CredentialPolicy{}, skip_bad);
     ASSERT_TRUE(report);
