@@ -14,7 +14,8 @@
 #       lib/                the libraries without a static archive; copied
 #                           into STATE/lib, the programs' one search path
 #                           (RUNPATH $ORIGIN/lib, outside every document root)
-#       conf/authd.conf     the default configuration (documented)
+#       conf/authd.conf     the default configuration (documented), with
+#                           trusted_proxies and metrics_allow empty
 #       conf/htaccess       the .htaccess block install.sh writes
 #       www/                the pages
 #
@@ -72,7 +73,22 @@ for lib in $(sed -n 's/^- Bundled in lib\/: //p' "$root/packaging/hosting/RELEAS
   strip --strip-unneeded -o "$stage/lib/$lib" "$path"
   chmod 0644 "$stage/lib/$lib"
 done
-cp "$root/conf/authd.conf" "$stage/conf/authd.conf"
+# The default configuration, but for shared hosting: every site of the host
+# reaches Apache, and so authd, from loopback, so loopback is trusted with
+# nothing: no proxy (X-Forwarded-For is not believed) and no /metrics, unless
+# the user lists addresses (packaging/hosting/RELEASE-NOTES.md).
+sed -e '/^#trusted_proxies = /c\
+# The shared-hosting release: none. Every site of the host reaches Apache,\
+# and so authd, from loopback: a proxy trusted there would let any of them\
+# choose the client address (and so dodge every limit per address).\
+trusted_proxies =' \
+    -e '/^#metrics_allow = /c\
+# The shared-hosting release: nobody (every site of the host reaches Apache\
+# from loopback). List your monitoring address to allow it.\
+metrics_allow =' "$root/conf/authd.conf" >"$stage/conf/authd.conf"
+for setting in trusted_proxies metrics_allow; do
+  grep -qx "$setting =" "$stage/conf/authd.conf" || { echo "dist.sh: no '#$setting = ' line in conf/authd.conf to set" >&2; exit 1; }
+done
 cp "$root/packaging/hosting/htaccess.in" "$stage/conf/htaccess"
 cp "$root/packaging/hosting/install.sh" "$stage/install.sh"
 chmod 0755 "$stage/install.sh"

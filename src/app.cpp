@@ -51,8 +51,8 @@ Result<ProgramSettings> load_program_settings(const EnvLookup& env, const std::f
   return settings;
 }
 
-Result<std::unique_ptr<App>> App::create(ProgramSettings settings) {
-  auto core = Core::open(std::move(settings.core));
+Result<std::unique_ptr<App>> App::create(ProgramSettings settings, const App* running) {
+  auto core = running ? Core::open(std::move(settings.core), *running->core) : Core::open(std::move(settings.core));
   if (!core) return std::unexpected(core.error());
   if (auto purged = (*core)->throttle().purge(unix_now()); !purged) {
     log::warn("cannot purge expired entries: " + purged.error().message);

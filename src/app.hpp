@@ -48,8 +48,10 @@ struct App {
   std::unique_ptr<Invitations> invitations;
 
   // Opens the store and loads the signing key. Errors: io, config — the
-  // caller prints the one-line reason and refuses to start.
-  static Result<std::unique_ptr<App>> create(ProgramSettings settings);
+  // caller prints the one-line reason and refuses to start. With `running`
+  // (a reload), the new App is built whole while `running` still serves, over
+  // its store when the settings name the same one (Core::open).
+  static Result<std::unique_ptr<App>> create(ProgramSettings settings, const App* running = nullptr);
 };
 
 }  // namespace authd

@@ -1,5 +1,7 @@
 #include "app_reload.hpp"
 
+#include <utility>
+
 #include "base_path.hpp"
 #include "http/error_response.hpp"
 
@@ -25,18 +27,15 @@ Prepared ReloadableApp::prepare(http::Request&& request) {
   return prepared;
 }
 
-Result<void> ReloadableApp::replace(const Make& make, const Make& fallback) {
+Result<void> ReloadableApp::replace(const Make& make) {
+  // Built before anything is retired: the main thread is the only one that
+  // changes app_, so reading it here without the gate is safe.
+  auto next = make(app_.get());
+  if (!next) return fail(next.error());
   gate_.close();
-  app_.reset();
-  Result<void> outcome;
-  if (auto next = make()) {
-    app_ = std::move(*next);
-  } else {
-    outcome = fail(next.error());
-    if (auto previous = fallback()) app_ = std::move(*previous);
-  }
+  std::unique_ptr<App> retired = std::exchange(app_, std::move(*next));
   gate_.open();
-  return outcome;
+  return {};  // `retired` goes here, its requests all answered
 }
 
 }  // namespace authd

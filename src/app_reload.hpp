@@ -1,10 +1,12 @@
 // The App requests run on, replaceable while authd serves (SIGHUP,
-// `systemctl reload authd`): a reload closes a gate for new requests, waits
-// for the requests in flight to finish with the old App, builds the new one
-// (configuration re-read, store re-opened, key ring re-loaded) and opens the
-// gate again. Requests that arrive meanwhile wait at the gate, none is
-// refused; the old App is gone before the new one opens the store (LMDB must
-// not be opened twice in one process).
+// `systemctl reload authd`): a reload builds the new App whole (configuration
+// re-read, key ring and signing key re-loaded, over the running App's store
+// when the configuration names the same one: LMDB must not be opened twice in
+// one process) while the running App still serves; only when it is ready does
+// it close a gate for new requests, wait for the requests in flight to finish
+// with the old App, swap and open the gate again. Requests that arrive
+// meanwhile wait at the gate, none is refused. A new App that cannot be built
+// changes nothing: the running one goes on serving.
 #pragma once
 
 #include <functional>
@@ -25,12 +27,12 @@ class ReloadableApp {
   // reload runs.
   Prepared prepare(http::Request&& request);
 
-  // Waits for every holder to let go, destroys the App, then makes the next
-  // with `make`; if `make` fails, with `fallback` (the running settings). The
-  // error of `make` is returned (the App from `fallback` then serves); when
-  // both fail, no App is left and every later request answers 503.
-  using Make = std::function<Result<std::unique_ptr<App>>()>;
-  Result<void> replace(const Make& make, const Make& fallback);
+  // Makes the next App with `make(running App)` while the running one
+  // serves; if that fails, returns its error and the running App stays.
+  // Otherwise waits for every holder of the running App to let go, puts the
+  // new one in its place and destroys the old one.
+  using Make = std::function<Result<std::unique_ptr<App>>(const App* running)>;
+  Result<void> replace(const Make& make);
 
   // The current App, for the main thread between reloads (no request holds it then).
   App* current() { return app_.get(); }

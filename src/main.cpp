@@ -140,8 +140,9 @@ void reload(ReloadableApp& apps, ProgramSettings& running, const ServerOptions& 
   ProgramSettings candidate = *next;
   // The sender works on the App being replaced: stopped first, started again on the App that serves.
   mail_sender::stop();
-  const auto replaced = apps.replace([&] { return App::create(std::move(*next)); },
-                                     [&] { return App::create(running); });
+  // Built whole (signing keys loaded) while the running App serves; that
+  // one is retired only when the new one is ready (ReloadableApp::replace).
+  const auto replaced = apps.replace([&](const App* current) { return App::create(std::move(*next), current); });
   if (!replaced) {
     log::error("reload refused, the running configuration stays: " + replaced.error().message);
     log::set_level(running.server.log_level);
@@ -180,7 +181,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   prepare_logging(*settings);
-  ProgramSettings running = *settings;  // what a failed reload falls back to
+  ProgramSettings running = *settings;  // the serving configuration (a failed reload keeps it)
   // Signals: the main thread waits for TERM/INT/HUP; no other thread may see
   // them, so they are blocked before App::create starts any (the PostgreSQL
   // store's listener, pools): a thread with TERM unblocked would take the

@@ -57,7 +57,10 @@ Result<std::unique_ptr<AuditLog>> AuditLog::open(const std::string& target) {
 
 Result<void> AuditLog::reopen() {
   if (target_.empty() || target_ == "-") return {};
-  const int fd = ::open(target_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  // Appended to in place (many writers); a symlink at the name is refused
+  // (ELOOP), never followed: authctl may run as root over a log directory
+  // the service's user can write.
+  const int fd = ::open(target_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return fail(Errc::io, "cannot open audit_log " + target_ + ": " + std::strerror(errno));
   const int old = fd_.exchange(fd);
   if (owns_fd_ && old >= 0) ::close(old);

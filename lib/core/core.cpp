@@ -8,7 +8,7 @@
 
 namespace authd {
 
-Core::Core(CoreSettings settings, std::unique_ptr<Store> store, TokenService tokens, std::unique_ptr<AuditLog> audit,
+Core::Core(CoreSettings settings, std::shared_ptr<Store> store, TokenService tokens, std::unique_ptr<AuditLog> audit,
            std::shared_ptr<KeyRing> id_token_ring)
     : settings_(std::move(settings)),
       store_(std::move(store)),
@@ -56,13 +56,32 @@ std::optional<crypto::KeyAlgorithm> key_algorithm(TokenAlgorithm algorithm) {
   return std::nullopt;
 }
 
+bool Core::same_database(const StoreSettings& a, const StoreSettings& b) {
+  const auto location = [](const std::filesystem::path& directory) {
+    std::error_code ec;
+    auto canonical = std::filesystem::weakly_canonical(directory, ec);
+    return ec ? directory.lexically_normal() : canonical;
+  };
+  return a.backend == b.backend && a.postgres.database_url == b.postgres.database_url &&
+         location(a.lmdb.directory) == location(b.lmdb.directory);
+}
+
 Result<std::unique_ptr<Core>> Core::open(CoreSettings settings) {
-  settings.key.file = signing_key_path(settings);
   auto store = open_store(settings.store);
   if (!store) return std::unexpected(store.error());
+  return open(std::move(settings), std::shared_ptr<Store>(std::move(*store)));
+}
+
+Result<std::unique_ptr<Core>> Core::open(CoreSettings settings, const Core& running) {
+  if (!same_database(settings.store, running.settings_.store)) return open(std::move(settings));
+  return open(std::move(settings), running.store_);
+}
+
+Result<std::unique_ptr<Core>> Core::open(CoreSettings settings, std::shared_ptr<Store> store) {
+  settings.key.file = signing_key_path(settings);
   // A database that cannot be reached now must not stop the start (503 until
   // it is back): the PostgreSQL store builds the index in a migration anyway.
-  if (auto indexed = username_index::build_if_missing(**store); !indexed && indexed.error().code != Errc::unavailable) {
+  if (auto indexed = username_index::build_if_missing(*store); !indexed && indexed.error().code != Errc::unavailable) {
     return std::unexpected(indexed.error());
   }
   auto key = load_signing_key(settings.key);
@@ -73,7 +92,7 @@ Result<std::unique_ptr<Core>> Core::open(CoreSettings settings) {
       {reinterpret_cast<const unsigned char*>(key_bytes.data()), key_bytes.size()}, "mail outbox");
   std::shared_ptr<KeyRing> ring;
   if (const auto algorithm = key_algorithm(settings.token.algorithm)) {
-    auto opened = KeyRing::open(key_storage(settings, **store), *algorithm);
+    auto opened = KeyRing::open(key_storage(settings, *store), *algorithm);
     if (!opened) return std::unexpected(opened.error());
     ring = std::move(*opened);
   }
@@ -83,11 +102,11 @@ Result<std::unique_ptr<Core>> Core::open(CoreSettings settings) {
   if (!audit) return std::unexpected(audit.error());
   std::shared_ptr<KeyRing> id_token_ring;
   if (settings.oidc.provider) {
-    auto opened = KeyRing::open(id_token_key_storage(settings, **store), settings.oidc.id_token_algorithm);
+    auto opened = KeyRing::open(id_token_key_storage(settings, *store), settings.oidc.id_token_algorithm);
     if (!opened) return std::unexpected(opened.error());
     id_token_ring = std::move(*opened);
   }
-  return std::unique_ptr<Core>(new Core(std::move(settings), std::move(*store), std::move(*tokens), std::move(*audit),
+  return std::unique_ptr<Core>(new Core(std::move(settings), std::move(store), std::move(*tokens), std::move(*audit),
                                         std::move(id_token_ring)));
 }
 

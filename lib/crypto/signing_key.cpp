@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "authd/crypto.hpp"
+#include "authd/private_file.hpp"
 
 namespace authd {
 namespace {
@@ -60,34 +61,19 @@ Result<SigningKey> read_key(const std::filesystem::path& file) {
   return SigningKey(std::move(bytes));
 }
 
-Result<void> write_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    const ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return fail(Errc::io, "write failed: " + errno_text());
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return {};
-}
-
-// Writes a new random key to a private temporary file, then link()s it into
-// place: link fails with EEXIST if another process won the race, and then
-// everybody reads the winner's key. No reader ever sees a half-written file.
+// Writes a new random key to a PrivateFile (authd/private_file.hpp: a 0600
+// temporary file, created exclusively) and link()s it into place: that fails
+// if another process won the race, and then everybody reads the winner's
+// key. No reader ever sees a half-written file; no link is followed.
 Result<void> create_key(const std::filesystem::path& file) {
   std::string key(kMinSigningKeyBytes, '\0');
   if (auto ok = crypto::random_bytes({reinterpret_cast<unsigned char*>(key.data()), key.size()}); !ok) {
     return std::unexpected(ok.error());
   }
-  const auto temp = file.string() + ".tmp." + std::to_string(::getpid());
-  Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (!fd) return fail(Errc::io, "cannot create signing key " + temp + ": " + errno_text());
-  auto written = write_all(fd.get(), key);
+  auto written = write_private_file(file, key, 0600, PrivateFile::Existing::refuse);
   crypto::wipe(key.data(), key.size());
-  if (written && ::fsync(fd.get()) != 0) written = fail(Errc::io, "fsync failed: " + errno_text());
-  if (written && ::link(temp.c_str(), file.c_str()) != 0 && errno != EEXIST) {
-    written = fail(Errc::io, "cannot create signing key " + file.string() + ": " + errno_text());
-  }
-  ::unlink(temp.c_str());
+  if (!written && written.error().code == Errc::conflict) return {};  // another process's key: read it
+  if (!written) return fail(Errc::io, "cannot create signing key " + file.string() + ": " + written.error().message);
   return written;
 }
 

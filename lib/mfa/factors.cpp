@@ -202,6 +202,17 @@ Result<void> SecondFactors::erase(StoreTxn& txn, std::string_view user_id) {
   return txn.delete_entry(kMfaNamespace, user_id);
 }
 
+Result<void> SecondFactors::adopt(StoreTxn& txn, std::string_view user_id, std::string_view username,
+                                  const Json& state) {
+  if (!state.is_object()) return fail(Errc::invalid_input, "second_factors must be an object");
+  if (auto ok = erase(txn, user_id); !ok) return ok;
+  for (const auto& method : second_factor_methods()) {
+    if (!method->adopt) continue;
+    if (auto ok = method->adopt(txn, state, user_id, username); !ok) return ok;
+  }
+  return save(txn, user_id, state);
+}
+
 std::vector<std::string> SecondFactors::new_recovery_codes(Json& state) {
   std::vector<std::string> codes;
   Json hashed = Json::array();

@@ -1,5 +1,9 @@
 #include "authd/passkeys.hpp"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "authd/crypto.hpp"
 #include "authd/second_factor_methods.hpp"
 #include "mfa/builtin_methods.hpp"
@@ -323,6 +327,27 @@ SecondFactorMethod passkey_method() {
     const Json passkeys = state.get("passkeys");
     for (std::size_t i = 0; i < passkeys.size(); ++i) {
       if (auto ok = txn.delete_entry(kPasskeyNamespace, passkeys.at(i).get_string("id").value_or("")); !ok) return ok;
+    }
+    return {};
+  };
+  method.adopt = [](StoreTxn& txn, const Json& state, std::string_view user_id, std::string_view username) -> Result<void> {
+    const Json passkeys = state.get("passkeys");
+    if (!passkeys.is_null() && !passkeys.is_array()) return fail(Errc::invalid_input, "passkeys must be an array");
+    // Every id checked before any is written: a refusal leaves nothing behind.
+    std::vector<std::string> ids;
+    for (std::size_t i = 0; i < passkeys.size(); ++i) {
+      const std::string id(passkeys.at(i).get_string("id").value_or(""));
+      if (id.empty()) return fail(Errc::invalid_input, "a passkey without an id");
+      if (std::find(ids.begin(), ids.end(), id) != ids.end()) return fail(Errc::invalid_input, "passkey " + id + " appears twice");
+      auto known = txn.get_entry(kPasskeyNamespace, id);
+      if (!known) return std::unexpected(known.error());
+      if (*known) return fail(Errc::conflict, "passkey " + id + " is registered to another account");
+      ids.push_back(id);
+    }
+    for (const auto& id : ids) {
+      if (auto ok = txn.put_entry(kPasskeyNamespace, id, std::string(user_id) + "\n" + std::string(username), 0); !ok) {
+        return ok;
+      }
     }
     return {};
   };

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "authd/clock.hpp"
 #include "authd/json.hpp"
+#include "authd/mfa.hpp"
 #include "authd/password.hpp"
 
 namespace authd {
@@ -129,11 +131,35 @@ Result<User> user_from(const Json& line, const CredentialPolicy& policy) {
   return user;
 }
 
-// One line into the open transaction. A user whose links cannot all be
-// inserted is taken out again, so that skip_bad never leaves half a user.
-Result<bool> import_line(StoreTxn& txn, const Json& line, const CredentialPolicy& policy,
-                         std::unordered_set<std::string>& ids) {
+enum class LineKind { user, record, header };
+
+// What the import transaction knows besides the store: the ids of the users
+// there before it, and the ids it has brought in so far.
+struct ImportState {
+  std::unordered_map<std::string, std::string> existing;  // _id -> username
+  std::unordered_set<std::string> ids;
+};
+
+// Takes the user and its links out again (skip_bad never leaves half a user).
+void undo_user(StoreTxn& txn, const User& user, std::size_t links_inserted) {
+  for (std::size_t i = 0; i < links_inserted && i < user.links.size(); ++i) (void)txn.delete_link(user.links[i]);
+  (void)username_index::delete_user(txn, user.username);
+}
+
+// One line into the open transaction. A user line that cannot go in whole
+// (a taken link or passkey) is taken out again, so that skip_bad never leaves
+// half a user.
+Result<LineKind> import_line(StoreTxn& txn, const Json& line, const CredentialPolicy& policy, ImportState& state) {
   const auto type = line.get_string("type").value_or("user");
+  if (type == "export") {
+    const auto version = integer_of(line, "version", 1);
+    if (version < 1 || version > kExportVersion) {
+      // Not a bad line to skip: what this authctl does not know would be lost.
+      return fail(Errc::conflict, "export format version " + std::to_string(version) + ": this authctl reads 1 to " +
+                                           std::to_string(kExportVersion) + " (use the authctl that wrote it, or a newer one)");
+    }
+    return LineKind::header;
+  }
   if (type == "record") {
     const Json record = line.get("record");
     const auto id = record.get_string("_id");
@@ -143,39 +169,71 @@ Result<bool> import_line(StoreTxn& txn, const Json& line, const CredentialPolicy
       return fail(Errc::invalid_input, "record " + std::string(*id) + " already exists");
     }
     if (!inserted) return std::unexpected(inserted.error());
-    return false;
+    return LineKind::record;
   }
   if (type != "user") return fail(Errc::invalid_input, "unknown type '" + std::string(type) + "'");
   auto user = user_from(line, policy);
   if (!user) return std::unexpected(user.error());
-  if (!ids.insert(user->id).second) return fail(Errc::invalid_input, "_id " + user->id + " appears twice");
+  const Json factors = line.get("second_factors");
+  if (!factors.is_null() && !factors.is_object()) return fail(Errc::invalid_input, "second_factors must be an object");
+  if (!state.ids.insert(user->id).second) return fail(Errc::invalid_input, "_id " + user->id + " appears twice");
   auto inserted = username_index::insert_user(txn, *user);
   if (!inserted && inserted.error().code == Errc::conflict) {
     return fail(Errc::invalid_input, "username '" + user->username + "' already exists");
   }
   if (!inserted) return std::unexpected(inserted.error());
-  for (const auto& link : user->links) {
-    auto linked = txn.insert_link(link, user->username);
+  // Second factors, consents and sessions are keyed by the account's _id: an
+  // _id of another account would share them (and an operator's reset of one
+  // would strip the other's). Refused like a taken username.
+  if (const auto owner = state.existing.find(user->id); owner != state.existing.end()) {
+    undo_user(txn, *user, 0);
+    return fail(Errc::invalid_input, "_id " + user->id + " already belongs to user '" + owner->second + "'");
+  }
+  for (std::size_t i = 0; i < user->links.size(); ++i) {
+    auto linked = txn.insert_link(user->links[i], user->username);
     if (!linked) {
-      (void)username_index::delete_user(txn, user->username);
-      for (const auto& other : user->links) {
-        if (other == link) break;
-        (void)txn.delete_link(other);
-      }
-      if (linked.error().code == Errc::conflict) return fail(Errc::invalid_input, "link " + link + " is taken");
+      undo_user(txn, *user, i);
+      if (linked.error().code == Errc::conflict) return fail(Errc::invalid_input, "link " + user->links[i] + " is taken");
       return std::unexpected(linked.error());
     }
   }
-  return true;
+  // The factor state as exported, or none: whatever an earlier account of
+  // this _id left behind never becomes the new account's.
+  auto adopted = factors.is_null() ? SecondFactors::erase(txn, user->id)
+                                   : SecondFactors::adopt(txn, user->id, user->username, factors);
+  if (!adopted) {
+    undo_user(txn, *user, user->links.size());
+    const auto code = adopted.error().code;
+    if (code == Errc::conflict || code == Errc::invalid_input) {
+      return fail(Errc::invalid_input, "second_factors: " + adopted.error().message);
+    }
+    return std::unexpected(adopted.error());
+  }
+  return LineKind::user;
 }
 
 }  // namespace
 
 Result<void> export_store(Store& store, const std::function<void(std::string_view)>& out) {
   return store.read([&](StoreTxn& txn) -> Result<void> {
+    Json header = Json::object();
+    header.set("type", Json::string("export")).set("version", Json::integer(kExportVersion));
+    out(header.dump());
     auto users = txn.list_users(UserQuery{});
     if (!users) return std::unexpected(users.error());
-    for (const auto& user : users->users) out(user_line(user).dump());
+    for (const auto& user : users->users) {
+      Json line = user_line(user);
+      // The second factors as stored (mfa.hpp): TOTP secret, recovery-code
+      // hashes, passkeys. Without them the account would lose its factors.
+      auto factors = txn.get_entry(kMfaNamespace, user.id);
+      if (!factors) return std::unexpected(factors.error());
+      if (*factors) {
+        auto state = Json::parse(**factors);
+        if (!state || !state->is_object()) return fail(Errc::internal, "corrupt second-factor entry of " + user.username);
+        line.set("second_factors", std::move(*state));
+      }
+      out(line.dump());
+    }
     auto records = txn.list_records();
     if (!records) return std::unexpected(records.error());
     auto all = Json::parse(*records, 256);
@@ -194,7 +252,10 @@ Result<ImportReport> import_lines(Store& store, std::string_view input, const Cr
   ImportReport report;
   auto done = store.write([&](StoreTxn& txn) -> Result<void> {
     report = ImportReport{};  // the work may run again (a backend's retry)
-    std::unordered_set<std::string> ids;
+    ImportState state;
+    auto users = txn.list_users(UserQuery{});
+    if (!users) return std::unexpected(users.error());
+    for (auto& user : users->users) state.existing.emplace(std::move(user.id), std::move(user.username));
     std::size_t number = 0;
     for (std::string_view rest = input; !rest.empty();) {
       const auto end = std::min(rest.find('\n'), rest.size());
@@ -204,11 +265,12 @@ Result<ImportReport> import_lines(Store& store, std::string_view input, const Cr
       if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
       if (text.find_first_not_of(" \t") == std::string_view::npos) continue;
       auto line = Json::parse(text, 64);
-      Result<bool> outcome = line ? (line->is_object() ? import_line(txn, *line, policy, ids)
-                                                       : fail(Errc::invalid_input, "not a JSON object"))
-                                  : Result<bool>(std::unexpected(line.error()));
+      Result<LineKind> outcome = line ? (line->is_object() ? import_line(txn, *line, policy, state)
+                                                           : fail(Errc::invalid_input, "not a JSON object"))
+                                      : Result<LineKind>(std::unexpected(line.error()));
       if (outcome) {
-        ++(*outcome ? report.users : report.records);
+        if (*outcome == LineKind::user) ++report.users;
+        if (*outcome == LineKind::record) ++report.records;
         continue;
       }
       if (outcome.error().code != Errc::invalid_input) return std::unexpected(outcome.error());

@@ -23,7 +23,20 @@
 # Running it again (from this or a newer release, with the same --docroot)
 # upgrades in place: the pages, the program and the .htaccess block
 # are replaced; the database (every user), the signing key (every token) and
-# the config are kept.
+# the config are kept (a config that does not set trusted_proxies or
+# metrics_allow gets them, empty: see below).
+#
+# The document root is hostile ground: another application of the site may
+# have planted links in it. Nothing there is written through a link: every
+# file goes to a temporary name in its directory and is renamed over the
+# name (which replaces a link itself, never what it points to); a link where
+# a directory of the release goes is replaced by the directory; a link (or a
+# second hard link) at .htaccess, the one file read there, stops the install.
+#
+# Every site of a shared host reaches Apache, and so authd, from loopback:
+# the config trusts no proxy (trusted_proxies empty: X-Forwarded-For is not
+# believed) and serves /metrics to nobody (metrics_allow empty) unless you
+# list addresses there.
 set -euo pipefail
 umask 022
 
@@ -53,8 +66,17 @@ done
 # Absolute, symlink-free paths (the directories are created first).
 absolute() { mkdir -p -- "$1" && (cd -- "$1" && pwd -P); }
 docroot=$(absolute "$docroot") || die "cannot create the document root $docroot"
-if [[ -z $state && -L $docroot/authd.conf && -f $docroot/authd.conf ]]; then
-  state=$(dirname "$(readlink "$docroot/authd.conf")")  # an upgrade: the installation's own state
+if [[ -z $state && -L $docroot/authd.conf ]]; then
+  # An upgrade: the installation's own state, which the config link names;
+  # believed only if it is one (a link planted there could name another).
+  link=$(readlink -- "$docroot/authd.conf")
+  found=$(dirname -- "$link")
+  if [[ $link == /*/authd.conf && -d $found && ! -L $found && -O $found && -f $found/VERSION && -f $link && ! -L $link &&
+        $(stat -c %a -- "$found") == 700 ]]; then
+    state=$found
+  else
+    die "$docroot/authd.conf does not link to the authd.conf of a state directory of yours (mode 0700): pass --state DIR"
+  fi
 fi
 [[ -n $state ]] || state=$(dirname "$here")/authd-state
 state=$(umask 077 && absolute "$state") || die "cannot create the state directory $state"
@@ -107,18 +129,38 @@ else
     sed -e "s|^#\?state_dir = .*|state_dir = $state|" "$here/conf/authd.conf"
   } >"$tmp"
   chmod 0600 "$tmp"
-  mv -f "$tmp" "$config"
+  mv -fT -- "$tmp" "$config"
   config_note="wrote $config"
 fi
 grep -qxF "state_dir = $state" "$config" ||
   echo "install.sh: note: state_dir in $config is not $state; authd uses what the file says" >&2
+# Loopback is every co-tenant's address here: no trusted proxy and no
+# metrics unless the config says otherwise (an older release's config
+# left both at their loopback defaults).
+missing=
+for setting in trusted_proxies metrics_allow; do
+  grep -Eq "^[[:space:]]*$setting[[:space:]]*=" "$config" || missing+=" $setting"
+done
+if [[ -n $missing ]]; then
+  tmp=$(mktemp "$state/.authd.conf.XXXXXX")
+  {
+    cat -- "$config"
+    printf '\n# Added by install.sh (authd %s): on a shared host every site reaches Apache,\n' "$version"
+    printf '# and so authd, from loopback. No proxy is trusted (X-Forwarded-For is not\n'
+    printf '# believed) and /metrics answers nobody, unless you list addresses here.\n'
+    for setting in $missing; do printf '%s =\n' "$setting"; done
+  } >"$tmp"
+  chmod 0600 "$tmp"
+  mv -fT -- "$tmp" "$config"
+  config_note+="; set$missing empty"
+fi
 
 install_file() { # SRC DEST MODE: replaced atomically (a running copy keeps its file)
   local tmp
   tmp=$(mktemp "$(dirname "$2")/.install.XXXXXX")
   cp -- "$1" "$tmp"
   chmod "$3" "$tmp"
-  mv -f -- "$tmp" "$2"
+  mv -fT -- "$tmp" "$2"
 }
 # The libraries the release carries (lib/, RELEASE-NOTES.md) go to
 # $state/lib, the programs' one search path (RUNPATH $ORIGIN/lib): beside
@@ -142,28 +184,60 @@ if ! check=$(env -i PATH=/usr/bin:/bin AUTHD_CONFIG="$config" "$tmp_program" --c
 fi
 # Named authd.fcgi: the .htaccess rules hand requests to DOCROOT/authd.fcgi/ROUTE,
 # and the program recognises its own name in SCRIPT_NAME.
-mv -f -- "$tmp_program" "$state/authd.fcgi"
+mv -fT -- "$tmp_program" "$state/authd.fcgi"
 # The admin command, beside its config (it reads the authd.conf beside it).
 install_file "$here/bin/authctl" "$state/authctl" 0700
 # In case the state directory ever ends up below a document root after all.
-printf 'RewriteEngine On\nRewriteRule ^ - [R=404,L]\n' >"$state/.htaccess"
-chmod 0600 "$state/.htaccess"
+tmp=$(mktemp "$state/.htaccess.XXXXXX")
+printf 'RewriteEngine On\nRewriteRule ^ - [R=404,L]\n' >"$tmp"
+chmod 0600 "$tmp"
+mv -fT -- "$tmp" "$state/.htaccess"
 
 # The document root: pages, the program's starter, config link, .htaccess.
-chmod 0755 "$docroot"
-cp -R -- "$here/www/." "$docroot/"
-if [[ -n $base ]]; then
-  # The pages name their links, scripts and API calls from the site root
-  # ("/login", "/assets/...", fetch("/signin")): below a prefix they must
-  # name it. Root-relative URLs in attributes and in the scripts' string
-  # literals get the prefix ("//host" and a lone "/" are left alone).
-  for page in "$docroot"/*.html; do
-    sed -i -E "s#(href|src|action)=\"/([A-Za-z0-9_.?-]|\")#\\1=\"$base/\\2#g; s#url=/#url=$base/#g" "$page"
-  done
-  for script in "$docroot"/assets/*.js; do
-    sed -i -E "s#([\"\`])/([a-z])#\\1$base/\\2#g" "$script"
-  done
+# Never written through a link (see the top): put_dir and put_file.
+htaccess=$docroot/.htaccess
+if [[ -L $htaccess ]]; then
+  die "$htaccess is a symbolic link (planted by another application?): remove it, or put your lines in a file, and run again; nothing in $docroot was changed"
 fi
+if [[ -f $htaccess && $(stat -c %h -- "$htaccess") != 1 ]]; then
+  die "$htaccess has other hard links (planted by another application?): replace it with a copy and run again; nothing in $docroot was changed"
+fi
+put_dir() { # DIR: a directory of our own; a link planted there is removed, never followed
+  if [[ -L $1 ]]; then
+    rm -f -- "$1"
+    echo "install.sh: note: $1 was a symbolic link; replaced with a directory" >&2
+  fi
+  [[ -d $1 ]] || mkdir -m 0755 -- "$1" || die "cannot create the directory $1 (a file is in its way?)"
+  chmod 0755 "$1"
+}
+put_file() { # SRC DEST [FILTER...]: SRC (through FILTER, reading stdin) to DEST, mode 0644
+  local src=$1 dest=$2 tmp
+  shift 2
+  [[ -d $dest && ! -L $dest ]] && die "$dest is a directory where this release puts a file: move it away"
+  tmp=$(mktemp "$(dirname -- "$dest")/.install.XXXXXX") || die "cannot write in $(dirname -- "$dest")"
+  if (($#)); then "$@" <"$src" >"$tmp"; else cat -- "$src" >"$tmp"; fi || { rm -f -- "$tmp"; die "cannot write $dest"; }
+  chmod 0644 "$tmp"
+  mv -fT -- "$tmp" "$dest" || { rm -f -- "$tmp"; die "cannot put $dest in place"; }
+}
+# The pages name their links, scripts and API calls from the site root
+# ("/login", "/assets/...", fetch("/signin")): below a prefix they must
+# name it. Root-relative URLs in attributes and in the scripts' string
+# literals get the prefix ("//host" and a lone "/" are left alone).
+page_filter() { sed -E "s#(href|src|action)=\"/([A-Za-z0-9_.?-]|\")#\\1=\"$base/\\2#g; s#url=/#url=$base/#g"; }
+script_filter() { sed -E "s#([\"\`])/([a-z])#\\1$base/\\2#g"; }
+put_dir "$docroot"
+while IFS= read -r rel; do
+  rel=${rel#./}
+  if [[ -d $here/www/$rel ]]; then
+    put_dir "$docroot/$rel"
+  elif [[ -n $base && $rel == *.html && $rel != */* ]]; then
+    put_file "$here/www/$rel" "$docroot/$rel" page_filter
+  elif [[ -n $base && $rel == assets/*.js && $rel != assets/*/* ]]; then
+    put_file "$here/www/$rel" "$docroot/$rel" script_filter
+  else
+    put_file "$here/www/$rel" "$docroot/$rel"
+  fi
+done < <(cd -- "$here/www" && find . -mindepth 1 | LC_ALL=C sort)
 # Earlier releases put the program's libraries here: gone.
 rm -rf -- "$docroot/.authd-lib"
 # The web server starts this script (CGI or mod_fcgid); it becomes the
@@ -172,11 +246,12 @@ tmp=$(mktemp "$docroot/.authd.fcgi.XXXXXX")
 printf '#!/bin/sh\n# Written by install.sh (authd %s): the program lives in the private state directory.\nexec '"'"'%s/authd.fcgi'"'"' "$@"\n' \
   "$version" "$state" >"$tmp"
 chmod 0755 "$tmp"
-mv -f -- "$tmp" "$docroot/authd.fcgi"
-ln -sfn "$config" "$docroot/authd.conf"
+mv -fT -- "$tmp" "$docroot/authd.fcgi"
+tmp=$(mktemp -u "$docroot/.authd.conf.XXXXXX")
+ln -s -- "$config" "$tmp" || die "cannot create the link $tmp"
+mv -fT -- "$tmp" "$docroot/authd.conf"
 
 block=$(sed -e "s|@BASE@|$base|g" -e "s|@VERSION@|$version|g" "$here/conf/htaccess")
-htaccess=$docroot/.htaccess
 tmp=$(mktemp "$docroot/.htaccess.XXXXXX")
 if [[ -f $htaccess ]] && grep -q '^# BEGIN authd$' "$htaccess"; then
   # Replace our block, keep the user's lines around it.
@@ -190,7 +265,7 @@ else
   printf '%s\n' "$block" >"$tmp"
 fi
 chmod 0644 "$tmp"
-mv -f "$tmp" "$htaccess"
+mv -fT -- "$tmp" "$htaccess"
 
 # One request as the web server sends it over CGI (the environment as the
 # only input; the program finds its config through the link beside it).

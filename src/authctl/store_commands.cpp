@@ -1,10 +1,10 @@
 // authctl backup|restore|export|import: the whole store at once.
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 
+#include "authd/private_file.hpp"
 #include "authd/store_backends.hpp"
 #include "authd/transfer.hpp"
 #include "commands.hpp"
@@ -34,22 +34,35 @@ int restore(Context& context, const Invocation& invocation) {
   return kOk;
 }
 
+// To a file: a PrivateFile (authd/private_file.hpp), created exclusively
+// beside FILE with mode 0600 whatever the umask, renamed onto FILE when
+// complete: a symlink at FILE is replaced, never written through.
 int export_all(Context& context, const Invocation& invocation) {
   auto core = context.core();
   if (!core) return failure(core.error().message);
-  std::ofstream file;
   const bool to_file = !invocation.operands.empty() && invocation.operands[0] != "-";
-  if (to_file) {
-    const std::string& path = invocation.operands[0];
-    file.open(path, std::ios::out | std::ios::trunc);
-    if (!file) return failure("cannot write " + path);
-    std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  if (!to_file) {
+    auto done = export_store((*core)->store(), [&](std::string_view line) { std::cout << line << '\n'; });
+    std::cout.flush();
+    if (!done) return failure(done.error().message);
+    if (!std::cout) return failure("write failed");
+    return kOk;
   }
-  std::ostream& out = to_file ? file : std::cout;
-  auto done = export_store((*core)->store(), [&](std::string_view line) { out << line << '\n'; });
-  out.flush();
+  auto file = PrivateFile::create(invocation.operands[0], 0600);
+  if (!file) return failure(file.error().message);
+  std::string pending;
+  Result<void> written;
+  auto done = export_store((*core)->store(), [&](std::string_view line) {
+    pending.append(line).push_back('\n');
+    if (pending.size() >= (1u << 16) && written) {
+      written = file->write(pending);
+      pending.clear();
+    }
+  });
   if (!done) return failure(done.error().message);
-  if (!out) return failure("write failed");
+  if (written) written = file->write(pending);
+  if (written) written = file->commit();
+  if (!written) return failure(written.error().message);
   return kOk;
 }
 

@@ -13,20 +13,30 @@ namespace {
 
 constexpr std::array<std::uint8_t, 12> kMappedPrefix{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 
+// One entry: an address, or an address, '/' and a prefix length in decimal.
+// Only the characters of such a text pass (no brackets, quotes, ports or
+// zones), so an entry that is not one is refused as a whole before any part
+// of it is read: "/24", "10.0.0.0/", "/", "::/", "10.0.0.0/8/8", "10.0.0.0/33".
 Result<Cidr> parse_entry(std::string_view word) {
+  const auto quoted = "'" + std::string(word) + "'";
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == '.' || c == ':' || c == '/';
+  });
   const auto slash = word.find('/');
   const auto host = word.substr(0, slash);
+  if (!plain || host.empty() || host.size() > 45) return fail(Errc::config, quoted + " is not an IP address or CIDR range");
   const auto address = parse_ip(host);
-  const bool with_port = host.front() == '[' || std::count(host.begin(), host.end(), ':') == 1;
-  if (!address || with_port) return fail(Errc::config, "'" + std::string(word) + "' is not an IP address or CIDR range");
+  // parse_ip also reads "192.0.2.1:80" (an address and a port): not here.
+  const bool with_port = std::count(host.begin(), host.end(), ':') == 1;
+  if (!address || with_port) return fail(Errc::config, quoted + " is not an IP address or CIDR range");
   Cidr cidr{*address, 128};
   if (slash == std::string_view::npos) return cidr;
   const auto length = word.substr(slash + 1);
+  const unsigned max = address->v4() ? 32 : 128;
   unsigned bits = 0;
   const auto [end, ec] = std::from_chars(length.data(), length.data() + length.size(), bits);
-  const unsigned max = address->v4() ? 32 : 128;
-  if (length.empty() || ec != std::errc() || end != length.data() + length.size() || bits > max) {
-    return fail(Errc::config, "'" + std::string(word) + "' has a bad prefix length (0 to " + std::to_string(max) + ")");
+  if (length.empty() || length.size() > 3 || ec != std::errc() || end != length.data() + length.size() || bits > max) {
+    return fail(Errc::config, quoted + " has a bad prefix length (0 to " + std::to_string(max) + ")");
   }
   cidr.bits = address->v4() ? bits + 96 : bits;
   return cidr;

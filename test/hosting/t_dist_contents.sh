@@ -39,6 +39,9 @@ done
 expect_eq "VERSION" "$version" "$(cat "$R/VERSION")"
 expect_match "README is the Shared hosting section" 'Install, step by step' "$(cat "$R/README.md")"
 expect_match "README says what to do with CGI only" 'only CGI' "$(cat "$R/README.md")"
+# Every site of a shared host reaches Apache from loopback (issue 41, class 12).
+expect_eq "the release's config trusts no proxy" 1 "$(grep -cx 'trusted_proxies =' "$R/conf/authd.conf")"
+expect_eq "the release's config serves /metrics to nobody" 1 "$(grep -cx 'metrics_allow =' "$R/conf/authd.conf")"
 expect_eq "no build paths in the default config" no "$(grep -q "$SOURCE_DIR" "$R/conf/authd.conf" && echo yes || echo no)"
 
 # The programs as install.sh lays them out in the state directory

@@ -13,6 +13,14 @@
 # never be served (.htaccess, the config, the program, the state directory
 # and its key), and an upgrade from a newer tarball that keeps every user,
 # the signing key (old tokens stay valid) and the user's own .htaccess lines.
+# Attacks on shared hosting (SECURITY.md, issue 41 class 12): another site
+# app's upload bug plants symlinks in the document root (login.html to the
+# user's own file, assets/ to a directory of theirs, extra.html to the
+# signing key); the upgrade's cp -R and sed -i wrote through them (the
+# user's files overwritten, the key copied into the web folder). Now every
+# one is left or replaced, never followed, and a link at .htaccess stops the
+# install. And every co-tenant reaches Apache from loopback: the release
+# trusts no proxy and serves /metrics to nobody (404 from 127.0.0.1).
 #
 #   bash test/hosting/t_hosting.sh fcgid|cgi
 #
@@ -124,6 +132,12 @@ expect_eq "the document root has the pages and the .htaccess" "index.html 404.ht
   "$(for f in index.html 404.html .htaccess; do [[ -f $DOCROOT/$f ]] && printf '%s ' "$f"; done | sed 's/ $//')"
 expect_eq "the config link points into the state dir" "$STATE/authd.conf" "$(readlink "$DOCROOT/authd.conf")"
 KEY_SUM=$(sha256sum "$STATE/signing.key" | cut -d' ' -f1)
+# Loopback is every co-tenant's address on a shared host.
+expect_eq "the release's config: no trusted proxy" "trusted_proxies =" "$(grep -E '^trusted_proxies' "$STATE/authd.conf")"
+expect_eq "the release's config: no metrics" "metrics_allow =" "$(grep -E '^metrics_allow' "$STATE/authd.conf")"
+effective=$(as_user env -i PATH=/usr/bin:/bin AUTHD_CONFIG="$STATE/authd.conf" "$STATE/authd.fcgi" --print-config 2>&1)
+expect_eq "effective: trusted_proxies empty" 1 "$(grep -cxE 'trusted_proxies = ?' <<<"$effective")"
+expect_eq "effective: metrics_allow empty" 1 "$(grep -cxE 'metrics_allow = ?' <<<"$effective")"
 
 # --- no library from a directory another site's app could write (SECURITY.md, class 7) ---------
 # Attack: another application of the same site has an upload bug and drops
@@ -300,6 +314,13 @@ for path in / /login /records /no-such-file; do
 done
 expect_eq "the planted libraries were never loaded through Apache either" "" "$(cat "$MARKERS/loaded" 2>/dev/null)"
 
+# --- loopback is not trusted on a shared host ---------------------------------------------------
+step "no metrics and no trusted proxy for loopback"
+http GET /metrics
+expect_status 404 "GET /auth/metrics from 127.0.0.1 (any co-tenant): 404"
+http GET /metrics -H 'X-Forwarded-For: 127.0.0.1'
+expect_status 404 "nor with X-Forwarded-For"
+
 # --- the page and sign-up ---------------------------------------------------------------------
 step "page, sign-up, sign-in"
 http GET /
@@ -338,9 +359,13 @@ expect_status 200 "bearer token from sign-up"
 expect_eq "records: an array" array "$(json type 2>/dev/null)"
 http GET /records -H "Authorization: Bearer ${TOKEN%?}x"
 expect_status 401 "a forged signature"
+http GET /me -H "Cookie: auth=$TOKEN"
+expect_status 200 "the auth cookie works under the prefix (GET /auth/me)"
+expect_match "GET /auth/me: alice" '"alice"' "$BODY"
+# No proxy is trusted on a shared host: X-Original-* from loopback (where
+# every co-tenant is) is not believed.
 http GET /auth/check -H 'X-Original-Method: GET' -H 'X-Original-URI: /app/page' -H "Cookie: auth=$TOKEN"
-expect_status 204 "the auth cookie works for the app under the prefix (GET /auth/auth/check)"
-expect_eq "auth/check: the user" alice "$(header X-Auth-User)"
+expect_status 403 "GET /auth/auth/check with X-Original-* from loopback: refused (no trusted proxy)"
 
 # --- the role matrix with the user's authctl ---------------------------------------------------
 step "roles"
@@ -456,6 +481,16 @@ tar czf "$HOME_DIR/$next_release.tar.gz" -C "$WORK/next" "$next_release"
 ((OWN_USER)) && chown "$HOST_USER:$HOST_USER" "$HOME_DIR/$next_release.tar.gz"
 as_user bash -c 'printf "\n# my own line\n" >>"$1"' _ "$DOCROOT/.htaccess"
 OLD_LIST=$LIST
+# The planted links (see the top): to the user's own file and directory
+# outside the web folder, and to the signing key.
+OUTSIDE=$HOME_DIR/outside
+as_user bash -c 'mkdir -p "$1/dir" && printf "my own page\n" >"$1/mine.html" && printf "my own script\n" >"$1/dir/api.js" &&
+                 printf "my own file\n" >"$1/dir/keep.txt"' _ "$OUTSIDE" || die "cannot make the outside files"
+OUTSIDE_SUM=$(cd "$OUTSIDE" && find . -type f -exec sha256sum {} + | sort)
+as_user bash -c 'cd "$1" && ln -sfn "$2/mine.html" login.html && rm -rf assets && ln -s "$2/dir" assets &&
+                 ln -s "$3/signing.key" extra.html' _ "$DOCROOT" "$OUTSIDE" "$STATE" || die "cannot plant the links"
+# An older release's config: neither setting.
+as_user sed -i -E '/^(trusted_proxies|metrics_allow) =/d' "$STATE/authd.conf"
 # Unpacked elsewhere this time (~/releases): install.sh finds the state through the installation.
 as_user bash -c 'mkdir ~/releases && cd ~/releases && tar xzf ~/"$1"' _ "$next_release.tar.gz" ||
   die "unpacking the newer release failed"
@@ -470,6 +505,35 @@ expect_eq ".htaccess: one authd block" 1 "$(grep -c '^# BEGIN authd$' "$DOCROOT/
 expect_match ".htaccess: the new version's block" "authd $NEXT" "$(cat "$DOCROOT/.htaccess")"
 expect_match ".htaccess: the user's own line kept" '# my own line' "$(cat "$DOCROOT/.htaccess")"
 expect_eq "state dir still 700" 700 "$(stat -c %a "$STATE")"
+step "upgrade: no link in the document root followed"
+expect_eq "the user's files outside the web folder are untouched" "$OUTSIDE_SUM" \
+  "$(cd "$OUTSIDE" && find . -type f -exec sha256sum {} + | sort)"
+expect_eq "login.html: the link replaced by the page" "no page" \
+  "$([[ -L $DOCROOT/login.html ]] && echo yes || echo no) $(grep -q '<title>Sign in - authd</title>' "$DOCROOT/login.html" && echo page)"
+expect_eq "assets: the link replaced by a directory" "no dir" \
+  "$([[ -L $DOCROOT/assets ]] && echo yes || echo no) $([[ -d $DOCROOT/assets ]] && echo dir)"
+expect_match "assets/api.js: the release's, with the prefix" 'fetch\("/auth/signin"' "$(cat "$DOCROOT/assets/api.js")"
+expect_eq "extra.html (not the release's): left as it was, a link" yes "$([[ -L $DOCROOT/extra.html ]] && echo yes || echo no)"
+expect_eq "no file in the web folder holds the signing key" "" \
+  "$(find "$HOME_DIR/public_html" -type f -exec sha256sum {} + | grep -F "$KEY_SUM")"
+expect_eq "signing key still a regular file of mode 600" "600 regular file" "$(stat -c '%a %F' "$STATE/signing.key")"
+expect_eq "the upgrade set trusted_proxies and metrics_allow empty in the kept config" "metrics_allow = trusted_proxies =" \
+  "$(grep -E '^(trusted_proxies|metrics_allow) =' "$STATE/authd.conf" | sort | tr '\n' ' ' | sed 's/ $//')"
+http GET /metrics
+expect_status 404 "after the upgrade: GET /auth/metrics from 127.0.0.1: 404"
+as_user rm -f "$DOCROOT/extra.html"
+# A link at .htaccess, the one file install.sh reads there: refused before any change.
+as_user bash -c 'cp "$1/.htaccess" "$2/htaccess.real" && ln -sfn "$2/htaccess.real" "$1/.htaccess"' _ "$DOCROOT" "$OUTSIDE"
+as_user bash -c 'ln -sfn "$2/mine.html" "$1/login.html"' _ "$DOCROOT" "$OUTSIDE"
+OUT=$(as_user "$HOME_DIR/releases/$next_release/install.sh" --docroot "$DOCROOT" 2>&1)
+expect_ne "a link at .htaccess: install.sh refuses" 0 "$?"
+expect_match "and says why" '\.htaccess is a symbolic link' "$OUT"
+expect_eq "nothing in the document root changed (login.html still the link)" yes "$([[ -L $DOCROOT/login.html ]] && echo yes || echo no)"
+expect_eq "the user's files are untouched" "$OUTSIDE_SUM" \
+  "$(cd "$OUTSIDE" && find . -type f ! -name htaccess.real -exec sha256sum {} + | sort)"
+as_user bash -c 'rm -f "$1/.htaccess" "$1/login.html" && cp "$2/htaccess.real" "$1/.htaccess"' _ "$DOCROOT" "$OUTSIDE"
+OUT=$(as_user "$HOME_DIR/releases/$next_release/install.sh" --docroot "$DOCROOT" 2>&1)
+expect_eq "links removed: install.sh runs again" 0 "$?"
 http GET /records -H "Authorization: Bearer $TOKEN"
 expect_status 200 "a token issued before the upgrade still passes"
 for role in admin editor writer user; do

@@ -170,6 +170,25 @@ TEST(ProgramSettings, BadNumberIsAnError) {
   }
 }
 
+// Issue 41 class 16: a malformed address-list entry is refused with the
+// settings file and line, never read as a range (trusted_proxies = /24 read
+// front() of an empty host).
+TEST(ProgramSettings, MalformedAddressListEntryNamesTheFileAndLine) {
+  test::TempDir tmp;
+  for (const char* setting : {"trusted_proxies", "metrics_allow"}) {
+    for (const char* value : {"/24", "1.2.3.4/", "/", "::/", "10.0.0.0/33", "::1/129", "127.0.0.1/8, /8"}) {
+      const fs::path file = write_file(tmp.path(), std::string("# a comment\n") + setting + " = " + value + "\n");
+      auto config = load_config(file, env_of());
+      ASSERT_FALSE(config.has_value()) << setting << " = " << value;
+      EXPECT_EQ(config.error().code, Errc::config);
+      const std::string& msg = config.error().message;
+      EXPECT_NE(msg.find(file.string()), std::string::npos) << msg;
+      EXPECT_TRUE(names_line(msg, 2)) << msg;
+      EXPECT_NE(msg.find(setting), std::string::npos) << msg;
+    }
+  }
+}
+
 TEST(ProgramSettings, LineWithoutEqualsIsAnError) {
   test::TempDir tmp;
   auto config = load_config(write_file(tmp.path(), "token_ttl = 5\ntoken_ttl\n"), env_of());

@@ -10,6 +10,7 @@
 #include "authd/accounts.hpp"
 #include "authd/audit.hpp"
 #include "authd/json.hpp"
+#include "authd/mfa.hpp"
 #include "authd/password.hpp"
 #include "authd/store_backends.hpp"
 #include "authd/transfer.hpp"
@@ -159,6 +160,91 @@ TEST(Import, BadLinesNumberedAndNothingWritten) {
   EXPECT_EQ(skipped->users, 1u);
   EXPECT_EQ(skipped->bad_lines, 2u);
   EXPECT_TRUE(store->find_user("a1"));
+}
+
+// Attack (SECURITY.md, issue 41 class 14): an imported line with the _id of
+// an account already in the store made a second account sharing the first
+// one's second factors (keyed by _id); `authctl mfa reset` of the new one
+// stripped the other's. A taken _id is refused like a taken username.
+TEST(Import, AnIdOfAnAccountInTheStoreIsRefused) {
+  test::TempStore store;
+  const User alice = test::insert_user(store.store(), "alice", Role::admin);
+  auto factors = store->write([&](StoreTxn& txn) {
+    return txn.put_entry(kMfaNamespace, alice.id, R"({"totp":{"secret":"JBSWY3DPEHPK3PXP","active":1}})", 0);
+  });
+  ASSERT_TRUE(factors);
+  const std::string line = R"({"_id":")" + alice.id + R"(","username":"mallory","password":")" + kBcrypt + "\"}\n";
+  for (const bool skip_bad : {false, true}) {
+    auto report = import_lines(store.store(), line, CredentialPolicy{}, skip_bad);
+    ASSERT_TRUE(report);
+    ASSERT_EQ(report->problems.size(), 1u);
+    EXPECT_EQ(report->problems[0], "line 1: _id " + alice.id + " already belongs to user 'alice'");
+    EXPECT_EQ(report->users, 0u);
+    EXPECT_FALSE(store->find_user("mallory")) << "skip_bad " << skip_bad;
+  }
+  auto kept = store->read([&](StoreTxn& txn) -> Result<void> {
+    auto entry = txn.get_entry(kMfaNamespace, alice.id);
+    if (!entry || !*entry) return fail(Errc::internal, "alice's factors are gone");
+    return {};
+  });
+  EXPECT_TRUE(kept) << kept.error().message;
+}
+
+// Export -> import carries the second factors as stored (and the passkey
+// index), with the format's version first; a newer version is refused whole.
+TEST(Import, SecondFactorsCarriedAcrossAndPasskeysNotShared) {
+  test::TempStore from;
+  const User alice = test::insert_user(from.store(), "alice", Role::user, kBcrypt);
+  const std::string state =
+      R"({"totp":{"secret":"JBSWY3DPEHPK3PXP","active":1,"last_step":5},"recovery":["ab"],)"
+      R"("passkeys":[{"id":"cred-1","key":"k","count":0,"created":1,"name":"passkey"}]})";
+  ASSERT_TRUE(from->write([&](StoreTxn& txn) -> Result<void> {
+    if (auto ok = txn.put_entry(kMfaNamespace, alice.id, state, 0); !ok) return ok;
+    return txn.put_entry(kPasskeyNamespace, "cred-1", alice.id + "\nalice", 0);
+  }));
+  std::string exported;
+  ASSERT_TRUE(export_store(from.store(), [&](std::string_view line) { exported.append(line).push_back('\n'); }));
+  EXPECT_EQ(exported.substr(0, exported.find('\n')), R"({"type":"export","version":2})");
+  EXPECT_NE(exported.find("\"second_factors\":{"), std::string::npos) << exported;
+
+  test::TempStore to;
+  auto report = import_lines(to.store(), exported, CredentialPolicy{}, false);
+  ASSERT_TRUE(report);
+  ASSERT_TRUE(report->committed) << (report->problems.empty() ? "" : report->problems[0]);
+  EXPECT_EQ(report->users, 1u);
+  auto carried = to->read([&](StoreTxn& txn) -> Result<void> {
+    auto entry = txn.get_entry(kMfaNamespace, alice.id);
+    if (!entry || !*entry) return fail(Errc::internal, "no factor state");
+    auto parsed = Json::parse(**entry);
+    if (!parsed || parsed->get("totp").get_string("secret").value_or("") != "JBSWY3DPEHPK3PXP" ||
+        parsed->get("totp").get_integer("last_step").value_or(0) != 5) {
+      return fail(Errc::internal, "not as stored: " + **entry);
+    }
+    auto index = txn.get_entry(kPasskeyNamespace, "cred-1");
+    if (!index || !*index || **index != alice.id + "\nalice") return fail(Errc::internal, "no passkey index");
+    return {};
+  });
+  EXPECT_TRUE(carried) << carried.error().message;
+
+  // The same passkey for another account: refused, nothing of that account written.
+  std::string other = exported.substr(exported.find('\n') + 1);
+  other = other.substr(0, other.find('\n'));
+  auto line = Json::parse(other);
+  ASSERT_TRUE(line);
+  line->set("_id", Json::string("aaaaaaaaaaaaaaaaaaaaaaaa")).set("username", Json::string("mallory"));
+  auto refused = import_lines(to.store(), line->dump() + "\n", CredentialPolicy{}, true);
+  ASSERT_TRUE(refused);
+  ASSERT_EQ(refused->problems.size(), 1u);
+  EXPECT_NE(refused->problems[0].find("passkey cred-1 is registered to another account"), std::string::npos)
+      << refused->problems[0];
+  EXPECT_FALSE(to->find_user("mallory"));
+
+  // A newer format: refused whole, even with skip_bad (nothing dropped unread).
+  test::TempStore newer;
+  auto future = import_lines(newer.store(), R"({"type":"export","version":3})" "\n" + other + "\n", CredentialPolicy{}, true);
+  ASSERT_FALSE(future);
+  EXPECT_NE(future.error().message.find("version 3"), std::string::npos) << future.error().message;
+  EXPECT_FALSE(newer->find_user("alice"));
 }
 
 TEST(Backup, CompactCopyRestoresIntoAnEmptyStoreOnly) {

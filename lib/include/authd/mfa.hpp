@@ -108,6 +108,13 @@ class SecondFactors {
   Result<void> reset(std::string_view user_id);
   // The same inside a transaction (Accounts::remove): the factor state and the passkey index.
   static Result<void> erase(StoreTxn& txn, std::string_view user_id);
+  // A factor state brought in whole, as stored, for the new account
+  // `user_id` (authctl import; an export carries it as "second_factors"):
+  // whatever is stored under that id goes first (erase), then each method
+  // writes what it keeps outside the state (adopt), then the state. Errors:
+  // invalid_input (not a JSON object), conflict (a passkey of it is another
+  // account's).
+  static Result<void> adopt(StoreTxn& txn, std::string_view user_id, std::string_view username, const Json& state);
 
   // Asks each method that takes typed codes, in order (TOTP: six digits,
   // step ±1, each step once; a recovery code, each once). Returns the amr

@@ -46,6 +46,12 @@ struct SecondFactorMethod {
   // Optional: deletes what the method keeps outside the state (the passkey
   // index), when every factor of the user goes (SecondFactors::erase).
   std::function<Result<void>(StoreTxn& txn, const Json& state)> forget;
+  // Optional: writes what the method keeps outside the state (the passkey
+  // index) for a state brought in whole for account `user_id` named
+  // `username` (authctl import: SecondFactors::adopt). Error: conflict when
+  // any of it belongs to another account already.
+  std::function<Result<void>(StoreTxn& txn, const Json& state, std::string_view user_id, std::string_view username)>
+      adopt;
 };
 
 // Adds `method`, replacing one of the same name (in its place in the order).

@@ -2,10 +2,16 @@
 // stores and for bringing users in from elsewhere.
 //
 // Export (one object a line):
+//   {"type":"export","version":2}   first: the format's version (1: before
+//                                   second factors were carried; no such line)
 //   {"type":"user","_id","username","password"(hash),"role","fullname","email","__v",
-//    "created_at","updated_at","links":["provider:subject",...]}
+//    "created_at","updated_at","links":["provider:subject",...],
+//    "second_factors":{...}}        the factor state as stored (authd/mfa.hpp:
+//                                   TOTP secret, recovery-code hashes,
+//                                   passkeys), when the user has any
 //   {"type":"record","record":{...the record, _id included...}}
-// Import reads that, and also user lines without "type":
+// Import reads that (a version it does not know is a bad line: nothing is
+// dropped unread), and also user lines without "type":
 //   - bulk:        {"username","password":"<argon2id PHC or bcrypt>","role"}
 //   - mongoexport of the Express app's users: {"_id":{"$oid":"..."},"username",
 //                  "password":"$2a$10$...","role","__v":0}  (_id and role kept)
@@ -17,6 +23,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -27,7 +34,9 @@
 
 namespace authd {
 
-// Writes every user and record, one line each, to `out`. Errors: the store's.
+inline constexpr std::int64_t kExportVersion = 2;
+
+// Writes the version line, then every user (with its second factors) and record, one line each, to `out`. Errors: the store's.
 Result<void> export_store(Store& store, const std::function<void(std::string_view line)>& out);
 
 struct ImportReport {
@@ -39,7 +48,9 @@ struct ImportReport {
 };
 
 // Imports `input` (the whole text). Bad lines (bad JSON, invalid username,
-// unknown role, unsupported hash, bad _id, username or _id taken, ...) are
+// unknown role, unsupported hash, bad _id, username or _id taken (an _id
+// of an account already in the store too: second factors and sessions are
+// keyed by it), a passkey of another account, ...) are
 // reported with their line numbers; unless `skip_bad`, any bad line means
 // nothing is written. Errors: the store's (storage_full, ...).
 Result<ImportReport> import_lines(Store& store, std::string_view input, const CredentialPolicy& policy,

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 
+#include "authd/private_file.hpp"
 #include "authd/store_backends.hpp"
 #include "store/lmdb/lmdb_txn.hpp"
 
@@ -72,44 +73,41 @@ Result<bool> store_is_empty(const LmdbOptions& options) {
   return empty;
 }
 
+// `from` copied to `to` as a PrivateFile (authd/private_file.hpp): created
+// exclusively beside it with mode 0600, renamed into place when complete.
 Result<void> copy_file(const std::filesystem::path& from, const std::filesystem::path& to) {
   Fd in{::open(from.c_str(), O_RDONLY | O_CLOEXEC)};
   if (in.fd < 0) return io_error("cannot read " + from.string());
-  Fd out{::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)};
-  if (out.fd < 0) return io_error("cannot write " + to.string());
+  auto out = PrivateFile::create(to, 0600);
+  if (!out) return std::unexpected(out.error());
   char buffer[1 << 16];
   for (;;) {
     const auto n = ::read(in.fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
     if (n < 0) return io_error("cannot read " + from.string());
     if (n == 0) break;
-    for (ssize_t done = 0; done < n;) {
-      const auto w = ::write(out.fd, buffer + done, static_cast<std::size_t>(n - done));
-      if (w < 0) return io_error("cannot write " + to.string());
-      done += w;
-    }
+    if (auto ok = out->write({buffer, static_cast<std::size_t>(n)}); !ok) return ok;
   }
-  if (::fsync(out.fd) != 0) return io_error("cannot sync " + to.string());
-  return {};
+  return out->commit();
 }
 
 }  // namespace
 
 Result<void> copy_compact(MDB_env* env, const std::filesystem::path& file) {
-  // Written beside the target and renamed at the end: a failed backup never
-  // leaves a file that looks complete.
-  const auto partial = file.string() + ".partial";
-  if (std::filesystem::exists(file)) return fail(Errc::conflict, file.string() + " already exists");
-  Fd out{::open(partial.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)};
-  if (out.fd < 0) return io_error("cannot create " + partial);
-  if (int rc = mdb_env_copyfd2(env, out.fd, MDB_CP_COMPACT); rc != 0) {
-    ::unlink(partial.c_str());
+  // Written to a PrivateFile beside the target (exclusive, mode 0600, no
+  // link followed) and linked into place at the end: a failed backup never
+  // leaves a file that looks complete, and an existing name (a symlink
+  // included) is refused, never overwritten.
+  std::error_code ec;
+  if (std::filesystem::symlink_status(file, ec).type() != std::filesystem::file_type::not_found) {
+    return fail(Errc::conflict, file.string() + " already exists");
+  }
+  auto out = PrivateFile::create(file, 0600);
+  if (!out) return std::unexpected(out.error());
+  if (int rc = mdb_env_copyfd2(env, out->fd(), MDB_CP_COMPACT); rc != 0) {
     return fail(rc == ENOSPC ? Errc::storage_full : Errc::io, std::string("backup failed: ") + mdb_strerror(rc));
   }
-  if (::fsync(out.fd) != 0 || ::rename(partial.c_str(), file.c_str()) != 0) {
-    ::unlink(partial.c_str());
-    return io_error("cannot finish " + file.string());
-  }
-  return {};
+  return out->commit(PrivateFile::Existing::refuse);
 }
 
 }  // namespace lmdb
@@ -128,9 +126,8 @@ Result<void> restore_lmdb(const LmdbOptions& options, const std::filesystem::pat
   std::filesystem::create_directories(options.directory, ec);
   ::chmod(options.directory.c_str(), 0700);
   const auto target = options.directory / "data.mdb";
-  const auto incoming = options.directory / "data.mdb.restore";
-  if (auto ok = lmdb::copy_file(backup, incoming); !ok) return ok;
-  if (::rename(incoming.c_str(), target.c_str()) != 0) return lmdb::io_error("cannot put " + target.string() + " in place");
+  // Copied beside data.mdb under a temporary name, then renamed over it.
+  if (auto ok = lmdb::copy_file(backup, target); !ok) return ok;
   // The old lock file describes readers of the replaced file: start afresh.
   std::filesystem::remove(options.directory / "lock.mdb", ec);
   return {};

@@ -96,6 +96,15 @@ class Core {
  public:
   // Opens the store and loads (or creates) the signing key. Errors: config, io.
   static Result<std::unique_ptr<Core>> open(CoreSettings settings);
+  // The same over `running`'s store when `settings` name the same database
+  // (same_database): a reload builds the next Core while the running one
+  // still serves, and LMDB must not be opened twice in one process. The
+  // store's other settings (map_size_mb, sync_writes, database_pool_size...)
+  // then stay as they were until the next start.
+  static Result<std::unique_ptr<Core>> open(CoreSettings settings, const Core& running);
+  // Whether the two settings name the same store: backend, state directory
+  // and database URL.
+  static bool same_database(const StoreSettings& a, const StoreSettings& b);
 
   // Reads the settings as authd does: $AUTHD_CONFIG or `default_config`
   // (optional), then AUTHD_<NAME> variables; settings of the authd program
@@ -158,11 +167,12 @@ class Core {
   bool oauth_configured() const noexcept { return !oauth_clients_.empty(); }
 
  private:
-  Core(CoreSettings settings, std::unique_ptr<Store> store, TokenService tokens, std::unique_ptr<AuditLog> audit,
+  Core(CoreSettings settings, std::shared_ptr<Store> store, TokenService tokens, std::unique_ptr<AuditLog> audit,
        std::shared_ptr<KeyRing> id_token_ring);
+  static Result<std::unique_ptr<Core>> open(CoreSettings settings, std::shared_ptr<Store> store);
 
   CoreSettings settings_;
-  std::unique_ptr<Store> store_;
+  std::shared_ptr<Store> store_;  // shared with the Core a reload replaces (open(settings, running))
   TokenService tokens_;
   PasswordHasher hasher_;
   Accounts accounts_;
