@@ -60,8 +60,15 @@ void run(App& app) {
   // message in turn: after each such failure the sender pauses, longer each
   // time (250 ms doubling to 5 s), until a message goes through.
   std::chrono::milliseconds pause{0};
+  std::uint64_t dropped_seen = 0;
   while (!stopping()) {
     auto claimed = outbox.claim(unix_now(), kLease);
+    if (const auto dropped = outbox.dropped_unopenable(); dropped != dropped_seen) {
+      log::warn("mail: " + std::to_string(dropped - dropped_seen) +
+                " queued message(s) dropped: sealed under another signing key (every node of one store "
+                "needs the same signing_key; docs/scaling-out.md)");
+      dropped_seen = dropped;
+    }
     if (!claimed) {
       log::warn("mail: cannot read the outbox: " + claimed.error().message);
       wait_for(5s);

@@ -122,8 +122,10 @@ Result<std::optional<Queued>> Outbox::claim(std::int64_t now, std::chrono::secon
   if (!anything) return std::unexpected(anything.error());
   if (!*anything) return std::optional<Queued>();
   std::optional<Queued> claimed;
+  std::uint64_t unopenable = 0;
   auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
     claimed.reset();  // the work may run again after a serialization failure
+    unopenable = 0;
     auto entries = txn.list_entries(kNamespace);
     if (!entries) return std::unexpected(entries.error());
     for (const auto& [id, value] : *entries) {  // key order: oldest first
@@ -137,8 +139,9 @@ Result<std::optional<Queued>> Outbox::claim(std::int64_t now, std::chrono::secon
         continue;
       }
       if (entry->due > now || entry->lease > now) continue;
-      if (!open_content(*entry, settings_.outbox_key)) {  // never sendable either
+      if (!open_content(*entry, settings_.outbox_key)) {  // never sendable by this node's key
         if (auto gone = txn.delete_entry(kNamespace, id); !gone) return gone;
+        ++unopenable;
         continue;
       }
       entry->lease = now + lease.count();
@@ -149,6 +152,7 @@ Result<std::optional<Queued>> Outbox::claim(std::int64_t now, std::chrono::secon
     return {};
   });
   if (!done) return std::unexpected(done.error());
+  dropped_unopenable_ += unopenable;
   return claimed;
 }
 

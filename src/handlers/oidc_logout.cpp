@@ -6,9 +6,11 @@
 //   post-logout URI (with state) or 200 {"signed_out": true}.
 // The hint is required: a GET from any page could otherwise sign users out
 // (logout CSRF). An unregistered post_logout_redirect_uri is never followed.
-// The cookies are cleared only when the browser's session is the hint's
-// user's: a hint of anyone else (an attacker's own ID token, in a cross-site
-// link) changes no cookie.
+// The cookies are cleared unless the browser holds a live session of another
+// user than the hint's: a hint of anyone else (an attacker's own ID token, in
+// a cross-site link) changes no live session's cookie. Without a live `auth`
+// cookie (none, or lapsed) they are cleared, so that a lapsed session's
+// `refresh` cookie cannot bring it back after the user signed out.
 #include "authd/clock.hpp"
 #include "authd/id_token.hpp"
 #include "authd/jws.hpp"
@@ -21,15 +23,23 @@ namespace {
 
 using oidc::param;
 
-// Ends the session of the `auth` cookie when it belongs to `user_id`; whether
-// it did: only then are the cookies cleared. (The `refresh` cookie, Path
-// /token/refresh, never comes here: when the auth cookie has lapsed, nothing
-// here says whose it is, and it stays.)
-Result<bool> end_session_of(App& app, const http::Request& request, std::string_view user_id) {
+// What the browser's `auth` cookie was to the hint's user.
+enum class BrowserSession {
+  ended,       // the hint's user's session: ended now
+  none,        // no live session (no cookie, or lapsed, revoked, malformed)
+  other_user,  // a live session of someone else: left alone
+};
+
+// Ends the session of the `auth` cookie when it belongs to `user_id`. (The
+// `refresh` cookie, Path /token/refresh, never comes here: its family is
+// ended through the auth cookie's `sid`; with no live auth cookie only the
+// cookie itself can be cleared.)
+Result<BrowserSession> end_session_of(App& app, const http::Request& request, std::string_view user_id) {
   const auto cookie = http::cookie_value(request.param("HTTP_COOKIE"), "auth");
-  if (cookie.empty()) return false;
+  if (cookie.empty()) return BrowserSession::none;
   auto principal = app.core->guard().check_for_enrolment("Bearer " + std::string(cookie), unix_now());
-  if (!principal || principal->user().id != user_id) return false;
+  if (!principal) return BrowserSession::none;
+  if (principal->user().id != user_id) return BrowserSession::other_user;
   if (const auto sid = principal->claims().extra.find(kRefreshFamilyClaim); sid != principal->claims().extra.end()) {
     if (auto ended = app.core->refresh().end_family(principal->user().id, sid->second); !ended) {
       return std::unexpected(ended.error());
@@ -42,7 +52,7 @@ Result<bool> end_session_of(App& app, const http::Request& request, std::string_
   }
   audit(app, request, {.event = "signout", .username = principal->user().username, .outcome = "ok",
                        .reason = "RP-initiated logout"});
-  return true;
+  return BrowserSession::ended;
 }
 
 }  // namespace
@@ -80,7 +90,7 @@ HandlerResult oidc_end_session(App& app, const http::Request& request, const Rou
     response = http::Response::json(200, body);
     oidc::page_headers(response);
   }
-  if (!*ended) return response;
+  if (*ended == BrowserSession::other_user) return response;
   response.header("Set-Cookie", expired_cookie(app, request, "auth", "/"));
   if (app.core->settings().refresh.ttl.count() > 0) {
     response.header("Set-Cookie", expired_cookie(app, request, "refresh", kRefreshCookiePath));

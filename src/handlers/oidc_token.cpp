@@ -57,7 +57,7 @@ http::Response refused(const Refusal& r) {
 // caller's success clears its count. A request without a secret (a public
 // client's PKCE exchange, or a confidential client's that is refused) guesses
 // nothing and is neither counted nor delayed, nor is a secret sent with a
-// public client's id, which has none to guess.
+// public client's id, which has none to guess, or with an unknown client id.
 std::expected<ClientAuth, Refusal> authenticate_client(App& app, const http::Request& request, const Form& form) {
   std::string id = param(form, "client_id");
   std::string secret = param(form, "client_secret");
@@ -95,7 +95,11 @@ std::expected<ClientAuth, Refusal> authenticate_client(App& app, const http::Req
   }
   auto client = clients.authenticate(id, secret);
   if (!client) {
-    if (auto known = clients.find(id); known && known->is_public) return refused("a client_secret for a public client");
+    // Only a registered confidential client has a secret to guess: a made-up
+    // client_id costs no write (one per request otherwise, under a new key each time).
+    if (auto known = clients.find(id); !known || known->is_public) {
+      return refused(known ? "a client_secret for a public client" : "wrong secret or unknown client");
+    }
     if (auto counted = throttle.record_client_failure(id, request.remote_addr, now); !counted) {
       log::warn("cannot count a failed client authentication: " + counted.error().message);
     }

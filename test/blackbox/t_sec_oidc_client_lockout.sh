@@ -12,7 +12,7 @@
 # Clients are told apart by source address (127.0.0.x), as in t_sec_throttle.sh.
 source "$(dirname "$0")/harness.sh"
 export AUTHD_OIDC_PROVIDER=true
-export AUTHD_SIGNIN_USER_THRESHOLD=3 AUTHD_SIGNIN_FIRST_DELAY=2 AUTHD_SIGNIN_USER_MAX_DELAY=4
+export AUTHD_SIGNIN_USER_THRESHOLD=3 AUTHD_SIGNIN_FIRST_DELAY=6 AUTHD_SIGNIN_USER_MAX_DELAY=6
 export AUTHD_ARGON2_ITERATIONS=1 AUTHD_ARGON2_MEMORY_KIB=1024
 AUDIT_DIR=$(mktemp -d)
 at_exit rm -rf "$AUDIT_DIR"
@@ -54,7 +54,7 @@ done
 wrong_secret "$WIKI"
 expect_eq "past the threshold, from the attacker's address: 429" 429 "$STATUS"
 expect_json "still invalid_client" .error invalid_client
-expect_match "with Retry-After" '^[1-4]$' "$(header Retry-After)"
+expect_match "with Retry-After" '^[1-6]$' "$(header Retry-After)"
 http POST /token "${ATTACKER[@]}" -u "$WIKI:$WIKI_SECRET" --data-urlencode grant_type=authorization_code --data-urlencode code=x
 expect_eq "even the right secret from the attacker's address waits" 429 "$STATUS"
 
@@ -77,7 +77,7 @@ exchange "${APP_DEVICE[@]}" --data-urlencode "client_id=$APP"
 expect_eq "App's PKCE exchange from another address: 200" 200 "$STATUS"
 
 step "the delay is bounded, and a success clears the caller's count"
-sleep 5   # signin_user_max_delay=4
+sleep 7   # signin_user_max_delay=6
 code_for "$WIKI"
 exchange "${ATTACKER[@]}" -u "$WIKI:$WIKI_SECRET"
 expect_eq "after the delay, the right secret from 127.0.0.2: 200" 200 "$STATUS"

@@ -7,7 +7,7 @@
 # /login?...&prompt=login (the portal shows the sign-in form even over the
 # session) and the way back admits only a sign-in made from then on, so the
 # old session can neither be lost by the link nor pass for a fresh sign-in;
-# /end_session clears cookies only for the hint's own user. Requests carry
+# /end_session leaves a live session of anyone but the hint's user alone. Requests carry
 # Sec-Fetch-Site: cross-site as a browser's would.
 source "$(dirname "$0")/harness.sh"
 export AUTHD_OIDC_PROVIDER=true
@@ -70,4 +70,13 @@ http GET "/end_session?id_token_hint=$MALLORY_ID_TOKEN" -H "Cookie: auth=$MALLOR
 expect_match "control: mallory's own logout clears her cookie" '^auth=;' "$(header Set-Cookie)"
 TOKEN=$MALLORY auth_get /me
 expect_status 401 "control: mallory's session has ended"
+
+step "/end_session without a live session still clears the cookies"
+# A lapsed (here: ended) auth cookie says nothing about whose refresh cookie
+# the browser holds: signing out must not leave it to bring the session back.
+http GET "/end_session?id_token_hint=$MALLORY_ID_TOKEN" -H "Cookie: auth=$MALLORY"
+expect_status 200 "the logout answers"
+expect_match "an ended session's auth cookie is cleared" '^auth=;' "$(header Set-Cookie)"
+http GET "/end_session?id_token_hint=$MALLORY_ID_TOKEN"
+expect_match "no auth cookie at all: cleared too" '^auth=;' "$(header Set-Cookie)"
 finish

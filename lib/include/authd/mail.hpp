@@ -189,6 +189,10 @@ class Outbox {
   Result<void> failed(const Queued& message, std::int64_t now);
   // Messages waiting.
   Result<std::size_t> depth();
+  // Messages claim() dropped because they could not be opened (sealed under
+  // another signing key: a node whose signing key differs from the one that
+  // queued them), since this Outbox was made; the sender logs them.
+  std::uint64_t dropped_unopenable() const noexcept { return dropped_unopenable_; }
   // One stored entry (`id`, `value` as list_entries gives them), opened with
   // `settings.outbox_key`; nullopt when unreadable or sealed under another key.
   static std::optional<Queued> open(const MailSettings& settings, std::string_view id, std::string_view value);
@@ -196,6 +200,7 @@ class Outbox {
  private:
   Store& store_;
   const MailSettings& settings_;
+  std::uint64_t dropped_unopenable_ = 0;
 };
 
 }  // namespace mail
