@@ -5,7 +5,8 @@ A link [text](target) or [text](target#anchor) whose target is not a URL must
 name a file or directory of the tree, and an anchor must name a heading of the
 target Markdown file (GitHub's slugs: lower case, punctuation dropped, spaces
 to hyphens, -1/-2 for repeats) or an explicit <a name|id="...">.
-Links into ../shared (outside the repository) and absolute URLs are skipped.
+Absolute URLs are skipped; a link out of the repository (say ../shared/...) is
+broken: it resolves in no clone, package or release.
 
 usage: check_links.py SOURCE_DIR
 """
@@ -72,9 +73,11 @@ def main():
                 path, _, anchor = target.partition("#")
                 where = f"{os.path.relpath(md, root)}:{number}"
                 resolved = os.path.normpath(os.path.join(os.path.dirname(md), path)) if path else md
-                if not resolved.startswith(root + os.sep) and resolved != root:
-                    continue  # outside the repository (../shared/spec)
                 checked += 1
+                if not resolved.startswith(root + os.sep) and resolved != root:
+                    # outside the repository: broken in a clone, a package or a release
+                    broken.append(f"{where}: {target}: outside the repository")
+                    continue
                 if not os.path.exists(resolved):
                     broken.append(f"{where}: {target}: no such file")
                 elif anchor and resolved.endswith(".md") and anchor not in anchors(resolved):
