@@ -228,28 +228,18 @@ Result<void> SigninThrottle::check(std::string_view username, std::string_view a
   return {};
 }
 
-Result<void> SigninThrottle::record_failure(std::string_view username, std::string_view address, std::int64_t now,
-                                           std::string_view device) {
-  if (!policy_.enabled) return {};
+Result<void> SigninThrottle::count_failures(std::int64_t now,
+                                            const std::function<Result<void>(const CountFailure&)>& count_each) {
   const bool purge_now = now - last_purge_.load(std::memory_order_relaxed) >= kPurgeEvery;
   auto written = store_.write([&](StoreTxn& txn) -> Result<void> {
-    const auto window = policy_.window.count(), first = policy_.first_delay.count();
-    const auto count = [&](const std::string& key, unsigned threshold, std::int64_t count_window,
-                           std::int64_t max_delay) -> Result<void> {
+    const CountFailure count = [&](const std::string& key, unsigned threshold, std::int64_t window,
+                                   std::int64_t max_delay) -> Result<void> {
       auto counter = load(txn, key);
       if (!counter) return std::unexpected(counter.error());
-      count_failure(*counter, now, threshold, count_window, first, max_delay);
-      return save(txn, key, *counter, policy_, count_window);
+      count_failure(*counter, now, threshold, window, policy_.first_delay.count(), max_delay);
+      return save(txn, key, *counter, policy_, window);
     };
-    if (!device.empty()) {
-      // A device cookie's failures lock out that device alone.
-      if (auto ok = count(device_key(device), policy_.user_threshold, window, policy_.user_max_delay.count()); !ok) return ok;
-    } else {
-      if (auto ok = count(user_key(username), policy_.user_threshold, window, policy_.user_max_delay.count()); !ok) return ok;
-      // The account budget: counted, never delayed by itself (check() compares).
-      if (auto ok = count(budget_key(username), 1u << 30, policy_.account_budget_window.count(), 0); !ok) return ok;
-    }
-    if (auto ok = count(address_key(address), policy_.address_threshold, window, policy_.address_max_delay.count()); !ok) return ok;
+    if (auto counted = count_each(count); !counted) return counted;
     if (purge_now) {
       if (auto purged = txn.purge_expired(now); !purged) return std::unexpected(purged.error());
     }
@@ -258,6 +248,23 @@ Result<void> SigninThrottle::record_failure(std::string_view username, std::stri
   if (!written) return fail(closed(written.error()));
   if (purge_now) last_purge_.store(now, std::memory_order_relaxed);
   return {};
+}
+
+Result<void> SigninThrottle::record_failure(std::string_view username, std::string_view address, std::int64_t now,
+                                           std::string_view device) {
+  if (!policy_.enabled) return {};
+  const auto window = policy_.window.count();
+  return count_failures(now, [&](const CountFailure& count) -> Result<void> {
+    if (!device.empty()) {
+      // A device cookie's failures lock out that device alone.
+      if (auto ok = count(device_key(device), policy_.user_threshold, window, policy_.user_max_delay.count()); !ok) return ok;
+    } else {
+      if (auto ok = count(user_key(username), policy_.user_threshold, window, policy_.user_max_delay.count()); !ok) return ok;
+      // The account budget: counted, never delayed by itself (check() compares).
+      if (auto ok = count(budget_key(username), 1u << 30, policy_.account_budget_window.count(), 0); !ok) return ok;
+    }
+    return count(address_key(address), policy_.address_threshold, window, policy_.address_max_delay.count());
+  });
 }
 
 Result<void> SigninThrottle::admit_signup(std::string_view address, std::int64_t now) {
@@ -333,22 +340,10 @@ Result<void> SigninThrottle::check_client(std::string_view client_id, std::strin
 Result<void> SigninThrottle::record_client_failure(std::string_view client_id, std::string_view address,
                                                   std::int64_t now) {
   if (!policy_.enabled) return {};
-  const bool purge_now = now - last_purge_.load(std::memory_order_relaxed) >= kPurgeEvery;
-  auto written = store_.write([&](StoreTxn& txn) -> Result<void> {
-    const auto key = client_key(client_id, address);
-    auto counter = load(txn, key);
-    if (!counter) return std::unexpected(counter.error());
-    count_failure(*counter, now, policy_.user_threshold, policy_.window.count(), policy_.first_delay.count(),
-                  policy_.user_max_delay.count());
-    if (auto ok = save(txn, key, *counter, policy_, policy_.window.count()); !ok) return ok;
-    if (purge_now) {
-      if (auto purged = txn.purge_expired(now); !purged) return std::unexpected(purged.error());
-    }
-    return {};
+  return count_failures(now, [&](const CountFailure& count) {
+    return count(client_key(client_id, address), policy_.user_threshold, policy_.window.count(),
+                 policy_.user_max_delay.count());
   });
-  if (!written) return fail(closed(written.error()));
-  if (purge_now) last_purge_.store(now, std::memory_order_relaxed);
-  return {};
 }
 
 Result<void> SigninThrottle::record_client_success(std::string_view client_id, std::string_view address) {

@@ -39,6 +39,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <string>
 #include <cstdint>
 #include <string_view>
@@ -104,6 +105,14 @@ class SigninThrottle {
   const ThrottlePolicy& policy() const noexcept { return policy_; }
 
  private:
+  // Adds one failure to the counter `key` (threshold, window and longest delay its own).
+  using CountFailure = std::function<Result<void>(const std::string& key, unsigned threshold, std::int64_t window,
+                                                  std::int64_t max_delay)>;
+  // One write transaction in which `count_each` counts a failure on each of
+  // its counters; expired entries are purged at most every few minutes.
+  // Errors: as record_failure.
+  Result<void> count_failures(std::int64_t now, const std::function<Result<void>(const CountFailure&)>& count_each);
+
   Store& store_;
   ThrottlePolicy policy_;
   std::atomic<std::int64_t> last_purge_{0};
