@@ -5,7 +5,7 @@
 # includes the previous one:
 #   build  compiler, CMake and the libraries authd links against (libpq too)
 #   run    + lighttpd and spawn-fcgi (what `make run` serves with)
-#   test   + GoogleTest, curl, jq, lmdb-utils, procps, nodejs and npm (what
+#   test   + GoogleTest, curl, jq, gojq (the tests' fast jq), lmdb-utils, procps, nodejs and npm (what
 #          `make test` needs; node runs the OAuth test provider of test/oauth)
 #          and nginx (the third front end of the black-box suite, and the
 #          forward-auth test's auth_request in front of GET /auth/check),
@@ -50,7 +50,7 @@ bench_pkgs+=(nginx apache2 nodejs npm)
 # its own FastCGI codec and does not link libfcgi).
 bench_pkgs+=(libfcgi-dev)
 fuzz_pkgs=(clang-19 libclang-rt-19-dev)
-test_pkgs=(libgtest-dev curl jq lmdb-utils procps nodejs npm)
+test_pkgs=(libgtest-dev curl jq gojq lmdb-utils procps nodejs npm)
 # nginx: the third front end of the black-box suite (conf/nginx/authd.conf,
 # AUTHD_FRONTEND=nginx) and t_forward_auth_nginx.sh's auth_request.
 test_pkgs+=(nginx)

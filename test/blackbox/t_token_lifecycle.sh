@@ -25,7 +25,7 @@ expect_ne "setup: a refresh token was issued" "" "$R2"
 step "GET /me"
 http GET /me -H "Authorization: Bearer $T1"
 expect_eq "GET /me with a bearer token" 200 "$STATUS"
-expect_eq "GET /me body" '{"username":"alice","role":"user","capabilities":["read"],"providers":[],"email":"test@example.com","email_verified":false}' "$(jq -c . <<<"$BODY")"
+expect_eq "GET /me body" '{"username":"alice","role":"user","capabilities":["read"],"providers":[],"email":"test@example.com","email_verified":false}' "$(command jq -c . <<<"$BODY")"  # jq 1.6 keeps the key order
 http GET /me -H "Cookie: auth=$T1"
 expect_eq "GET /me with the auth cookie" 200 "$STATUS"
 http GET /me
