@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Sustained mixed load with wrk (LOAD_THREADS threads, one keep-alive
 # connection each, so every response is matched to the request it answers),
-# sign-ins driven as real clients send them: a browser that signed in before
-# carries its device cookie (authd_device), and the wrong passwords go to
-# accounts of their own, sent by unrecognised clients (no device cookie):
+# sign-ins driven as real clients send them: the browser each user signed
+# up from carries the device cookie (authd_device) it got then, and the wrong
+# passwords go to accounts of their own, sent by unrecognised clients (no
+# device cookie):
 #   23% GET /records           with a valid token                  -> 200
 #   10% GET /records/{id}      with a valid token                  -> 200
 #   15% POST /signin           right password, the browser's device
@@ -24,12 +25,13 @@
 # answered 201 is in the store afterwards, and the FastCGI process's memory
 # stays flat: anonymous RSS (heap and stacks; VmRSS also counts the pages of
 # the LMDB map read so far) at the end <= after warm-up + RSS_SLACK_KIB.
-# The throttle as docs/configuration.md (Sign-in throttling) describes it,
-# over both runs: a 429 names the account's limit and its Retry-After is at
-# most signin_user_max_delay (the delay past signin_user_threshold, doubling
-# from signin_first_delay) or, for the account budget of unrecognised
-# browsers, the rest of signin_account_budget_window; no guess is refused
-# before signin_user_threshold + 1 were checked; loadbad1 gets no more
+# The throttle as docs/configuration.md (Sign-in throttling) describes it:
+# a 429 names the account's limit and its Retry-After is at most
+# signin_user_max_delay (the delay past signin_user_threshold, doubling from
+# signin_first_delay) or, for the account budget of unrecognised browsers,
+# the rest of signin_account_budget_window; in the measured run (the
+# warm-up attacks warmbad1 and warmbad2), no guess is refused before
+# signin_user_threshold + 1 were checked, loadbad1 gets no more
 # guesses checked than that delay schedule lets through in the time, and
 # loadbad2 (whose owner's sign-ins clear its delay) no more than the
 # account budget; a recognised browser is never refused.
@@ -58,38 +60,42 @@ export AUTHD_SIGNIN_USER_THRESHOLD=$USER_THRESHOLD AUTHD_SIGNIN_USER_MAX_DELAY=$
 stack_start
 fault_out load
 
-# device_cookie USER PASSWORD: signs USER in as a browser does the first
-# time; DEVICE = the device cookie (authd_device) it gets.
-device_cookie() {
-  http POST /signin -H "$(basic "$1:$2")"
-  expect_status 200 "setup: $1 signs in from its browser" >/dev/null
+# new_account USER PASSWORD: signs USER up from a browser, which keeps the
+# device cookie (authd_device) a sign-up gives like a sign-in: DEVICE.
+new_account() {
+  signup "$1" "$2"
+  expect_status 201 "setup: signup $1" >/dev/null
   DEVICE=$(cookie_of authd_device)
 }
 
-step "setup: 8 users signed in once from their browsers, 2 accounts to attack, a user token, one record"
+step "setup: 8 users with their browsers' device cookies, 2 accounts to attack, a user token, one record"
 basic=() devices=()
-for ((i = 1; i <= 8; i++)); do
-  expect_eq "setup: signup loaduser$i" 201 "$(signup_status "loaduser$i" "pw-loaduser$i")" >/dev/null
+for ((i = 8; i >= 1; i--)); do
+  new_account "loaduser$i" "pw-loaduser$i"
   basic+=("$(printf 'loaduser%d:pw-loaduser%d' "$i" "$i" | base64 -w0)")
-  device_cookie "loaduser$i" "pw-loaduser$i"
   devices+=("$DEVICE")
 done
-badbasic=()
-for ((i = 1; i <= 2; i++)); do
-  expect_eq "setup: signup loadbad$i" 201 "$(signup_status "loadbad$i" "pw-loadbad$i")" >/dev/null
-  badbasic+=("$(printf 'loadbad%d:wrong-%d' "$i" "$i" | base64 -w0)")
+USER_TOKEN=$TOKEN  # loaduser1's
+[[ -n ${devices[0]} && -n ${devices[7]} && -n $USER_TOKEN ]] ||
+  fault_die "setup: a sign-up gave no token or device cookie (authd_device)"
+# Each run attacks accounts of its own (warmbad1/2, then loadbad1/2), so
+# that the measured run starts with fresh counts: wrk drops the answers on
+# the way when its time is up, which would hide guesses counted before.
+declare -A bad_basic owner_basic owner_device
+for name in warmbad loadbad; do
+  new_account "${name}1" "pw-${name}1"
+  new_account "${name}2" "pw-${name}2"
+  bad_basic[$name]="$(printf '%s1:wrong-1' "$name" | base64 -w0) $(printf '%s2:wrong-2' "$name" | base64 -w0)"
+  owner_basic[$name]=$(printf '%s2:pw-%s2' "$name" "$name" | base64 -w0)
+  owner_device[$name]=$DEVICE
+  [[ -n $DEVICE ]] || fault_die "setup: the sign-up of ${name}2 gave no device cookie"
 done
-ownerbasic=$(printf 'loadbad2:pw-loadbad2' | base64 -w0)
-device_cookie loadbad2 pw-loadbad2
-ownerdevice=$DEVICE
-[[ -n ${devices[7]} && -n $ownerdevice ]] || fault_die "setup: a sign-in gave no device cookie (authd_device)"
-TOKEN=$(signin_token loaduser1 pw-loaduser1)
 add_user loadadmin 'admin password' admin
 ADMIN=$(signin_token loadadmin 'admin password')
 http POST /records -H "Authorization: Bearer $ADMIN" -H 'Content-Type: application/json' -d '{"title":"load"}'
 expect_status 201 "setup: the record"
 RID=$(json ._id)
-SETUP_USERS=11
+SETUP_USERS=13
 
 cat >"$OUT/mixed.lua" <<'LUA'
 -- one connection per thread: responses come back in request order
@@ -120,7 +126,7 @@ function setup(thread)
 end
 
 counts = {}
--- per attacked account (loadbad<i>): "<i> checked|delayed|budget" -> answers,
+-- per attacked account (<name><i>): "<i> checked|delayed|budget" -> answers,
 -- "<i> retry" -> the longest Retry-After seen
 bad = {}
 unexpected = 0
@@ -252,7 +258,7 @@ function done(summary, latency, requests)
   all = {}
   for k, v in pairs(guesses) do all[#all + 1] = k end
   table.sort(all)
-  for _, k in ipairs(all) do io.write(string.format("wrk: guesses loadbad%s %d\n", k, guesses[k])) end
+  for _, k in ipairs(all) do io.write(string.format("wrk: guesses bad%s %d\n", k, guesses[k])) end
   local e = summary.errors
   io.write(string.format("wrk: requests %d\n", summary.requests))
   io.write(string.format("wrk: duration_us %d\n", summary.duration))
@@ -265,27 +271,26 @@ function done(summary, latency, requests)
 end
 LUA
 
-export LOAD_TOKEN=$TOKEN LOAD_RECORD_ID=$RID LOAD_BASIC="${basic[*]}" LOAD_DEVICES="${devices[*]}" \
-  LOAD_BADBASIC="${badbasic[*]}" LOAD_OWNER_BASIC=$ownerbasic LOAD_OWNER_DEVICE=$ownerdevice \
+export LOAD_TOKEN=$USER_TOKEN LOAD_RECORD_ID=$RID LOAD_BASIC="${basic[*]}" LOAD_DEVICES="${devices[*]}" \
   LOAD_USER_MAX_DELAY=$USER_MAX_DELAY LOAD_BUDGET_WINDOW=$THROTTLE_WINDOW
 
-# run_wrk SECONDS PREFIX OUTFILE: one wrk run; figures in OUTFILE.
+# run_wrk SECONDS PREFIX OUTFILE ATTACKED: one wrk run, wrong passwords for
+# ATTACKED1 and ATTACKED2; figures in OUTFILE.
 run_wrk() {
-  LOAD_PREFIX=$2 wrk -t "$LOAD_THREADS" -c "$LOAD_THREADS" -d "${1}s" --timeout 10s \
+  LOAD_PREFIX=$2 LOAD_BADBASIC=${bad_basic[$4]} LOAD_OWNER_BASIC=${owner_basic[$4]} \
+    LOAD_OWNER_DEVICE=${owner_device[$4]} wrk -t "$LOAD_THREADS" -c "$LOAD_THREADS" -d "${1}s" --timeout 10s \
     -s "$OUT/mixed.lua" "$BASE_URL" >"$3" 2>&1
 }
 figure_of() { awk -v k="$2" '$1 == "wrk:" && $2 == k { print $3 }' "$1"; }
 signups_of() { awk '$1 == "wrk:" && $2 == "answer" && $3 == "signup" && $4 == 201 { print $5 }' "$1"; }
-# guesses_of ACCOUNT OUTCOME: wrong passwords for ACCOUNT answered so
-# (checked, delayed, budget) over both runs; OUTCOME retry: the longest Retry-After.
+# guesses_of N OUTCOME: the measured run's wrong passwords for loadbad<N>
+# answered so (checked, delayed, budget); OUTCOME retry: the longest Retry-After.
 guesses_of() {
-  awk -v a="$1" -v o="$2" '$1 == "wrk:" && $2 == "guesses" && $3 == a && $4 == o {
-    if (o == "retry") { if ($5 > s) s = $5 } else s += $5 } END { print s + 0 }' "$OUT/warmup" "$OUT/main"
+  awk -v a="bad$1" -v o="$2" '$1 == "wrk:" && $2 == "guesses" && $3 == a && $4 == o { print $5 }' "$OUT/main"
 }
 
-started=$(date +%s)
 step "warm-up: ${LOAD_WARMUP}s"
-run_wrk "$LOAD_WARMUP" w "$OUT/warmup" || fail "wrk (warm-up) failed" "$(tail -n 20 "$OUT/warmup")"
+run_wrk "$LOAD_WARMUP" w "$OUT/warmup" warmbad || fail "wrk (warm-up) failed" "$(tail -n 20 "$OUT/warmup")"
 warm_signups=$(signups_of "$OUT/warmup")
 expect_eq "warm-up: no unexpected answer" 0 "$(figure_of "$OUT/warmup" unexpected)"
 PID=$(authd_child_pid) || fault_die "authd is not running after the warm-up"
@@ -302,7 +307,8 @@ step "measured run: ${LOAD_SECONDS}s"
   done >"$OUT/rss.samples"
 ) &
 sampler=$!
-run_wrk "$LOAD_SECONDS" m "$OUT/main" || fail "wrk failed" "$(tail -n 20 "$OUT/main")"
+started=$(date +%s)
+run_wrk "$LOAD_SECONDS" m "$OUT/main" loadbad || fail "wrk failed" "$(tail -n 20 "$OUT/main")"
 : >"$OUT/wrk.done"
 wait "$sampler"
 elapsed=$(($(date +%s) - started + 1))
@@ -331,12 +337,13 @@ for kind in list get signin owner badpw signup create delete notoken; do
   ((n > 0)) && pass "kind $kind was exercised ($n)" || fail "kind $kind never ran"
 done
 
-# The throttle over both runs (wrong passwords from unrecognised browsers).
+# The throttle in the measured run (wrong passwords from unrecognised browsers).
 # Whenever a delay ends, each of the LOAD_THREADS connections may have a
 # guess on the way that passes before the first one counts: hence the factor.
-for account in loadbad1 loadbad2; do
-  checked=$(guesses_of "$account" checked) delayed=$(guesses_of "$account" delayed)
-  budget=$(guesses_of "$account" budget) retry=$(guesses_of "$account" retry)
+for n in 1 2; do
+  account=loadbad$n
+  checked=$(guesses_of $n checked) delayed=$(guesses_of $n delayed) budget=$(guesses_of $n budget) retry=$(guesses_of $n retry)
+  checked=${checked:-0} delayed=${delayed:-0} budget=${budget:-0} retry=${retry:-0}
   echo "   $account: $checked guesses checked, $delayed refused by its delay, $budget by its budget (longest Retry-After ${retry} s)"
   if ((delayed > 0)); then
     ((checked >= USER_THRESHOLD + 1)) && pass "$account: no guess refused before signin_user_threshold + 1 were checked" ||
