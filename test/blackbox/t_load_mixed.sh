@@ -30,7 +30,7 @@
 # signin_user_max_delay (the delay past signin_user_threshold, doubling from
 # signin_first_delay) or, for the account budget of unrecognised browsers,
 # the rest of signin_account_budget_window; in the measured run (the
-# warm-up attacks warmbad1 and warmbad2), no guess is refused before
+# warm-up's guesses go to other names), no guess is refused before
 # signin_user_threshold + 1 were checked, loadbad1 gets no more
 # guesses checked than that delay schedule lets through in the time, and
 # loadbad2 (whose owner's sign-ins clear its delay) no more than the
@@ -60,42 +60,49 @@ export AUTHD_SIGNIN_USER_THRESHOLD=$USER_THRESHOLD AUTHD_SIGNIN_USER_MAX_DELAY=$
 stack_start
 fault_out load
 
-# new_account USER PASSWORD: signs USER up from a browser, which keeps the
-# device cookie (authd_device) a sign-up gives like a sign-in: DEVICE.
-new_account() {
-  signup "$1" "$2"
-  expect_status 201 "setup: signup $1" >/dev/null
-  DEVICE=$(cookie_of authd_device)
-}
-
 step "setup: 8 users with their browsers' device cookies, 2 accounts to attack, a user token, one record"
+# The accounts, signed up all at once (their password hashes are the
+# setup's cost), each from a browser that keeps the device cookie
+# (authd_device) a sign-up gives like a sign-in: device_of NAME prints it.
+ACCOUNTS=(loaduser{1..8} loadbad1 loadbad2)
+signups=()
+for name in "${ACCOUNTS[@]}"; do
+  curl --silent --noproxy '*' --max-time "$HTTP_TIMEOUT" -H "$_JSON_CT" --data-binary "$(signup_body "$name" "pw-$name")" \
+    --cookie-jar "$OUT/$name.jar" --output "$OUT/$name.body" --write-out '%{http_code}' "$BASE_URL/signup" \
+    >"$OUT/$name.status" 2>/dev/null &
+  signups+=($!)
+done
+wait "${signups[@]}"
+device_of() { awk -F'\t' '$6 == "authd_device" { print $7 }' "$OUT/$1.jar" 2>/dev/null; }
+for name in "${ACCOUNTS[@]}"; do
+  [[ $(<"$OUT/$name.status") == 201 && -n $(device_of "$name") ]] ||
+    fault_die "setup: the sign-up of $name: status $(<"$OUT/$name.status"), device cookie '$(device_of "$name")'"
+done
 basic=() devices=()
-for ((i = 8; i >= 1; i--)); do
-  new_account "loaduser$i" "pw-loaduser$i"
+for ((i = 1; i <= 8; i++)); do
   basic+=("$(printf 'loaduser%d:pw-loaduser%d' "$i" "$i" | base64 -w0)")
-  devices+=("$DEVICE")
+  devices+=("$(device_of "loaduser$i")")
 done
-USER_TOKEN=$TOKEN  # loaduser1's
-[[ -n ${devices[0]} && -n ${devices[7]} && -n $USER_TOKEN ]] ||
-  fault_die "setup: a sign-up gave no token or device cookie (authd_device)"
-# Each run attacks accounts of its own (warmbad1/2, then loadbad1/2), so
-# that the measured run starts with fresh counts: wrk drops the answers on
-# the way when its time is up, which would hide guesses counted before.
-declare -A bad_basic owner_basic owner_device
+USER_TOKEN=$(jq -r '.token // empty' "$OUT/loaduser1.body")
+[[ -n $USER_TOKEN ]] || fault_die "setup: loaduser1's sign-up gave no token"
+# The measured run attacks loadbad1 and loadbad2 with fresh counts (wrk
+# drops the answers on the way when its time is up, which would hide
+# guesses counted before): the warm-up's wrong passwords go to warmbad1 and
+# warmbad2, names no account has (counted like real ones: no enumeration),
+# while loadbad2's owner signs in (a success with no count to clear changes
+# nothing).
+declare -A bad_basic
 for name in warmbad loadbad; do
-  new_account "${name}1" "pw-${name}1"
-  new_account "${name}2" "pw-${name}2"
   bad_basic[$name]="$(printf '%s1:wrong-1' "$name" | base64 -w0) $(printf '%s2:wrong-2' "$name" | base64 -w0)"
-  owner_basic[$name]=$(printf '%s2:pw-%s2' "$name" "$name" | base64 -w0)
-  owner_device[$name]=$DEVICE
-  [[ -n $DEVICE ]] || fault_die "setup: the sign-up of ${name}2 gave no device cookie"
 done
+LOAD_OWNER_BASIC=$(printf 'loadbad2:pw-loadbad2' | base64 -w0) LOAD_OWNER_DEVICE=$(device_of loadbad2)
+export LOAD_OWNER_BASIC LOAD_OWNER_DEVICE
 add_user loadadmin 'admin password' admin
 ADMIN=$(signin_token loadadmin 'admin password')
 http POST /records -H "Authorization: Bearer $ADMIN" -H 'Content-Type: application/json' -d '{"title":"load"}'
 expect_status 201 "setup: the record"
 RID=$(json ._id)
-SETUP_USERS=13
+SETUP_USERS=11
 
 cat >"$OUT/mixed.lua" <<'LUA'
 -- one connection per thread: responses come back in request order
@@ -277,8 +284,7 @@ export LOAD_TOKEN=$USER_TOKEN LOAD_RECORD_ID=$RID LOAD_BASIC="${basic[*]}" LOAD_
 # run_wrk SECONDS PREFIX OUTFILE ATTACKED: one wrk run, wrong passwords for
 # ATTACKED1 and ATTACKED2; figures in OUTFILE.
 run_wrk() {
-  LOAD_PREFIX=$2 LOAD_BADBASIC=${bad_basic[$4]} LOAD_OWNER_BASIC=${owner_basic[$4]} \
-    LOAD_OWNER_DEVICE=${owner_device[$4]} wrk -t "$LOAD_THREADS" -c "$LOAD_THREADS" -d "${1}s" --timeout 10s \
+  LOAD_PREFIX=$2 LOAD_BADBASIC=${bad_basic[$4]} wrk -t "$LOAD_THREADS" -c "$LOAD_THREADS" -d "${1}s" --timeout 10s \
     -s "$OUT/mixed.lua" "$BASE_URL" >"$3" 2>&1
 }
 figure_of() { awk -v k="$2" '$1 == "wrk:" && $2 == k { print $3 }' "$1"; }
