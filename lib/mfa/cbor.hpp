@@ -36,7 +36,6 @@ struct Value {
   static Value of_bytes(std::string_view v) { Value x; x.type = Type::bytes; x.data = v; return x; }
   static Value of_text(std::string_view v) { Value x; x.type = Type::text; x.data = v; return x; }
   static Value of_map(std::vector<std::pair<Value, Value>> v) { Value x; x.type = Type::map; x.entries = std::move(v); return x; }
-  static Value of_array(std::vector<Value> v) { Value x; x.type = Type::array; x.items = std::move(v); return x; }
 
   // Map lookups by text or integer key; nullptr when absent or not a map.
   const Value* find(std::string_view key) const;
@@ -47,8 +46,9 @@ struct Value {
 // Error: invalid_input on malformed CBOR (or nesting deeper than 16).
 Result<Value> decode(std::string_view input, std::size_t* consumed = nullptr);
 
-// Canonical-enough encoding of `value` (definite lengths). For tests and
-// for building CBOR replies; "other" values encode as null.
+// Canonical-enough encoding of `value` (definite lengths); "other" values
+// encode as null. authd only decodes: the unit tests and the fuzzer build
+// their WebAuthn inputs with it.
 std::string encode(const Value& value);
 
 }  // namespace authd::cbor

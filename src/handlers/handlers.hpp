@@ -1,5 +1,5 @@
 // One function per route; each returns a Response or an Error that the
-// dispatcher maps to HTTP (http/errors.cpp).
+// router (routes.cpp) answers with http::error_response (http/error_mapping.cpp).
 #pragma once
 
 #include <chrono>
@@ -134,7 +134,7 @@ void give_device_cookie(const App& app, const http::Request& request, http::Resp
 // Sets the session's cookies, header `token` and Cache-Control: no-store on `response`.
 void attach_session(http::Response& response, Session session);
 
-// Second factor (mfa.cpp, signin_mfa.cpp). The user's own factors:
+// Second factor (mfa.cpp). The user's own factors:
 //   GET /me/mfa, POST /me/mfa/totp, POST /me/mfa/totp/confirm, DELETE /me/mfa/totp
 HandlerResult mfa_status(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult mfa_totp_begin(App& app, const http::Request& request, const RouteContext& context);

@@ -54,6 +54,15 @@ if [[ -n $PC ]]; then
   expect_match "authd.pc's includedir is \$PREFIX/include" "^($STAGE)?$PREFIX/(lib[^ ]*/pkgconfig/\\.\\./\\.\\./(\\.\\./)?)?include\$" "$includedir"
   libdir=$(PKG_CONFIG_PATH=$(dirname "$PC") pkg-config --variable=libdir authd 2>&1)
   expect_match "authd.pc's libdir is under \$PREFIX" "^($STAGE)?$PREFIX/" "$libdir"
+  # libpq is required exactly when the build has the PostgreSQL store.
+  with_pg=$(sed -n 's/^AUTHD_WITH_POSTGRESQL:BOOL=//p' "$BUILD_DIR/CMakeCache.txt")
+  requires=$(sed -n 's/^Requires: *//p' "$PC")
+  if [[ $with_pg == ON ]]; then
+    expect_match "authd.pc requires libpq (AUTHD_WITH_POSTGRESQL=ON)" "(^| )libpq( |\$)" "$requires"
+  else
+    expect_eq "authd.pc requires no libpq (AUTHD_WITH_POSTGRESQL=${with_pg:-unset})" "" \
+      "$(tr ' ' '\n' <<<"$requires" | grep -x libpq)"
+  fi
 fi
 
 finish

@@ -4,8 +4,11 @@
 // whole or not at all). It holds no business rules: sign-up, linking,
 // throttling and record versions live in the modules that use the store.
 //
-// Backends: LMDB (lib/store/lmdb/, the embedded default). Every backend must
-// pass the contract suite in test/unit/store_contract_test.cpp.
+// Backends: LMDB (lib/store/lmdb/, the embedded default) and PostgreSQL
+// (lib/store/postgres/, shared by several nodes; built with AUTHD_WITH_POSTGRESQL),
+// chosen by the `store` setting among those registered (store_backends.hpp).
+// Every backend must pass the contract suite in test/unit/store_contract_test.cpp
+// and store_contract_email_test.cpp.
 //
 // Thread safety: one Store is shared by every thread of a process, and any
 // number of processes may share the underlying database.
