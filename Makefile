@@ -48,14 +48,15 @@ test:
 	$(CTEST) -V -S test/ci.cmake -DBUILD_DIR=$(BUILD_DIR) -DBUILD_TYPE=$(BUILD_TYPE) -DJOBS=$(JOBS)
 
 # The sanitizer run covers the code, not the front servers again: unit tests
-# and the black-box suite through lighttpd (the other front servers, the
+# and the black-box suite through lighttpd (each GoogleTest executable as one test,
+# cmake/UnitTests.cmake; the other front servers, the
 # browser, PostgreSQL, hosting, install and Prism suites exercise the same code
 # paths; the install tests build the example program, which needs no sanitizer).
 ASAN_EXCLUDE ?= soak|apache|nginx|h2o|caddy|postgresql|browser|hosting|install|package|docs|prism
 test-asan:
 	@$(DEPS) test
 	$(CTEST) -V -S test/ci.cmake -DBUILD_DIR=build-asan -DBUILD_TYPE=Debug \
-	  "-DCONFIGURE_OPTIONS=-DAUTHD_SANITIZE=ON -DAUTHD_PRECOMPILED_HEADERS=ON" -DJOBS=$(JOBS) "-DEXCLUDE_LABEL=$(ASAN_EXCLUDE)"
+	  "-DCONFIGURE_OPTIONS=-DAUTHD_SANITIZE=ON -DAUTHD_PRECOMPILED_HEADERS=ON -DAUTHD_UNIT_TEST_CASES=OFF" -DJOBS=$(JOBS) "-DEXCLUDE_LABEL=$(ASAN_EXCLUDE)"
 
 # conf/authd.conf, docs/configuration.md and man/authd.conf.5 from the settings
 # tables (scripts/settings-docs.sh; CTest docs.settings fails when they differ).

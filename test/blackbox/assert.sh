@@ -173,36 +173,51 @@ http() {
     ((has_body)) || args+=(--header 'Content-Length: 0')
   fi
 
-  local tmp
-  tmp=$(mktemp -d "${TMPDIR:-/tmp}/authd-http.XXXXXX")
+  # One process for the whole exchange (no temporary files, no tr/awk): curl
+  # writes the header blocks (-D -), then the body, then a line with the status;
+  # the blocks are taken off the front, keeping the last (after any 1xx, or the
+  # redirects of -L).
+  local out block line
   CURL_RC=0
-  STATUS=$(curl "${args[@]}" --dump-header "$tmp/h" --output "$tmp/b" \
-                --write-out '%{http_code}' "$@" "$url") || CURL_RC=$?
-  [[ -n $STATUS ]] || STATUS=000
-  # Keep only the last header block (after any 1xx interim responses).
-  HEADERS=$(tr -d '\r' <"$tmp/h" 2>/dev/null |
-            awk '/^HTTP\// { n = 0; delete h } NF { h[n++] = $0 } END { for (i = 0; i < n; i++) print h[i] }')
-  BODY=
-  [[ -f $tmp/b ]] && BODY=$(<"$tmp/b")
-  rm -rf "$tmp"
+  out=$(curl "${args[@]}" --dump-header - --write-out '\n%{http_code}' "$@" "$url") || CURL_RC=$?
+  STATUS=${out##*$'\n'}
+  [[ $STATUS =~ ^[0-9]{3}$ && $STATUS != 000 ]] || STATUS=000
+  out=${out%$'\n'*}
+  HEADERS=
+  while [[ $out == HTTP/* ]]; do
+    if [[ $out == *$'\r\n\r\n'* ]]; then
+      block=${out%%$'\r\n\r\n'*}
+      out=${out#*$'\r\n\r\n'}
+    else  # the headers of a HEAD, or cut short: all of it
+      block=${out%$'\r\n'}
+      out=
+    fi
+    HEADERS=
+    while IFS= read -r line; do
+      line=${line%$'\r'}
+      [[ -n ${line//[[:space:]]/} ]] && HEADERS+=$line$'\n'
+    done <<<"$block"
+    HEADERS=${HEADERS%$'\n'}
+  done
+  BODY=$out
+  while [[ $BODY == *$'\n' ]]; do BODY=${BODY%$'\n'}; done
   _LAST_REQUEST="$method $path"
   return 0
 }
 
 header() {
-  local name=$1
-  awk -v want="$name" '
-    BEGIN { want = tolower(want); found = 0 }
-    /^HTTP\// { next }
-    {
-      i = index($0, ":")
-      if (i == 0) next
-      if (tolower(substr($0, 1, i - 1)) != want) next
-      v = substr($0, i + 1)
-      sub(/^[ \t]+/, "", v); sub(/[ \t]+$/, "", v)
-      print v; found = 1
-    }
-    END { exit found ? 0 : 1 }' <<<"$HEADERS"
+  local want=${1,,} line value found=1
+  while IFS= read -r line; do
+    [[ $line == HTTP/* || $line != *:* ]] && continue
+    value=${line%%:*}
+    [[ ${value,,} == "$want" ]] || continue
+    value=${line#*:}
+    value=${value#"${value%%[![:blank:]]*}"}
+    value=${value%"${value##*[![:blank:]]}"}
+    printf '%s\n' "$value"
+    found=0
+  done <<<"$HEADERS"
+  return $found
 }
 
 json() {
