@@ -52,13 +52,13 @@ bench_pkgs+=(libfcgi-dev)
 fuzz_pkgs=(clang-19 libclang-rt-19-dev)
 test_pkgs=(libgtest-dev curl jq lmdb-utils procps nodejs npm)
 # nginx: the third front end of the black-box suite (conf/nginx/authd.conf,
-# AUTHD_FRONTEND=nginx) and t_forward_auth_nginx.sh's auth_request.
+# TEST_FRONTEND=nginx) and t_forward_auth_nginx.sh's auth_request.
 test_pkgs+=(nginx)
 # Operations (t_ops_*): promtool checks GET /metrics; python3-bcrypt (run with
 # /usr/bin/python3) makes the bcrypt hashes of a mongoexport file.
 test_pkgs+=(prometheus python3-bcrypt)
 # Apache 2.4 (mod_proxy_fcgi, mod_authnz_fcgi): the second front end the
-# black-box suite runs on (conf/apache/, AUTHD_FRONTEND=apache).
+# black-box suite runs on (conf/apache/, TEST_FRONTEND=apache).
 test_pkgs+=(apache2)
 # Shared hosting (test/hosting): Apache runs the release through mod_fcgid
 # (and, in a second run, plain mod_cgi, which comes with apache2).

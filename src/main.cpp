@@ -130,7 +130,7 @@ void prepare_logging(ProgramSettings& settings) {
 // says why); one that loads replaces it between requests (ReloadableApp).
 void reload(ReloadableApp& apps, ProgramSettings& running, const ServerOptions& serving, const EnvLookup& env) {
   systemd::notify("RELOADING=1");
-  auto next = load_program_settings(env, AUTHD_DEFAULT_CONFIG);
+  auto next = load_program_settings(env, AUTHD_DEFAULT_CONFIG, settings::environment_variable_names());
   if (!next) {
     log::error("reload refused, the running configuration stays: " + next.error().message);
     systemd::notify("READY=1\nSTATUS=reload refused: invalid configuration (see the log)");
@@ -171,7 +171,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   const EnvLookup env = [](const char* name) { return std::getenv(name); };
-  auto settings = load_program_settings(env, AUTHD_DEFAULT_CONFIG);
+  auto settings = load_program_settings(env, AUTHD_DEFAULT_CONFIG, settings::environment_variable_names());
   if (!settings) {
     std::fprintf(stderr, "authd: %s\n", settings.error().message.c_str());
     return 1;

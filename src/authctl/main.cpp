@@ -220,7 +220,7 @@ int main(int argc, char** argv) {
   }
 
   const authd::EnvLookup env = [](const char* name) { return std::getenv(name); };
-  auto settings = authd::load_program_settings(env, AUTHD_DEFAULT_CONFIG);
+  auto settings = authd::load_program_settings(env, AUTHD_DEFAULT_CONFIG, authd::settings::environment_variable_names());
   if (!settings) return failure(settings.error().message);
   Context context(std::move(*settings), json || invocation->has("json"));
   return command->run(context, *invocation);
