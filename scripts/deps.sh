@@ -4,7 +4,8 @@
 # Makes sure the Debian packages authd needs are installed. Each level
 # includes the previous one:
 #   build  compiler, CMake and the libraries authd links against (libpq too)
-#   run    + lighttpd and spawn-fcgi (what `make run` serves with)
+#   run    + lighttpd and spawn-fcgi (what `make run` serves with), curl and
+#          jq (README's session against it uses them)
 #   test   + GoogleTest, curl, jq, lmdb-utils, procps, nodejs and npm (what
 #          `make test` needs; node runs the OAuth test provider of test/oauth)
 #          and nginx (the third front end of the black-box suite, and the
@@ -42,7 +43,7 @@ build_pkgs+=(libcrypt-dev)
 # Second factor (issue 19): QR codes of TOTP enrolment (lib/mfa/qr_svg.cpp),
 # CBOR of WebAuthn ceremonies (lib/mfa/cbor_reader.cpp).
 build_pkgs+=(libqrencode-dev libcbor-dev)
-run_pkgs=(lighttpd spawn-fcgi)
+run_pkgs=(lighttpd spawn-fcgi curl jq)
 bench_pkgs=(wrk libbenchmark-dev curl jq procps)
 # make bench also measures behind nginx and Apache, and Node peers (bench/peers).
 bench_pkgs+=(nginx apache2 nodejs npm)
