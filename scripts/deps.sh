@@ -4,7 +4,8 @@
 # Makes sure the Debian packages authd needs are installed. Each level
 # includes the previous one:
 #   build  compiler, CMake and the libraries authd links against (libpq too)
-#   run    + lighttpd and spawn-fcgi (what `make run` serves with)
+#   run    + lighttpd and spawn-fcgi (what `make run` serves with), curl and
+#          jq (README's session against it uses them)
 #   test   + GoogleTest, curl, jq, gojq (the tests' fast jq), lmdb-utils, procps, nodejs and npm (what
 #          `make test` needs; node runs the OAuth test provider of test/oauth)
 #          and nginx (the third front end of the black-box suite, and the
@@ -42,7 +43,7 @@ build_pkgs+=(libcrypt-dev)
 # Second factor (issue 19): QR codes of TOTP enrolment (lib/mfa/qr_svg.cpp),
 # CBOR of WebAuthn ceremonies (lib/mfa/cbor_reader.cpp).
 build_pkgs+=(libqrencode-dev libcbor-dev)
-run_pkgs=(lighttpd spawn-fcgi)
+run_pkgs=(lighttpd spawn-fcgi curl jq)
 bench_pkgs=(wrk libbenchmark-dev curl jq procps)
 # make bench also measures behind nginx and Apache, and Node peers (bench/peers).
 bench_pkgs+=(nginx apache2 nodejs npm)
@@ -52,13 +53,13 @@ bench_pkgs+=(libfcgi-dev)
 fuzz_pkgs=(clang-19 libclang-rt-19-dev)
 test_pkgs=(libgtest-dev curl jq gojq lmdb-utils procps nodejs npm)
 # nginx: the third front end of the black-box suite (conf/nginx/authd.conf,
-# AUTHD_FRONTEND=nginx) and t_forward_auth_nginx.sh's auth_request.
+# TEST_FRONTEND=nginx) and t_forward_auth_nginx.sh's auth_request.
 test_pkgs+=(nginx)
 # Operations (t_ops_*): promtool checks GET /metrics; python3-bcrypt (run with
 # /usr/bin/python3) makes the bcrypt hashes of a mongoexport file.
 test_pkgs+=(prometheus python3-bcrypt)
 # Apache 2.4 (mod_proxy_fcgi, mod_authnz_fcgi): the second front end the
-# black-box suite runs on (conf/apache/, AUTHD_FRONTEND=apache).
+# black-box suite runs on (conf/apache/, TEST_FRONTEND=apache).
 test_pkgs+=(apache2)
 # Shared hosting (test/hosting): Apache runs the release through mod_fcgid
 # (and, in a second run, plain mod_cgi, which comes with apache2).

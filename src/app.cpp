@@ -41,10 +41,12 @@ std::string program_settings_reference(settings::ReferenceFormat format) {
   return settings::render_reference(loader.documented(), format);
 }
 
-Result<ProgramSettings> load_program_settings(const EnvLookup& env, const std::filesystem::path& compiled_default) {
+Result<ProgramSettings> load_program_settings(const EnvLookup& env, const std::filesystem::path& compiled_default,
+                                              std::optional<std::vector<std::string>> present) {
   ProgramSettings settings;
   settings::Loader loader;
   ProgramTables tables(settings, loader);
+  if (present) loader.refuse_unknown_variables(std::move(*present));
   const auto source = program_config_source(env, compiled_default);
   if (auto ok = loader.load(source.file, source.optional, env); !ok) return std::unexpected(ok.error());
   settings.effective = loader.print();

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,8 +27,12 @@ struct ProgramSettings {
 
 // Defaults, then the config file ($AUTHD_CONFIG, else `compiled_default` if
 // it exists), then AUTHD_<NAME> variables. Error: config, naming the file and
-// line (or the variable), the setting and the reason.
-Result<ProgramSettings> load_program_settings(const EnvLookup& env, const std::filesystem::path& compiled_default);
+// line (or the variable), the setting and the reason. With `present` (the
+// environment's AUTHD_* names, settings::environment_variable_names()), an
+// AUTHD_* variable that is no setting's is an error too (authd and authctl pass
+// it; tests with a made-up environment may leave it out).
+Result<ProgramSettings> load_program_settings(const EnvLookup& env, const std::filesystem::path& compiled_default,
+                                              std::optional<std::vector<std::string>> present = std::nullopt);
 
 // Every setting of the program (fixed names, then the patterns of dynamic
 // ones such as oauth_<setting>), and the fixed ones' declared defaults.

@@ -59,9 +59,11 @@ struct Options {
   bool check = false;         // validate config and state, then exit
   bool print_config = false;  // print the effective settings, then exit
   std::optional<settings::ReferenceFormat> reference;  // --print-config=FORMAT
+  bool help = false;          // -h, --help: the usage on stdout, exit 0
 };
 
-void usage() {
+// To stdout for --help, to stderr (with exit status 2) for a usage error.
+void usage(std::FILE* out) {
   std::fputs(
       "usage: authd [--listen PATH|:PORT|HOST:PORT] [--check] [--print-config[=conf|markdown|man]]\n"
       "  Runs as a FastCGI responder on the socket systemd passes (LISTEN_FDS), else\n"
@@ -73,8 +75,9 @@ void usage() {
       "  the reference of every setting (default, doc) as a config file, Markdown or roff\n"
       "  without reading any configuration.\n"
       "  Settings: " AUTHD_DEFAULT_CONFIG " or $AUTHD_CONFIG, overridden by AUTHD_<NAME>;\n"
-      "  SIGHUP re-reads them (and the signing keys), keeping the running ones if invalid.\n",
-      stderr);
+      "  SIGHUP re-reads them (and the signing keys), keeping the running ones if invalid.\n"
+      "  -h, --help prints this and exits.\n",
+      out);
 }
 
 bool parse_options(int argc, char** argv, Options& options) {
@@ -82,6 +85,7 @@ bool parse_options(int argc, char** argv, Options& options) {
     const std::string arg = argv[i];
     if (arg == "--listen" && i + 1 < argc) options.listen = argv[++i];
     else if (arg == "--check") options.check = true;
+    else if (arg == "-h" || arg == "--help") options.help = true;
     else if (arg == "--print-config") options.print_config = true;
     else if (arg.starts_with("--print-config=")) {
       options.reference = settings::reference_format(std::string_view(arg).substr(15));
@@ -130,7 +134,7 @@ void prepare_logging(ProgramSettings& settings) {
 // says why); one that loads replaces it between requests (ReloadableApp).
 void reload(ReloadableApp& apps, ProgramSettings& running, const ServerOptions& serving, const EnvLookup& env) {
   systemd::notify("RELOADING=1");
-  auto next = load_program_settings(env, AUTHD_DEFAULT_CONFIG);
+  auto next = load_program_settings(env, AUTHD_DEFAULT_CONFIG, settings::environment_variable_names());
   if (!next) {
     log::error("reload refused, the running configuration stays: " + next.error().message);
     systemd::notify("READY=1\nSTATUS=reload refused: invalid configuration (see the log)");
@@ -163,15 +167,19 @@ void reload(ReloadableApp& apps, ProgramSettings& running, const ServerOptions& 
 int main(int argc, char** argv) {
   Options options;
   if (!parse_options(argc, argv, options)) {
-    usage();
+    usage(stderr);
     return 2;
+  }
+  if (options.help) {
+    usage(stdout);
+    return 0;
   }
   if (options.reference) {
     std::fputs(program_settings_reference(*options.reference).c_str(), stdout);
     return 0;
   }
   const EnvLookup env = [](const char* name) { return std::getenv(name); };
-  auto settings = load_program_settings(env, AUTHD_DEFAULT_CONFIG);
+  auto settings = load_program_settings(env, AUTHD_DEFAULT_CONFIG, settings::environment_variable_names());
   if (!settings) {
     std::fprintf(stderr, "authd: %s\n", settings.error().message.c_str());
     return 1;

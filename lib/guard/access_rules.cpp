@@ -107,12 +107,11 @@ std::vector<settings::Setting> access_rule_settings(AccessRules& rules) {
       "REQUIREMENT [case-insensitive], where METHOD is an HTTP method or *, and REQUIREMENT public, "
       "authenticated, read, create, update, delete, method (GET, HEAD, OPTIONS read, POST create, PUT/PATCH update, DELETE "
       "delete) or deny; e.g. `/app/admin/ * delete`. Repeat the line for more rules (in the environment: "
-      "AUTHD_AUTHORIZE_RULES='rule; rule'). The fourth word makes the prefix match whatever the ASCII case "
+      "AUTHD_AUTHORIZE_RULE='rule; rule'). The fourth word makes the prefix match whatever the ASCII case "
       "(default: exact, as Linux file systems compare). Paths are canonicalised first (one %-decoding, ., .. and "
       "// resolved, ;params cut; an encoded `/` or `\\`, %25, NUL or invalid UTF-8 is refused with 400); a rule for "
       "/app/admin/ also covers /app/admin.";
   s.group = "Protecting other applications";
-  s.env = "AUTHD_AUTHORIZE_RULES";
   s.assign = [&rules](std::string_view value) -> Result<void> {
     auto more = AccessRules::parse(value);
     if (!more) return std::unexpected(more.error());

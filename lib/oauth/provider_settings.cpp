@@ -145,6 +145,17 @@ Result<void> OAuthProviderSettings::assign_environment(const EnvLookup& env) {
   return {};
 }
 
+std::vector<std::string> OAuthProviderSettings::variables() const {
+  std::vector<std::string> variables{"AUTHD_OAUTH_PROVIDERS"};
+  for (const auto& setting : provider_setting_names()) variables.push_back("AUTHD_OAUTH_" + upper(setting));
+  for (const auto& provider : declared_) {
+    for (const auto& setting : provider_setting_names()) {
+      variables.push_back("AUTHD_OAUTH_" + upper(provider) + "_" + upper(setting));
+    }
+  }
+  return variables;
+}
+
 Result<void> OAuthProviderSettings::finish() {
   auto& settings = target_;
   settings.providers.clear();

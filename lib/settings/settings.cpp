@@ -5,6 +5,8 @@
 #include <charconv>
 #include <fstream>
 
+#include <unistd.h>
+
 #include "authd/text.hpp"
 
 namespace authd::settings {
@@ -23,6 +25,22 @@ Result<long long> parse_integer(std::string_view text, long long min, long long 
 
 namespace {
 
+// Levenshtein distance, for "did you mean" (names are short).
+std::size_t distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
 Result<bool> parse_bool(std::string_view text) {
   if (text == "true" || text == "yes" || text == "on" || text == "1") return true;
   if (text == "false" || text == "no" || text == "off" || text == "0") return false;
@@ -31,12 +49,23 @@ Result<bool> parse_bool(std::string_view text) {
 
 }  // namespace
 
-std::string variable_for(const Setting& setting) {
-  if (!setting.env.empty()) return setting.env;
-  std::string variable = "AUTHD_" + setting.name;
+std::string variable_for(std::string_view name) {
+  std::string variable = "AUTHD_" + std::string(name);
   std::transform(variable.begin(), variable.end(), variable.begin(),
                  [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   return variable;
+}
+
+std::string variable_for(const Setting& setting) { return variable_for(setting.name); }
+
+std::vector<std::string> environment_variable_names() {
+  std::vector<std::string> names;
+  for (char** entry = environ; entry && *entry; ++entry) {
+    const std::string_view text(*entry);
+    if (!text.starts_with("AUTHD_")) continue;
+    names.emplace_back(text.substr(0, text.find('=')));
+  }
+  return names;
 }
 
 std::vector<Setting> grouped(std::string_view group, std::vector<Setting> rows) {
@@ -195,8 +224,31 @@ Result<void> Loader::load(const std::filesystem::path& file, bool optional_file,
   for (auto* dynamic : dynamic_) {
     if (auto ok = dynamic->finish(); !ok) return ok;
   }
+  if (auto ok = check_variables(); !ok) return ok;
   for (const auto& check : checks_) {
     if (auto ok = check(); !ok) return ok;
+  }
+  return {};
+}
+
+Result<void> Loader::check_variables() const {
+  if (!present_) return {};
+  std::vector<std::string> known(std::begin(kNonSettingVariables), std::end(kNonSettingVariables));
+  for (const auto& row : rows_) known.push_back(variable_for(row));
+  for (const auto* dynamic : dynamic_) {
+    for (auto& variable : dynamic->variables()) known.push_back(std::move(variable));
+  }
+  for (const auto& variable : *present_) {
+    if (std::find(known.begin(), known.end(), variable) != known.end()) continue;
+    std::string message = "environment " + variable + ": unknown setting (a variable is AUTHD_ and a setting's name "
+                          "in upper case)";
+    const auto nearest = std::min_element(known.begin(), known.end(), [&](const auto& a, const auto& b) {
+      return distance(variable, a) < distance(variable, b);
+    });
+    if (nearest != known.end() && distance(variable, *nearest) <= std::max<std::size_t>(3, variable.size() / 4)) {
+      message += "; did you mean " + *nearest + "?";
+    }
+    return fail(Errc::config, message);
   }
   return {};
 }

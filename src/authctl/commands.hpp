@@ -27,12 +27,18 @@ class Context {
   const authd::ProgramSettings& settings() const { return settings_; }
   bool json() const { return json_; }
   // The Core on the configured store, opened on the first call. Error: why
-  // the store or the keys could not be opened.
+  // the store or the keys could not be opened; with store = lmdb, that the
+  // state directory does not exist (authctl run elsewhere than authd would
+  // otherwise make a new empty store), unless allow_new_store().
   authd::Result<authd::Core*> core();
+  // For the commands that fill a store from a file (import): a missing state
+  // directory is created, as authd does at its first start.
+  void allow_new_store() noexcept { allow_new_store_ = true; }
 
  private:
   authd::ProgramSettings settings_;
   bool json_;
+  bool allow_new_store_ = false;
   std::unique_ptr<authd::Core> core_;
 };
 

@@ -3,7 +3,8 @@
 // same Core as authd and runs the same account operations.
 //
 // The command line follows getopt_long(3): options anywhere, `--` ends them,
-// `authctl COMMAND --help` describes one command, exit status 0 (done),
+// `authctl COMMAND --help` describes one command and `authctl GROUP --help`
+// (key, client, invitation, mfa) lists its subcommands, exit status 0 (done),
 // 1 (the operation failed), 2 (usage). authctl(8) and the bash completion
 // (conf/bash-completion/authctl) list the same commands as the table below.
 #include <pwd.h>
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -135,6 +137,26 @@ const Command* find_command(int argc, char** argv, int& consumed) {
   return nullptr;
 }
 
+// `authctl GROUP --help`: the group's subcommands.
+void print_group(std::string_view group, std::FILE* out) {
+  std::fprintf(out, "usage: authctl %.*s SUBCOMMAND [OPTIONS] [OPERANDS]\n\nsubcommands:\n",
+               static_cast<int>(group.size()), group.data());
+  for (const auto& command : commands()) {
+    const std::string_view name = command.name;
+    if (name.starts_with(group) && name.size() > group.size() && name[group.size()] == ' ') print_command(command, out);
+  }
+}
+
+// -h or --help among the words (before a `--`).
+bool asks_help(int argc, char** argv, int from) {
+  for (int i = from; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word == "--") return false;
+    if (word == "-h" || word == "--help") return true;
+  }
+  return false;
+}
+
 bool is_group(std::string_view word) {
   for (const auto& command : commands()) {
     const std::string_view name = command.name;
@@ -147,6 +169,15 @@ bool is_group(std::string_view word) {
 }  // namespace
 
 authd::Result<authd::Core*> Context::core() {
+  const auto& store = settings_.core.store;
+  std::error_code ec;
+  if (!core_ && !allow_new_store_ && store.backend == "lmdb" && !std::filesystem::is_directory(store.lmdb.directory, ec)) {
+    return authd::fail(authd::Errc::not_found,
+                       "no store at " + std::filesystem::absolute(store.lmdb.directory, ec).lexically_normal().string() +
+                           ": the state directory does not exist (state_dir = " + store.lmdb.directory.string() +
+                           ", relative to the current directory; set state_dir in the configuration file or "
+                           "AUTHD_STATE_DIR to the directory authd uses)");
+  }
   if (!core_) {
     auto opened = authd::Core::open(settings_.core);
     if (!opened) return std::unexpected(opened.error());
@@ -200,7 +231,17 @@ int main(int argc, char** argv) {
   int consumed = 0;
   const Command* command = find_command(argc - first + 1, argv + first - 1, consumed);
   if (!command) {
-    if (is_group(argv[first])) return usage_error(std::string("'") + argv[first] + "' needs a subcommand");
+    if (is_group(argv[first])) {
+      const bool subcommand_given = first + 1 < argc && argv[first + 1][0] != '-';
+      if (!subcommand_given && asks_help(argc, argv, first + 1)) return print_group(argv[first], stdout), kOk;
+      if (subcommand_given) {
+        std::fprintf(stderr, "authctl: unknown subcommand '%s %s'\n", argv[first], argv[first + 1]);
+      } else {
+        std::fprintf(stderr, "authctl: '%s' needs a subcommand\n", argv[first]);
+      }
+      print_group(argv[first], stderr);
+      return kUsage;
+    }
     return usage_error(std::string("unknown command '") + argv[first] + "'");
   }
   std::vector<OptionSpec> options = kGlobalOptions;
@@ -220,8 +261,9 @@ int main(int argc, char** argv) {
   }
 
   const authd::EnvLookup env = [](const char* name) { return std::getenv(name); };
-  auto settings = authd::load_program_settings(env, AUTHD_DEFAULT_CONFIG);
+  auto settings = authd::load_program_settings(env, AUTHD_DEFAULT_CONFIG, authd::settings::environment_variable_names());
   if (!settings) return failure(settings.error().message);
   Context context(std::move(*settings), json || invocation->has("json"));
+  if (std::string_view(command->name) == "import") context.allow_new_store();
   return command->run(context, *invocation);
 }

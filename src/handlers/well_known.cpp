@@ -41,10 +41,15 @@ Json strings(std::initializer_list<std::string_view> values) {
 
 http::Response provider_configuration(App& app, const http::Request& request) {
   const std::string issuer = oidc::issuer(app, request);
+  // offline_access only while refresh tokens are issued (refresh_token_ttl > 0):
+  // with it 0 the scope gives no refresh token, so it is not offered.
+  const bool refresh = app.core->refresh().enabled();
   Json scopes = Json::array();
-  for (const auto& scope : supported_oidc_scopes()) scopes.append(Json::string(scope));
+  for (const auto& scope : supported_oidc_scopes()) {
+    if (scope != "offline_access" || refresh) scopes.append(Json::string(scope));
+  }
   Json grants = strings({"authorization_code"});
-  if (app.core->refresh().enabled()) grants.append(Json::string("refresh_token"));
+  if (refresh) grants.append(Json::string("refresh_token"));
   Json body = Json::object();
   body.set("issuer", Json::string(issuer))
       .set("authorization_endpoint", Json::string(issuer + "/authorize"))

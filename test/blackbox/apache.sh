@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2034  # FRONTEND_LOGS is read by harness.sh
 # test/blackbox/apache.sh - Apache 2.4 as the front end of the black-box stack.
-# harness.sh sources this file when AUTHD_FRONTEND=apache; stack_start then
+# harness.sh sources this file when TEST_FRONTEND=apache; stack_start then
 # runs Apache from conf/apache/authd.conf (mod_proxy_fcgi to authd's unix
 # socket) instead of lighttpd, with everything else unchanged: same BASE_URL,
 # PORT, FCGI_SOCKET, authd_stop/authd_start, logs printed on failure.

@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2034  # FRONTEND_LOGS is read by harness.sh
 # test/blackbox/caddy.sh - Caddy as the front end of the black-box stack.
-# harness.sh sources this file when AUTHD_FRONTEND=caddy; stack_start then
+# harness.sh sources this file when TEST_FRONTEND=caddy; stack_start then
 # runs Caddy (Debian 12: 2.6) with conf/caddy/Caddyfile (FastCGI to authd's
 # unix socket, forward_auth for /app/) instead of lighttpd, with everything
 # else unchanged: same BASE_URL, PORT, FCGI_SOCKET, authd_stop/authd_start,

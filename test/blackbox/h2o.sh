@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2034  # FRONTEND_LOGS is read by harness.sh
 # test/blackbox/h2o.sh - H2O as the front end of the black-box stack.
-# harness.sh sources this file when AUTHD_FRONTEND=h2o; stack_start then runs
+# harness.sh sources this file when TEST_FRONTEND=h2o; stack_start then runs
 # H2O (Debian 12: 2.2) with conf/h2o/authd.conf (FastCGI to authd's unix
 # socket, kept connections) instead of lighttpd, with everything else
 # unchanged: same BASE_URL, PORT, FCGI_SOCKET, authd_stop/authd_start, logs

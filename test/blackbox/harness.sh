@@ -26,17 +26,19 @@
 #                          bench): proc_alive, stop_group, stop_pid, pick_port,
 #                          port_in_use, wait_for_port, wait_for_socket,
 #                          wait_for_http, http_status, now_ms, fcgi_spawn...
-#   apache.sh, nginx.sh, h2o.sh, caddy.sh   the other front ends (AUTHD_FRONTEND below)
+#   apache.sh, nginx.sh, h2o.sh, caddy.sh   the other front ends (TEST_FRONTEND below)
 #
 # Inputs (environment; defaults derived from this file's location)
 #   SOURCE_DIR     repository root                    (default: ../.. from here)
 #   AUTHD_BIN      the FastCGI program                (default: $SOURCE_DIR/build/authd)
 #   AUTHCTL_BIN    the admin command                  (default: $SOURCE_DIR/build/authctl)
 #   AUTHD_*        every exported AUTHD_* variable reaches authd and authctl
-#                  (AUTHD_STATE_DIR is always set by stack_start)
+#                  (AUTHD_STATE_DIR is always set by stack_start), which refuse
+#                  one that names no setting (AUTHD_BIN and AUTHD_CONFIG aside):
+#                  the harness's own variables are not AUTHD_* (TEST_FRONTEND)
 #   KEEP_STATE=1   keep the state directory (logs, LMDB) after the test
 #   STACK_START_TIMEOUT  seconds to wait for the stack to answer (default 15)
-#   AUTHD_FRONTEND the web server in front of authd:
+#   TEST_FRONTEND  the web server in front of authd:
 #                  lighttpd  (default) conf/lighttpd.conf, LIGHTTPD_CONF to
 #                            use another file;
 #                  apache    Apache 2.4, conf/apache/authd.conf (apache.sh);
@@ -53,7 +55,7 @@
 #   STATE_DIR      a fresh directory (mktemp -d), also AUTHD_STATE_DIR
 #   FCGI_SOCKET    authd's unix socket, $STATE_DIR/authd.sock
 #   PORT, BASE_URL the front end's 127.0.0.1 port and http://127.0.0.1:$PORT
-#   AUTHD_PID      authd's pid (supervised: the supervisor's, see below)
+#   AUTHD_PID      authd's pid (supervised: the supervisor's, see below); not exported
 #   FRONTEND_PID   the web server's (parent) pid; LIGHTTPD_PID holds it too,
 #                  whichever the front end
 #
@@ -162,7 +164,7 @@ SOURCE_DIR=${SOURCE_DIR:-$(cd "$_HARNESS_DIR/../.." && pwd)}
 AUTHD_BIN=${AUTHD_BIN:-$SOURCE_DIR/build/authd}
 AUTHCTL_BIN=${AUTHCTL_BIN:-$SOURCE_DIR/build/authctl}
 LIGHTTPD_CONF=${LIGHTTPD_CONF:-$SOURCE_DIR/conf/lighttpd.conf}
-AUTHD_FRONTEND=${AUTHD_FRONTEND:-lighttpd}
+TEST_FRONTEND=${TEST_FRONTEND:-lighttpd}
 SUPERVISOR=${SUPERVISOR:-$SOURCE_DIR/scripts/supervise-authd.sh}
 STACK_START_TIMEOUT=${STACK_START_TIMEOUT:-15}
 # Every test client shares 127.0.0.1: the per-address sign-up limit is off
@@ -201,7 +203,7 @@ _tool_path() {
 }
 
 # --- the front end ---------------------------------------------------------------
-case $AUTHD_FRONTEND in
+case $TEST_FRONTEND in
   lighttpd)
     FRONTEND_LOGS=(lighttpd-error.log lighttpd-access.log lighttpd.out)
     _frontend_start() {
@@ -229,7 +231,7 @@ case $AUTHD_FRONTEND in
     # shellcheck source=caddy.sh
     source "$_HARNESS_DIR/caddy.sh"
     ;;
-  *) _harness_die "AUTHD_FRONTEND must be lighttpd, apache, nginx, h2o or caddy, not '$AUTHD_FRONTEND'" ;;
+  *) _harness_die "TEST_FRONTEND must be lighttpd, apache, nginx, h2o or caddy, not '$TEST_FRONTEND'" ;;
 esac
 
 # _frontend_spawn NAME OUT_FILE ERROR_LOG COMMAND...: starts the front end:
@@ -346,7 +348,7 @@ authd_start() {
     fcgi_spawn "$FCGI_SOCKET" "$STATE_DIR/authd.log" "$AUTHD_BIN" || rc=$?
   fi
   AUTHD_PID=$SPAWNED_PID
-  export AUTHD_PID SUPERVISOR_PID
+  export SUPERVISOR_PID  # AUTHD_PID stays unexported: authd and authctl refuse unknown AUTHD_* variables
   if ((rc != 0)); then
     if authd_alive; then
       echo "harness: authd did not create $FCGI_SOCKET" >&2
@@ -418,7 +420,7 @@ wait_status() {
 # --- the stack -----------------------------------------------------------------------
 stack_start() {
   need_tools spawn-fcgi curl jq setsid
-  [[ $AUTHD_FRONTEND != lighttpd ]] || need_tools lighttpd
+  [[ $TEST_FRONTEND != lighttpd ]] || need_tools lighttpd
   [[ -x $AUTHD_BIN ]] || _harness_die "AUTHD_BIN=$AUTHD_BIN is not an executable (build first)"
   [[ ${PRISM_PROXY:-0} != 1 ]] || _prism_install
 
@@ -462,7 +464,7 @@ stack_start() {
   LIGHTTPD_PID=$FRONTEND_PID
   export FRONTEND_PID LIGHTTPD_PID
   if ((rc != 0)); then
-    echo "harness: $AUTHD_FRONTEND did not start" >&2
+    echo "harness: $TEST_FRONTEND did not start" >&2
     dump_logs >&2
     exit 1
   fi
@@ -473,13 +475,13 @@ stack_start() {
   wait_for_http "$BASE_URL/records" 401 "$STACK_START_TIMEOUT" "$AUTHD_PID" "$FRONTEND_PID" || rc=$?
   if ((rc != 0)); then
     authd_alive || echo "harness: authd (pid $AUTHD_PID) exited" >&2
-    proc_alive "$FRONTEND_PID" || echo "harness: $AUTHD_FRONTEND (pid $FRONTEND_PID) exited" >&2
+    proc_alive "$FRONTEND_PID" || echo "harness: $TEST_FRONTEND (pid $FRONTEND_PID) exited" >&2
     echo "harness: stack not ready: GET /records answered $WAIT_STATUS, expected 401" >&2
     dump_logs >&2
     exit 1
   fi
   printf 'harness: stack up at %s (authd pid %s, %s pid %s, state %s)\n' \
-    "$BASE_URL" "$AUTHD_PID" "$AUTHD_FRONTEND" "$FRONTEND_PID" "$STATE_DIR"
+    "$BASE_URL" "$AUTHD_PID" "$TEST_FRONTEND" "$FRONTEND_PID" "$STATE_DIR"
 }
 
 stack_start_supervised() {
@@ -507,7 +509,7 @@ stack_stop() {
     ((FAILED == failed_before)) || _PRISM_FAILED=1
   fi
   if [[ -n $FRONTEND_PID ]]; then
-    stop_group "$FRONTEND_PID" "$AUTHD_FRONTEND"
+    stop_group "$FRONTEND_PID" "$TEST_FRONTEND"
     FRONTEND_PID='' LIGHTTPD_PID=''
   fi
   authd_stop

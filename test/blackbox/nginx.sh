@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2034  # FRONTEND_LOGS is read by harness.sh
 # test/blackbox/nginx.sh - nginx as the front end of the black-box stack.
-# harness.sh sources this file when AUTHD_FRONTEND=nginx; stack_start then
+# harness.sh sources this file when TEST_FRONTEND=nginx; stack_start then
 # runs nginx with conf/nginx/authd.conf (FastCGI to authd's unix socket)
 # instead of lighttpd, with everything else unchanged: same BASE_URL, PORT,
 # FCGI_SOCKET, authd_stop/authd_start, logs printed on failure. FRONTEND_PID

@@ -6,7 +6,7 @@
 #   AUTHD_STORE=postgresql, AUTHD_DATABASE_URL=<that database>
 # The database lives in the cluster of this CTest run (fixture
 # postgresql_cluster: test/postgres/cluster.sh, named by
-# $AUTHD_TEST_PG_STATE); a test run by hand without it starts a throw-away
+# $TEST_PG_STATE); a test run by hand without it starts a throw-away
 # cluster of its own. The database (and such a cluster) is removed when the
 # test exits, after the stack has stopped (KEEP_STATE=1 keeps both).
 #
@@ -37,9 +37,9 @@ _pg_bb_teardown() {
 }
 
 _pg_bb_setup() {
-  if [[ -n ${AUTHD_TEST_PG_STATE:-} && -f $AUTHD_TEST_PG_STATE ]]; then
+  if [[ -n ${TEST_PG_STATE:-} && -f $TEST_PG_STATE ]]; then
     # shellcheck disable=SC1090
-    PG_BB_CLUSTER=$(. "$AUTHD_TEST_PG_STATE" && echo "$PG_TEST_DIR")
+    PG_BB_CLUSTER=$(. "$TEST_PG_STATE" && echo "$PG_TEST_DIR")
   else
     PG_BB_CLUSTER=$(pg_cluster_new) || _harness_die "cannot create a PostgreSQL cluster"
     _PG_BB_OWN_CLUSTER=1

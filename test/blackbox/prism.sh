@@ -49,7 +49,7 @@ _prism_frontend_start() {
     cat "$STATE_DIR/prism.out" >&2
     stop_group "$PRISM_PID" prism
     PRISM_PID=
-    stop_group "$FRONTEND_PID" "$AUTHD_FRONTEND"
+    stop_group "$FRONTEND_PID" "$TEST_FRONTEND"
     FRONTEND_PID=
   fi
   return "$rc"

@@ -16,7 +16,7 @@
 # intact; a `public` rule needs no token; the `auth` cookie works instead of
 # the header; a deleted user's token -> 401; authd unreachable -> 500, never
 # a grant.
-export AUTHD_FRONTEND=apache
+export TEST_FRONTEND=apache
 # shellcheck source=harness.sh
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
@@ -45,7 +45,7 @@ chmod 0755 "$APP_DIR/cgi-bin/whoami"
 cp -p "$APP_DIR/cgi-bin/whoami" "$APP_DIR/cgi-bin/open"
 
 # --- authd's access rules and the Apache side -----------------------------------
-export AUTHD_AUTHORIZE_RULES="/ * method; /app/static/public/ GET public; /app/static/public/ HEAD public; /app/cgi-bin/open * public"
+export AUTHD_AUTHORIZE_RULE="/ * method; /app/static/public/ GET public; /app/static/public/ HEAD public; /app/cgi-bin/open * public"
 AUTHZ_PORT=$(pick_port) || _harness_die "found no free port"
 export HTTPD_DEFINES=AUTHD_AUTHORIZER HTTPD_APP_DIR=$APP_DIR HTTPD_AUTHZ_ADDR=127.0.0.1:$AUTHZ_PORT
 # The proof Apache sends on the TCP connection (front_secret, SECURITY.md class 11).

@@ -9,7 +9,7 @@
 # on TCP serves only requests whose FastCGI parameter AUTHD_FRONT_SECRET
 # matches it (conf/apache/authorizer.conf sends it); everything else gets 403
 # and reaches no route.
-export AUTHD_FRONTEND=apache
+export TEST_FRONTEND=apache
 # shellcheck source=harness.sh
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
@@ -29,7 +29,7 @@ WRONG=${SECRET%?}$([[ ${SECRET: -1} == 0 ]] && echo 1 || echo 0)  # differs in t
 AUTHZ_PORT=$(pick_port) || _harness_die "found no free port"
 export HTTPD_DEFINES=AUTHD_AUTHORIZER HTTPD_APP_DIR=$APP_DIR HTTPD_AUTHZ_ADDR=127.0.0.1:$AUTHZ_PORT
 export HTTPD_AUTHD_FRONT_SECRET=$SECRET
-export AUTHD_METRICS_ALLOW=192.0.2.1 AUTHD_AUTHORIZE_RULES='/ * method'
+export AUTHD_METRICS_ALLOW=192.0.2.1 AUTHD_AUTHORIZE_RULE='/ * method'
 
 stack_start
 

@@ -6,7 +6,7 @@
 # missing or unsafe original URI.
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
-export AUTHD_AUTHORIZE_RULES='/ * method; /public/ * public; /api/ GET public; /api/ * delete; /reports/ * authenticated; /reports/archive/ * update; /admin/ * delete'
+export AUTHD_AUTHORIZE_RULE='/ * method; /public/ * public; /api/ GET public; /api/ * delete; /reports/ * authenticated; /reports/archive/ * update; /admin/ * delete'
 
 stack_start
 

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # authctl's command line is conventional (getopt_long): options before, between or after
 # the operands (`import --skip-bad FILE` and `import FILE --skip-bad`), `--` ends them,
-# `--help` for authctl and for each command, `--version`, exit status 0 done / 1 failed /
-# 2 usage, `--json` output that parses, and a bash completion that offers every command of
-# `authctl --help`. No web server: authctl on a state directory of its own.
+# `--help` for authctl, for each command and each group (`client --help` lists its
+# subcommands), `--version`, exit status 0 done / 1 failed / 2 usage, `--json` output that
+# parses, and a bash completion that offers every command of `authctl --help`. A state
+# directory that does not exist is an error (no new empty store), as is an AUTHD_* variable
+# that names no setting. No web server: authctl on a state directory of its own.
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 export AUTHD_STATE_DIR=$(mktemp -d)
 trap 'rm -rf "$AUTHD_STATE_DIR"' EXIT
 
-run() { OUT=$(authctl "$@" 2>"$AUTHD_STATE_DIR/err"); RC=$?; ERR=$(cat "$AUTHD_STATE_DIR/err"); }
+ERR_FILE=$AUTHD_STATE_DIR/err
+run() { OUT=$(authctl "$@" 2>"$ERR_FILE"); RC=$?; ERR=$(cat "$ERR_FILE"); }
 
 run --version
 expect_eq "--version: exit 0" 0 "$RC"
@@ -16,7 +19,7 @@ expect_match "--version prints the version" '^authctl [0-9]+\.[0-9]+' "$OUT"
 run --help
 expect_eq "--help: exit 0" 0 "$RC"
 HELP=$OUT
-for command in add role list show delete signout backup restore export import "key rotate" "key retire" "key list" "client add" "client list" "client show" "client remove" "client rotate-secret" "mfa reset"; do
+for command in add role list show delete signout backup restore export import "key rotate" "key retire" "key list" "client add" "client list" "client show" "client remove" "client rotate-secret" invite "invitation list" "invitation revoke" "mfa reset"; do
   expect_match "--help names '$command'" "  $command" "$HELP"
   run $command --help
   expect_eq "authctl $command --help: exit 0" 0 "$RC"
@@ -36,6 +39,41 @@ run add alice user --email
 expect_eq "option without its value: exit 2" 2 "$RC"
 run key
 expect_eq "group without subcommand: exit 2" 2 "$RC"
+expect_match "group without subcommand: its subcommands on stderr" "  key rotate" "$ERR"
+for group in key client invitation mfa; do
+  for help in --help -h; do
+    run $group $help
+    expect_eq "authctl $group $help: exit 0" 0 "$RC"
+    expect_match "authctl $group $help: its usage line" "^usage: authctl $group SUBCOMMAND" "$OUT"
+    expect_eq "authctl $group $help: every '$group' command of --help" \
+      "$(sed -n "s/^  \($group [a-z-]*\).*/\1/p" <<<"$HELP")" "$(sed -n "s/^  \($group [a-z-]*\).*/\1/p" <<<"$OUT")"
+  done
+done
+run client frob
+expect_eq "unknown subcommand: exit 2" 2 "$RC"
+expect_match "unknown subcommand named" "unknown subcommand 'client frob'" "$ERR"
+
+# No store where one is expected: authctl says so and stops instead of making an empty one.
+MISSING=$AUTHD_STATE_DIR/not-here
+AUTHD_STATE_DIR=$MISSING run list
+expect_eq "list on a missing state directory: failure, exit 1" 1 "$RC"
+expect_match "missing state directory: named with the setting" "no store at $MISSING: .*state_dir.*AUTHD_STATE_DIR" "$ERR"
+[[ ! -e $MISSING ]] && pass "missing state directory: not created" || fail "missing state directory: created"
+for command in "show alice" "role alice admin" "export" "key list" "client list"; do
+  AUTHD_STATE_DIR=$MISSING run $command </dev/null
+  expect_eq "authctl $command on a missing state directory: exit 1" 1 "$RC"
+done
+(cd "$AUTHD_STATE_DIR" && mkdir elsewhere && cd elsewhere && unset AUTHD_STATE_DIR && "$AUTHCTL_BIN" list >/dev/null 2>&1)
+expect_eq "authctl list in another directory (default ./var): exit 1" 1 "$?"
+[[ ! -e $AUTHD_STATE_DIR/elsewhere/var ]] && pass "no ./var made in another directory" || fail "a new ./var was made"
+
+# Settings in the environment: AUTHD_<NAME> exactly; any other AUTHD_* variable stops authctl.
+AUTHD_AUTHORIZE_RULES='/ * method' run list
+expect_eq "an unknown AUTHD_* variable: failure, exit 1" 1 "$RC"
+expect_match "the unknown variable named, with the nearest setting's" \
+  "AUTHD_AUTHORIZE_RULES: unknown setting.*did you mean AUTHD_AUTHORIZE_RULE\?" "$ERR"
+AUTHD_AUTHORIZE_RULE='/ * method' run list
+expect_eq "AUTHD_AUTHORIZE_RULE is a setting: exit 0" 0 "$RC"
 
 printf 'alice password' | authctl add --email alice@example.com alice user >/dev/null 2>&1
 expect_eq "add with the option before the operands: exit 0" 0 "$?"

@@ -34,7 +34,7 @@ include "$SOURCE_DIR/conf/lighttpd.conf"
 include "$SOURCE_DIR/conf/lighttpd-authorizer.conf"
 EOF
 export LIGHTTPD_CONF=$APP_TMP/lighttpd.conf APP_DIR
-export AUTHD_AUTHORIZE_RULES='/ * method; /app/public/ * public; /app/docs/ GET authenticated; /app/admin/ * delete'
+export AUTHD_AUTHORIZE_RULE='/ * method; /app/public/ * public; /app/docs/ GET authenticated; /app/admin/ * delete'
 
 stack_start
 

@@ -8,11 +8,11 @@
 # authd's socket); caddy.sh runs the shipped file, with the application of
 # /app/ a second Caddy site that echoes what it was told:
 #   app user=[X-Auth-User] role=[X-Auth-Role] method=METHOD uri=URI
-# Runs in the caddy suite only (AUTHD_FRONTEND=caddy).
-export AUTHD_FRONTEND=caddy
+# Runs in the caddy suite only (TEST_FRONTEND=caddy).
+export TEST_FRONTEND=caddy
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
-export AUTHD_AUTHORIZE_RULES='/app/public/ * public; /app/admin/ * delete'
+export AUTHD_AUTHORIZE_RULE='/app/public/ * public; /app/admin/ * delete'
 stack_start
 
 no_header() {  # no_header DESC NAME

@@ -10,13 +10,16 @@
 #     directory in its place);
 #   - the signing key file has the wrong length (31 bytes);
 #   - the signing key file's directory cannot be created (a file is in the
-#     way; a missing one is created like the state directory).
+#     way; a missing one is created like the state directory);
+#   - an AUTHD_* variable names no setting (AUTHD_AUTHORIZE_RULES for
+#     AUTHD_AUTHORIZE_RULE), as an unknown name in the file does.
 # Each case is checked three ways: `authd --check`, a real start under
 # `spawn-fcgi -n` (what make run and the harness do), and the supervisor
 # scripts/supervise-authd.sh (which must give up at once, not loop).
 # A missing state directory whose parent exists is not an error: authd
 # creates it (mode 0700) -- checked too, as is a usable setup (exit 0); one
-# whose parent is missing is refused like the cases above.
+# whose parent is missing is refused like the cases above. `authd --help`
+# prints the usage on stdout and exits 0; a bad option, on stderr with 2.
 # Figures: cases, runs, errors.
 source "$(dirname "$0")/fault_lib.sh"
 
@@ -83,6 +86,16 @@ runs=$((runs + 1))
 expect_eq "usable state dir: --check exits 0" 0 "$rc"
 expect_eq "usable state dir: the key was created (32 bytes)" 32 "$(stat -c %s "$T/good/signing.key" 2>/dev/null)"
 
+step "--help: the usage on stdout, exit 0; a bad option: the usage on stderr, exit 2"
+for help in --help -h; do
+  out=$("$AUTHD_BIN" $help 2>/dev/null); rc=$?
+  expect_eq "authd $help: exit 0" 0 "$rc"
+  expect_match "authd $help: the usage on stdout" '^usage: authd ' "$out"
+done
+err=$("$AUTHD_BIN" --frob 2>&1 >/dev/null); rc=$?
+expect_eq "authd --frob: exit 2" 2 "$rc"
+expect_match "authd --frob: the usage on stderr" '^usage: authd ' "$err"
+
 step "a missing state directory is created (mode 0700) when its parent exists"
 mkdir "$T/new"
 err=$(env -i "PATH=$PATH" "AUTHD_STATE_DIR=$T/new/state" "$AUTHD_BIN" --check 2>&1); rc=$?
@@ -135,7 +148,13 @@ mkdir -m 0700 "$T/st-nokeydir"
 run_three "signing key directory cannot be created" "(signing key|cannot create directory).*$T/file" 0 \
   "AUTHD_STATE_DIR=$T/st-nokeydir" "AUTHD_SIGNING_KEY_FILE=$T/file/signing.key"
 
-print_figure cases 8
+step "an AUTHD_* variable that names no setting"
+mkdir -m 0700 "$T/st-env"
+run_three "unknown variable AUTHD_AUTHORIZE_RULES" \
+  'environment AUTHD_AUTHORIZE_RULES: unknown setting.*did you mean AUTHD_AUTHORIZE_RULE\?' 0 \
+  "AUTHD_STATE_DIR=$T/st-env" "AUTHD_AUTHORIZE_RULES=/ * method"
+
+print_figure cases 9
 print_figure runs "$runs"
 print_figure errors "$FAILED"
 finish

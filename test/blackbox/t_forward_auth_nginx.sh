@@ -16,7 +16,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 need_tools nginx
 SHIPPED=$SOURCE_DIR/conf/nginx/authd-forward-auth.conf
 
-export AUTHD_AUTHORIZE_RULES='/ * method; /app/public/ * public; /files/admin/ * delete'
+export AUTHD_AUTHORIZE_RULE='/ * method; /app/public/ * public; /files/admin/ * delete'
 stack_start
 
 GUARD_PID=

@@ -43,15 +43,15 @@ expect_eq "setup: signup alice" 201 "$(signup_status alice 'alice password')"
 TOKEN=$(signin_token alice 'alice password')
 expect_ne "setup: alice's token" '' "$TOKEN"
 
-step "1. $AUTHD_FRONTEND in front: 30 guarded reads"
+step "1. $TEST_FRONTEND in front: 30 guarded reads"
 ok=0
 for ((i = 0; i < 30; i++)); do
   [[ $(status_of GET /records -H "Authorization: Bearer $TOKEN") == 200 ]] && ok=$((ok + 1))
 done
-expect_eq "$AUTHD_FRONTEND: 30 reads answered 200" 30 "$ok"
+expect_eq "$TEST_FRONTEND: 30 reads answered 200" 30 "$ok"
 sleep 0.3
 front_kept=$(authd_connections)
-if [[ $AUTHD_FRONTEND == apache ]]; then
+if [[ $TEST_FRONTEND == apache ]]; then
   ((front_kept >= 1)) && pass "apache keeps its connections to authd open ($front_kept, enablereuse=on)" ||
     fail "apache kept no connection to authd open: enablereuse is not in effect"
 else
@@ -163,7 +163,7 @@ for ((i = 0; i < 200; i++)); do
 done
 expect_eq "nginx: 200 guarded reads in a row answered 200" 200 "$ok"
 expect_eq "nginx: ... each with the same list" 200 "$same"
-seq_kept=$(($(authd_connections) - front_kept))  # those of $AUTHD_FRONTEND stay as they were
+seq_kept=$(($(authd_connections) - front_kept))  # those of $TEST_FRONTEND stay as they were
 ((seq_kept >= 1 && seq_kept <= 2)) &&
   pass "nginx: 209 requests went over $seq_kept kept connection(s), still open" ||
   fail "nginx: expected 1 or 2 kept connections after 209 requests one after another, found $seq_kept"

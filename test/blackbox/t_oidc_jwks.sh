@@ -5,10 +5,17 @@
 # /.well-known/jwks.json beside the token keys, and PyJWT (a JOSE library
 # nobody here wrote) reads it as an RSA key of at least 2048 bits. Without
 # oidc_provider (and HS256 tokens) there is no JWKS at all; id_token_algorithm
-# ES256 publishes an EC key instead.
+# ES256 publishes an EC key instead. With refresh_token_ttl 0 (the default)
+# discovery offers neither offline_access nor the refresh_token grant.
 source "$(dirname "$0")/harness.sh"
 export AUTHD_OIDC_PROVIDER=true
 stack_start
+
+step "discovery without refresh tokens"
+http GET /.well-known/openid-configuration
+expect_status 200 "discovery"
+expect_json "no offline_access while refresh_token_ttl is 0" '.scopes_supported | join(" ")' "openid profile email roles"
+expect_json "no refresh_token grant" '.grant_types_supported | join(" ")' "authorization_code"
 
 step "RS256 beside the HS256 tokens"
 http GET /.well-known/jwks.json

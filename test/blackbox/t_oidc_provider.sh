@@ -44,6 +44,8 @@ expect_json "S256 only" '.code_challenge_methods_supported | join(" ")' S256
 expect_json "RS256" '.id_token_signing_alg_values_supported | join(" ")' RS256
 expect_json "iss in the response" .authorization_response_iss_parameter_supported true
 expect_json "client auth" '.token_endpoint_auth_methods_supported | join(" ")' "client_secret_basic client_secret_post none"
+expect_json "offline_access offered (refresh_token_ttl > 0)" '.scopes_supported | join(" ")' "openid profile email roles offline_access"
+expect_json "the refresh_token grant" '.grant_types_supported | join(" ")' "authorization_code refresh_token"
 
 CB=http://127.0.0.1:9/cb
 OUT=$(authctl client add Wiki --first-party --redirect-uri "$CB" --post-logout-uri http://127.0.0.1:9/bye \

@@ -8,7 +8,7 @@
 # intact; authd's JSON answers are never replaced by an error page.
 # shellcheck source=harness.sh
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
-export AUTHD_AUTHORIZE_RULES='/ * method'  # unmatched paths are denied by default
+export AUTHD_AUTHORIZE_RULE='/ * method'  # unmatched paths are denied by default
 
 stack_start
 www=$SOURCE_DIR/www

@@ -20,9 +20,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
 make_temp_dir APP_TMP rewrite
 chmod 0755 "$APP_TMP"
-export AUTHD_AUTHORIZE_RULES='/ * method; /pub/ * public; /app/public/ * public; /app/admin/ * delete; /app/static/public/ * public; /app/static/admin/ * delete'
+export AUTHD_AUTHORIZE_RULE='/ * method; /pub/ * public; /app/public/ * public; /app/admin/ * delete; /app/static/public/ * public; /app/static/admin/ * delete'
 
-case ${AUTHD_FRONTEND:-lighttpd} in
+case ${TEST_FRONTEND:-lighttpd} in
   lighttpd)
     APP_DIR=$APP_TMP/app PREFIX=/app
     mkdir -p "$APP_DIR/admin" "$APP_DIR/public"
@@ -62,7 +62,7 @@ chmod -R a+rX "$APP_TMP"
 
 stack_start
 
-if [[ ${AUTHD_FRONTEND:-lighttpd} == apache ]]; then
+if [[ ${TEST_FRONTEND:-lighttpd} == apache ]]; then
   AUTHZ_PID=
   stop_at_exit AUTHZ_PID "authd (authorizer)"
   AUTHD_FRONT_SECRET=$HTTPD_AUTHD_FRONT_SECRET setsid spawn-fcgi -n -a 127.0.0.1 -p "$AUTHZ_PORT" -- "$AUTHD_BIN" \

@@ -59,7 +59,7 @@ denied 400 "$INVALID_REQUEST" "quoted token" GET /records -H 'Authorization: Bea
 denied 400 "$INVALID_REQUEST" "'=' inside the token" GET /records -H 'Authorization: Bearer ab=cd'
 denied 400 "$INVALID_REQUEST" "Bearer x, Basic y" GET /records -H 'Authorization: Bearer x, Basic y'
 denied 400 "$INVALID_REQUEST" "valid token, Basic y" GET /records -H "Authorization: Bearer $TOK, Basic eTp5"
-if [[ $AUTHD_FRONTEND == nginx ]]; then
+if [[ $TEST_FRONTEND == nginx ]]; then
   # nginx refuses a repeated Authorization header itself ("client sent
   # duplicate header line"): 400 with its own page, authd never sees it.
   http GET /records -H "Authorization: Bearer $TOK" -H "Authorization: Bearer $TOK"

@@ -38,7 +38,7 @@ expect_eq "no FCGI_END_REQUEST before the body's end" false "$(jq -r .ended_befo
 expect_eq "FCGI_END_REQUEST after it" true "$(jq -r .ended_after_body_sent <<<"$out")"
 expect_eq "the kept connection serves the next request" 200 "$(jq -r .next_status <<<"$out")"
 
-step "2. through $AUTHD_FRONTEND: oversized bodies on kept client connections"
+step "2. through $TEST_FRONTEND: oversized bodies on kept client connections"
 front_pid=$FRONTEND_PID
 for size in 1m 60k; do
   for round in 1 2 3; do
@@ -58,6 +58,6 @@ for ((i = 0; i < 20; i++)); do
 done
 expect_eq "20 more guarded reads answer 200" 20 "$ok"
 expect_eq "a sign-up still works" 201 "$(signup_status bob 'bob password')"
-proc_alive "$front_pid" && pass "$AUTHD_FRONTEND (pid $front_pid) is alive" || fail "$AUTHD_FRONTEND (pid $front_pid) died"
+proc_alive "$front_pid" && pass "$TEST_FRONTEND (pid $front_pid) is alive" || fail "$TEST_FRONTEND (pid $front_pid) died"
 authd_alive && pass "authd is alive" || fail "authd died"
 finish

@@ -13,9 +13,9 @@
 # The server off loopback is a real aiosmtpd (no STARTTLS) on 10.255.255.1,
 # an address of this machine that is not loopback: the test runs in a network
 # namespace of its own (unshare -n, as root) so the host's network is untouched.
-if [[ -z ${AUTHD_TEST_NETNS:-} ]]; then
+if [[ -z ${TEST_NETNS:-} ]]; then
   ((EUID == 0)) || { echo "FAIL: t_sec_mail_plaintext.sh needs root (a network namespace with a non-loopback address)"; exit 1; }
-  exec unshare --net env AUTHD_TEST_NETNS=1 bash "$0" "$@"
+  exec unshare --net env TEST_NETNS=1 bash "$0" "$@"
 fi
 ip link set lo up && ip addr add 10.255.255.1/32 dev lo ||
   { echo "FAIL: cannot add 10.255.255.1 in the test's network namespace"; exit 1; }

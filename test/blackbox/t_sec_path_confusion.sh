@@ -19,7 +19,7 @@ mkdir -p "$APP_DIR/public" "$APP_DIR/admin"
 printf 'admins only\n' >"$APP_DIR/admin/x"
 printf 'hello\n' >"$APP_DIR/public/hello.txt"
 chmod -R a+rX "$APP_TMP"
-if [[ $AUTHD_FRONTEND == lighttpd ]]; then
+if [[ $TEST_FRONTEND == lighttpd ]]; then
   cat >"$APP_TMP/lighttpd.conf" <<EOF2
 include "$SOURCE_DIR/conf/lighttpd.conf"
 include "$SOURCE_DIR/conf/lighttpd-authorizer.conf"
@@ -27,7 +27,7 @@ EOF2
   export LIGHTTPD_CONF=$APP_TMP/lighttpd.conf APP_DIR
 fi
 # /app/public/ is public, /app/admin/ is for admins; nothing else is mentioned.
-export AUTHD_AUTHORIZE_RULES='/app/public/ * public; /app/admin/ * delete'
+export AUTHD_AUTHORIZE_RULE='/app/public/ * public; /app/admin/ * delete'
 
 stack_start
 
@@ -58,7 +58,7 @@ expect_status 204 "control: /app/public/ is public"
 http GET /auth/check -H 'X-Original-Method: GET' -H 'X-Original-URI: /elsewhere'
 expect_status 401 "/auth/check: a path no rule matches needs a token (read)"
 
-if [[ $AUTHD_FRONTEND == lighttpd ]]; then
+if [[ $TEST_FRONTEND == lighttpd ]]; then
   step "FastCGI authorizer (lighttpd): nothing under /app/admin/ is served to an anonymous client"
   for uri in "${ATTACKS[@]}"; do
     http GET "$uri" --path-as-is

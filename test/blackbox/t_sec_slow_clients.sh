@@ -29,12 +29,12 @@ expect_eq "setup: signup alice" 201 "$(signup_status alice 'alice password')"
 TOKEN=$(signin_token alice 'alice password')
 expect_ne "setup: alice's token" '' "$TOKEN"
 
-step "the attack: 64 slow uploads through $AUTHD_FRONTEND, 64 stalled requests on authd's socket"
+step "the attack: 64 slow uploads through $TEST_FRONTEND, 64 stalled requests on authd's socket"
 attack_s=$((TIMEOUT_MS / 1000 + 5))
 # Apache blocks reading a stalled client's body until its own
 # RequestReadTimeout (body=20 s in conf/apache/authd.conf) answers it.
 stall_s=$attack_s
-[[ $AUTHD_FRONTEND == apache ]] && stall_s=30
+[[ $TEST_FRONTEND == apache ]] && stall_s=30
 "$PY" "$CLIENT" upload "$PORT" 32 trickle "$attack_s" >"$OUT/trickle" 2>"$OUT/trickle.err" &
 p1=$!
 "$PY" "$CLIENT" upload "$PORT" 32 stall "$stall_s" >"$OUT/stall" 2>"$OUT/stall.err" &
@@ -97,13 +97,13 @@ done
 # has dropped its side by then).
 for mode in trickle stall; do
   summary=$(jq -s -c 'group_by(.status) | map({status: .[0].status, n: length, first_s: (map(.after_s) | min), last_s: (map(.after_s) | max)})' "$OUT/$mode")
-  echo "    $AUTHD_FRONTEND, $mode uploads: $summary"
+  echo "    $TEST_FRONTEND, $mode uploads: $summary"
   n=$(grep -c . "$OUT/$mode")
-  expect_eq "$AUTHD_FRONTEND, $mode uploads: 32 connections" 32 "$n"
-  if [[ $AUTHD_FRONTEND == apache && $mode == trickle ]]; then
+  expect_eq "$TEST_FRONTEND, $mode uploads: 32 connections" 32 "$n"
+  if [[ $TEST_FRONTEND == apache && $mode == trickle ]]; then
     timed_out=$(jq -s --argjson t "$TIMEOUT_MS" '[.[] | select(.status == 408 and .after_s * 1000 >= $t - 100 and .after_s * 1000 <= $t + 3000)] | length' "$OUT/$mode")
     expect_eq "apache, trickling uploads: all answered 408 (authd's) after the timeout" 32 "$timed_out"
-  elif [[ $AUTHD_FRONTEND == apache ]]; then
+  elif [[ $TEST_FRONTEND == apache ]]; then
     timed_out=$(jq -s --argjson t "$TIMEOUT_MS" '[.[] | select(.status == 408 and .after_s * 1000 >= $t - 100)] | length' "$OUT/$mode")
     expect_eq "apache, stalled uploads: all answered 408 (Apache's RequestReadTimeout)" 32 "$timed_out"
   else

@@ -24,7 +24,7 @@ http GET '/records/x%0d%0aauthd[1]:%20error:%20forged%1b[31m' --globoff
 # lighttpd refuses control characters in the URL itself (url-ctrls-reject:
 # 400, authd never sees it); Apache passes them to authd, which escapes them.
 ESCAPED=yes
-if [[ $STATUS == 400 && $AUTHD_FRONTEND == lighttpd ]]; then
+if [[ $STATUS == 400 && $TEST_FRONTEND == lighttpd ]]; then
   pass "lighttpd refuses control characters in the URL before authd"
   ESCAPED=no
 else

@@ -8,7 +8,7 @@
 # refuses the check.
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
-export AUTHD_AUTHORIZE_RULES='/ * method; /public/ * public'
+export AUTHD_AUTHORIZE_RULE='/ * method; /public/ * public'
 export AUTHD_TRUSTED_PROXIES='127.0.0.1/32'
 export AUTHD_SIGNIN_ADDRESS_THRESHOLD=3 AUTHD_SIGNIN_USER_THRESHOLD=1000 AUTHD_SIGNIN_ACCOUNT_BUDGET=1000 AUTHD_SIGNIN_FIRST_DELAY=60
 
@@ -42,12 +42,12 @@ for i in 1 2 3 4 5; do
 done
 expect_status 429 "the 4th+ guess from 127.0.0.2 is throttled whatever X-Forwarded-For says"
 
-if [[ $AUTHD_FRONTEND == apache || $AUTHD_FRONTEND == nginx || $AUTHD_FRONTEND == h2o || $AUTHD_FRONTEND == caddy ]]; then
+if [[ $TEST_FRONTEND == apache || $TEST_FRONTEND == nginx || $TEST_FRONTEND == h2o || $TEST_FRONTEND == caddy ]]; then
   # conf/apache/authd.conf, conf/nginx/authd.conf, conf/h2o/authd.conf and
   # conf/caddy/Caddyfile (no trusted_proxies in Caddy) are the edge: they
   # replace X-Forwarded-For with the address they see, so even a trusted
   # (loopback) client cannot name another.
-  step "$AUTHD_FRONTEND replaces a client's X-Forwarded-For with the real address"
+  step "$TEST_FRONTEND replaces a client's X-Forwarded-For with the real address"
   http POST /signin "${PROXY[@]}" -u 'victim:wrong' -H 'X-Forwarded-For: 127.0.0.2'
   expect_status 500 "127.0.0.1 naming 127.0.0.2 counts as 127.0.0.1 (not yet throttled)"
   finish

@@ -253,6 +253,44 @@ TEST(ProgramSettings, OnlyAuthdPrefixedUpperCaseVariablesCount) {
   EXPECT_EQ(config->core.token.ttl, 3600s);
 }
 
+// authd and authctl pass the environment's AUTHD_* names: each must be a
+// setting's AUTHD_<NAME> exactly (or AUTHD_CONFIG, AUTHD_BIN), as each name in
+// the file must be a setting.
+Result<ProgramSettings> load_with_names(std::map<std::string, std::string> vars) {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : vars) names.push_back(name);
+  return load_program_settings(env_of(std::move(vars)), {}, names);
+}
+
+TEST(ProgramSettings, UnknownAuthdVariableIsAnErrorNamingItAndTheNearestSetting) {
+  auto config = load_with_names({{"AUTHD_AUTHORIZE_RULES", "/ * method"}});
+  ASSERT_FALSE(config.has_value());
+  EXPECT_EQ(config.error().code, Errc::config);
+  EXPECT_NE(config.error().message.find("environment AUTHD_AUTHORIZE_RULES: unknown setting"), std::string::npos)
+      << config.error().message;
+  EXPECT_NE(config.error().message.find("did you mean AUTHD_AUTHORIZE_RULE?"), std::string::npos)
+      << config.error().message;
+  for (const char* unknown : {"AUTHD_token_ttl", "AUTHD_FRONTEND", "AUTHD_OAUTH_GITHUB_CLIENT_ID", "AUTHD_"}) {
+    auto refused = load_with_names({{unknown, "1"}});
+    ASSERT_FALSE(refused.has_value()) << unknown;
+    EXPECT_NE(refused.error().message.find(std::string("environment ") + unknown + ":"), std::string::npos)
+        << refused.error().message;
+  }
+}
+
+TEST(ProgramSettings, EverySettingVariableAndTheNonSettingOnesAreAccepted) {
+  auto config = load_with_names({{"AUTHD_AUTHORIZE_RULE", "/a/ * public; /b/ * delete"},
+                                 {"AUTHD_TOKEN_TTL", "60"},
+                                 {"AUTHD_BIN", "/usr/sbin/authd"},
+                                 {"AUTHD_OAUTH_PROVIDERS", "gh"},
+                                 {"AUTHD_OAUTH_GH_CLIENT_ID", "c"},
+                                 {"AUTHD_OAUTH_GH_REDIRECT_URI", "https://a.example/oauth"},
+                                 {"AUTHD_OAUTH_GH_ISSUER", "https://idp.example"}});
+  ASSERT_TRUE(config.has_value()) << config.error().message;
+  EXPECT_EQ(config->core.token.ttl, 60s);
+  EXPECT_EQ(config->core.access_rules.rules().size(), 2u);
+}
+
 TEST(ProgramSettings, SettingNames) {
   const auto names = program_setting_names();
   auto has = [&](std::string_view n) {

@@ -61,7 +61,7 @@ PgCluster& PgCluster::shared() {
   static std::unique_ptr<PgCluster> cluster;
   static std::once_flag once;
   std::call_once(once, [] {
-    if (const char* state = std::getenv("AUTHD_TEST_PG_STATE"); state && *state) {
+    if (const char* state = std::getenv("TEST_PG_STATE"); state && *state) {
       std::string dir = cluster_shell(". " + shell_quote(state) + " && echo \"$PG_TEST_DIR\"");
       cluster = std::make_unique<PgCluster>(adopt(dir));
       return;

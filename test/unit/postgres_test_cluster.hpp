@@ -3,7 +3,7 @@
 // default cluster.
 //
 // shared(): the cluster of this CTest run (started by the fixture test
-// postgres.cluster_start, named by $AUTHD_TEST_PG_STATE), or, when the test
+// postgres.cluster_start, named by $TEST_PG_STATE), or, when the test
 // binary runs by hand, one of its own, removed at exit.
 #pragma once
 

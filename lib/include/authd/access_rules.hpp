@@ -72,7 +72,7 @@ class AccessRules {
   std::vector<AccessRule> rules_;
 };
 
-// authorize_rule (repeatable in the file; AUTHD_AUTHORIZE_RULES, ';'-separated)
+// authorize_rule (repeatable in the file; AUTHD_AUTHORIZE_RULE, ';'-separated)
 // authorize_unmatched and check_unmatched (deny | method).
 std::vector<settings::Setting> access_rule_settings(AccessRules& rules);
 

@@ -69,6 +69,9 @@ class OAuthProviderSettings final : public settings::DynamicSettings {
   explicit OAuthProviderSettings(OAuthSettings& target) : target_(target) {}
   Result<bool> assign(std::string_view name, std::string_view value) override;
   Result<void> assign_environment(const EnvLookup& env) override;
+  // AUTHD_OAUTH_PROVIDERS, AUTHD_OAUTH_<SETTING>, and AUTHD_OAUTH_<NAME>_<SETTING>
+  // for each provider listed (in the file or the environment) or seen in the file.
+  std::vector<std::string> variables() const override;
   Result<void> finish() override;
   std::vector<std::string> names() const override;
   std::vector<std::string> describe() const override;

@@ -18,7 +18,9 @@
 // lines, `#` comments, values optionally in double quotes that keep `#` and
 // spaces) and then from AUTHD_<NAME> environment variables. It validates once,
 // at start: an unknown name, a bad value or one out of bounds stops the start
-// with file, line and reason. Requests never parse settings.
+// with file, line and reason; so does an AUTHD_* variable that names no setting
+// (refuse_unknown_variables; the programs pass the environment's names).
+// Requests never parse settings.
 #pragma once
 
 #include <chrono>
@@ -51,15 +53,24 @@ struct Setting {
   std::string group;                  // the section of the reference it is listed in
   long long min = 0, max = 0;         // integer, seconds, milliseconds
   std::vector<std::string> choices;   // choice
-  std::string env;                    // the variable, when not AUTHD_<NAME> (e.g. a list's plural)
   // Parses and stores a value (a list appends). Error: config, with the reason only.
   std::function<Result<void>(std::string_view)> assign;
   // The current value as it would be written in the file ("" for none).
   std::function<std::string()> show;
 };
 
-// The variable that overrides a setting: AUTHD_<NAME>, or its own `env`.
+// The variable that overrides a setting: AUTHD_<NAME>, the name in upper case.
 std::string variable_for(const Setting& setting);
+std::string variable_for(std::string_view name);
+
+// The AUTHD_* variables that are not settings and that the loader accepts:
+// AUTHD_CONFIG names the config file; AUTHD_BIN names the authd program for the
+// scripts that start it (scripts/serve.sh, scripts/supervise-authd.sh, the tests'
+// harness), which pass their environment on to it.
+inline constexpr std::string_view kNonSettingVariables[] = {"AUTHD_CONFIG", "AUTHD_BIN"};
+
+// The names of this process's environment variables that start with AUTHD_.
+std::vector<std::string> environment_variable_names();
 
 // `rows` with `group` set on each row that has none yet.
 std::vector<Setting> grouped(std::string_view group, std::vector<Setting> rows);
@@ -88,6 +99,9 @@ class DynamicSettings {
   virtual Result<bool> assign(std::string_view name, std::string_view value) = 0;
   // Reads its AUTHD_* variables.
   virtual Result<void> assign_environment(const EnvLookup& env) = 0;
+  // The AUTHD_* variables it reads (after assign_environment: names that depend
+  // on what was read, such as a listed provider's, included).
+  virtual std::vector<std::string> variables() const = 0;
   // Called once after the file and the environment: validates, completes.
   virtual Result<void> finish() = 0;
   // The names it knows, for documentation checks (patterns such as "oauth.<name>.issuer").
@@ -114,6 +128,11 @@ class Loader {
   // Unknown names in the file are skipped instead of refused: for a program
   // that reads another's configuration (the library's from_environment).
   void skip_unknown_names() noexcept { skip_unknown_ = true; }
+  // `present`: the AUTHD_* variables of the environment (environment_variable_names()).
+  // load() then refuses any of them that is neither a setting's variable nor one
+  // of kNonSettingVariables, naming it and the nearest known variable, as it
+  // refuses an unknown name in the file.
+  void refuse_unknown_variables(std::vector<std::string> present) { present_ = std::move(present); }
 
   // `file` may be empty (defaults + environment). A missing file is an error
   // unless `optional_file`. Errors: config, naming file and line (or the
@@ -131,12 +150,14 @@ class Loader {
 
  private:
   Result<void> assign(std::string_view name, std::string_view value, const std::string& where);
+  Result<void> check_variables() const;
   std::vector<Setting> rows_;
   std::vector<std::pair<std::string, std::string>> defaults_;
   std::vector<Documented> documented_;
   std::vector<DynamicSettings*> dynamic_;
   std::vector<std::function<Result<void>()>> checks_;
   bool skip_unknown_ = false;
+  std::optional<std::vector<std::string>> present_;
 };
 
 // The config file to use: $AUTHD_CONFIG if set (must exist), else the
