@@ -51,7 +51,7 @@ Result<http::Request> read_cgi_request(std::size_t max_body) {
 bool started_as_cgi() { return environment("GATEWAY_INTERFACE").starts_with("CGI/") && !fd0_is_listening_socket(); }
 
 int serve_cgi_request(App& app) {
-  auto request = read_cgi_request(app.server.max_body_bytes);
+  auto request = read_cgi_request(app.server.limits.max_body_bytes);
   const http::Response response = request ? prepare_mounted(app, std::move(*request)).take_answer()
                                            : http::error_response(request.error());
   // One process per request: sleeping here holds nothing else up.

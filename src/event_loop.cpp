@@ -173,8 +173,8 @@ void EventLoop::Impl::run() {
 
 // --- EventLoop ----------------------------------------------------------------
 
-Result<std::unique_ptr<EventLoop>> EventLoop::create(LoopOptions options, Dispatch dispatch) {
-  auto impl = std::make_unique<Impl>();
+Result<std::unique_ptr<EventLoop>> EventLoop::create(const fcgi::Limits& limits, LoopOptions options, Dispatch dispatch) {
+  auto impl = std::make_unique<Impl>(limits);
   impl->options = std::move(options);
   impl->dispatch = std::move(dispatch);
   const int listen_fd = impl->options.listen_fd;

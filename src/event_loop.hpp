@@ -5,11 +5,11 @@
 // or lent to a lane's thread) only once the whole of it is in: a kept-alive
 // connection waiting for its next request, or a web server trickling a body,
 // costs a buffer and a descriptor, never a thread. Every request must arrive
-// within `read_timeout` of its first byte (of the accept, for a new
+// within `request_read_timeout` of its first byte (of the accept, for a new
 // connection): a late one is answered 408 once its FCGI_BEGIN_REQUEST has
 // come (there is a request id to answer), else the connection is dropped. A
 // response the web server stops taking for that long is dropped too. Bounds
-// per connection: see LoopOptions.
+// per connection: see fcgi::Limits.
 #pragma once
 
 #include <chrono>
@@ -50,23 +50,15 @@ class Lease {
   Connection* connection_ = nullptr;
 };
 
+// The limits (fcgi/limits.hpp) are not among these: create() takes them by
+// reference, with max_connections resolved (not 0), and the loop reads them
+// for its whole life.
 struct LoopOptions {
   int listen_fd = -1;
-  std::chrono::milliseconds read_timeout{10000};
-  // A kept connection with no request for this long is closed (longer than
-  // nginx's and Apache's own idle limits, so they normally close first).
-  // Management records (FCGI_GET_VALUES...) do not count as use.
-  std::chrono::milliseconds idle_timeout{std::chrono::minutes(5)};
-  // Unsent output of one connection: above the first, the loop stops reading
-  // and decoding it until the web server takes some; above the second (a
-  // worker's answer on top of it), the connection is closed.
-  std::size_t output_pause_bytes = 256 * 1024;
-  std::size_t output_limit_bytes = 16 << 20;
-  // limits.max_conns is also the most connections open at once: at it, the
-  // loop stops accepting until one closes (new ones wait in the backlog).
+  // limits.max_connections is also the most connections open at once: at it,
+  // the loop stops accepting until one closes (new ones wait in the backlog).
   // Several loops on one socket split it: loop_connection_limit is this
   // loop's share (0: all of it).
-  fcgi::Limits limits;
   std::size_t loop_connection_limit = 0;
   // FCGI_WEB_SERVER_ADDRS as libfcgi reads it: on a TCP socket, accept only
   // these peer addresses (empty: any).
@@ -84,7 +76,8 @@ class EventLoop {
   // (it may answer the Lease at once: an inline answer).
   using Dispatch = std::function<void(Lease)>;
 
-  static Result<std::unique_ptr<EventLoop>> create(LoopOptions options, Dispatch dispatch);
+  // `limits` must outlive the loop.
+  static Result<std::unique_ptr<EventLoop>> create(const fcgi::Limits& limits, LoopOptions options, Dispatch dispatch);
   ~EventLoop();
   EventLoop(const EventLoop&) = delete;
   EventLoop& operator=(const EventLoop&) = delete;

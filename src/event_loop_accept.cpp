@@ -64,7 +64,7 @@ void EventLoop::Impl::bury_closed() {
 
 Connection& EventLoop::Impl::open_connection(int fd) {
   if (spare.empty()) {
-    connections.emplace_back(*this, fd, options.limits, turn_time);
+    connections.emplace_back(*this, fd, limits, turn_time);
   } else {
     // A closed connection's node and buffers, made anew in place: its
     // constructor sets every member, so nothing of the last one stays.
@@ -74,7 +74,7 @@ Connection& EventLoop::Impl::open_connection(int fd) {
     static_assert(std::is_nothrow_constructible_v<Connection, ConnectionOwner&, int, const fcgi::Limits&,
                                                   Clock::time_point, Connection::Buffers>);
     std::destroy_at(&node);
-    std::construct_at(&node, *this, fd, options.limits, turn_time, std::move(buffers));
+    std::construct_at(&node, *this, fd, limits, turn_time, std::move(buffers));
   }
   Connection& c = connections.back();
   c.self = std::prev(connections.end());
@@ -116,7 +116,7 @@ void EventLoop::Impl::accept_connections(bool drain) {
     // new connections wait in the kernel's backlog until one closes.
     // (A stop drains past it: those already queued are answered.)
     if (!drain && open_count >= connection_cap()) {
-      if (!at_capacity) log::warn("at max_connections (" + std::to_string(options.limits.max_conns) + "): new connections wait");
+      if (!at_capacity) log::warn("at max_connections (" + std::to_string(limits.max_connections) + "): new connections wait");
       at_capacity = true;
       set_listen_interest(false);
       return;

@@ -31,6 +31,9 @@ struct EventLoop::Impl final : ConnectionOwner {
   static constexpr auto kAcceptPause = std::chrono::milliseconds(100);  // after EMFILE and the like
   static constexpr std::size_t kSpareConnections = 64;  // closed ones kept for reuse (a connection per request: lighttpd)
 
+  explicit Impl(const fcgi::Limits& serving) noexcept : limits(serving) {}
+
+  const fcgi::Limits& limits;  // the Server's (EventLoop::create)
   LoopOptions options;
   Dispatch dispatch;
   int epoll_fd = -1;
@@ -43,7 +46,7 @@ struct EventLoop::Impl final : ConnectionOwner {
   bool accept_paused = false;
   std::list<Connection> connections;
   std::size_t open_count = 0;  // connections not closed (the buried ones aside)
-  bool at_capacity = false;    // open_count reached limits.max_conns: not accepting
+  bool at_capacity = false;    // open_count reached limits.max_connections: not accepting
   std::vector<std::list<Connection>::iterator> closed;
   std::list<Connection> spare;  // buried connections whose nodes and buffers the next ones take over
   std::size_t lent_count = 0;
@@ -103,7 +106,7 @@ struct EventLoop::Impl final : ConnectionOwner {
   // reads one record per body chunk it forwards, and answers 503 if the
   // socket is gone), so the connection stays open, its input dropped, until
   // the web server closes it or one more read timeout has passed.
-  void linger(Connection& c) { c.linger_until = Clock::now() + options.read_timeout; }
+  void linger(Connection& c) { c.linger_until = Clock::now() + limits.request_read_timeout; }
 
   // Unsent output past the hard limit: the web server does not read what it
   // asks for (or a worker's answer landed on a full buffer). True if closed.
@@ -122,7 +125,7 @@ struct EventLoop::Impl final : ConnectionOwner {
   // A new connection on `fd`, counted open: a spare one made anew, or a new one.
   Connection& open_connection(int fd);
   // This loop's share of max_connections (the process-wide limit).
-  std::size_t connection_cap() const { return options.loop_connection_limit ? options.loop_connection_limit : options.limits.max_conns; }
+  std::size_t connection_cap() const { return options.loop_connection_limit ? options.loop_connection_limit : limits.max_connections; }
   // Erases the connections closed this turn, keeping up to
   // kSpareConnections of them for open_connection to reuse.
   void bury_closed();

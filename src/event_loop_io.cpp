@@ -16,7 +16,7 @@ void EventLoop::Impl::arm(Connection& c) {
   std::uint32_t events = EPOLLRDHUP;
   // Output the web server does not take past the pause mark: read no
   // more of what would make more output (management records answer too).
-  if (!c.close_after_write && c.pending_bytes() <= options.output_pause_bytes) events |= EPOLLIN;
+  if (!c.close_after_write && c.pending_bytes() <= limits.output_pause_bytes) events |= EPOLLIN;
   if (c.output_pending()) events |= EPOLLOUT;
   if (!options.answers_inline) events |= EPOLLONESHOT;
   else if (c.registered && c.interest == events) return;
@@ -91,7 +91,7 @@ void EventLoop::Impl::process(Connection& c) {
       if (!c.flush()) close(c);
       return;
     }
-    if (c.pending_bytes() > options.output_pause_bytes) {  // decoded on once the web server reads
+    if (c.pending_bytes() > limits.output_pause_bytes) {  // decoded on once the web server reads
       if (!c.flush()) close(c);
       return;
     }
@@ -131,7 +131,7 @@ void EventLoop::Impl::process(Connection& c) {
 // Unsent output past the hard limit: the web server does not read what it
 // asks for (or a worker's answer landed on a full buffer). True if closed.
 bool EventLoop::Impl::over_output_limit(Connection& c) {
-  if (c.pending_bytes() <= options.output_limit_bytes) return false;
+  if (c.pending_bytes() <= limits.output_limit_bytes) return false;
   log::warn("closing a FastCGI connection with " + std::to_string(c.pending_bytes()) + " bytes of output unsent");
   close(c);
   return true;
@@ -152,13 +152,13 @@ void EventLoop::Impl::time_out(Connection& c, Clock::time_point now) {
   if (c.output_pending()) return close(c);  // the web server stopped taking the response
   if (c.linger_until) return;
   if (c.between_requests()) {
-    if (now - c.idle_since >= options.idle_timeout) close(c);
+    if (now - c.idle_since >= limits.idle_connection_timeout) close(c);
     return;
   }
-  if (now - c.request_started < options.read_timeout) return;
+  if (now - c.request_started < limits.request_read_timeout) return;
   const Phase phase = c.parser.phase();
   if (phase == Phase::head || phase == Phase::body) {
-    log::info("request not received within " + std::to_string(options.read_timeout.count()) + " ms: answered 408");
+    log::info("request not received within " + std::to_string(limits.request_read_timeout.count()) + " ms: answered 408");
     c.parser.abandon_request();  // over: what still comes of it is skipped
     fcgi::append_response(c.out, c.parser.request_id(),
                           http::serialize(http::unrouted_error_response(Error(Errc::too_slow, "request read timed out"))));
@@ -172,8 +172,8 @@ void EventLoop::Impl::time_out(Connection& c, Clock::time_point now) {
     if (!c.flush()) return close(c);
     return settle(c);
   }
-  if (phase == Phase::drain) log::info("rest of a request answered early not received within " + std::to_string(options.read_timeout.count()) + " ms: connection dropped");
-  else log::info("request not received within " + std::to_string(options.read_timeout.count()) + " ms: connection dropped");
+  if (phase == Phase::drain) log::info("rest of a request answered early not received within " + std::to_string(limits.request_read_timeout.count()) + " ms: connection dropped");
+  else log::info("request not received within " + std::to_string(limits.request_read_timeout.count()) + " ms: connection dropped");
   close(c);
 }
 
@@ -185,7 +185,7 @@ void EventLoop::Impl::sweep(Clock::time_point now) {
       continue;
     }
     if (c.output_pending()) {
-      if (now - c.write_progress >= options.read_timeout) time_out(c, now);
+      if (now - c.write_progress >= limits.request_read_timeout) time_out(c, now);
       continue;
     }
     time_out(c, now);

@@ -105,22 +105,15 @@ ServerOptions server_options_for(const App& app, const EnvLookup& env) {
       .hash_workers = app.server.hash_workers ? app.server.hash_workers : cores,
       .upstream_workers = app.server.upstream_workers,
       .queue_limit = app.server.queue_limit,
-      .max_body_bytes = app.server.max_body_bytes,
-      .request_read_timeout = app.server.request_read_timeout,
-      .max_connections = app.server.max_connections,
-      .idle_connection_timeout = app.server.idle_connection_timeout,
-      .output_pause_bytes = app.server.output_pause_bytes,
-      .output_limit_bytes = app.server.output_limit_bytes,
-      .max_request_params = app.server.max_request_params,
-      .early_answer_discard_bytes = app.server.early_answer_discard_bytes,
+      .limits = app.server.limits,
       .web_server_addrs = web_server_addrs(env),
   };
 }
 
 bool same_threads_and_limits(const ServerOptions& a, const ServerOptions& b) {
   return a.event_loops == b.event_loops && a.workers == b.workers && a.hash_workers == b.hash_workers && a.upstream_workers == b.upstream_workers &&
-         a.queue_limit == b.queue_limit && a.max_body_bytes == b.max_body_bytes &&
-         a.request_read_timeout == b.request_read_timeout;
+         a.queue_limit == b.queue_limit && a.limits.max_body_bytes == b.limits.max_body_bytes &&
+         a.limits.request_read_timeout == b.limits.request_read_timeout;
 }
 
 void prepare_logging(ProgramSettings& settings) {

@@ -97,7 +97,8 @@ class WorkQueue {
   bool closed_ = false;
 };
 
-// What the web server may open at once, told to it in FCGI_GET_VALUES_RESULT.
+// What the web server may open at once when max_connections is 0, told to
+// it in FCGI_GET_VALUES_RESULT.
 unsigned connection_limit() {
   rlimit limit{};
   if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 1024;
@@ -183,25 +184,20 @@ Server::~Server() {
 
 Result<void> Server::start() {
   State& s = *state_;
+  fcgi::Limits& limits = s.options.limits;  // the loops read it by reference
+  if (limits.max_connections == 0) limits.max_connections = connection_limit();
+  limits.output_limit_bytes = std::max(limits.output_limit_bytes, limits.output_pause_bytes);
   LoopOptions loop_options;
   loop_options.listen_fd = s.listen_fd;
-  loop_options.read_timeout = s.options.request_read_timeout;
-  loop_options.limits.max_body_bytes = s.options.max_body_bytes;
-  loop_options.limits.max_conns = s.options.max_connections ? s.options.max_connections : connection_limit();
-  loop_options.limits.max_params_pairs = s.options.max_request_params;
-  loop_options.limits.max_discard_bytes = s.options.early_answer_discard_bytes;
-  loop_options.idle_timeout = s.options.idle_connection_timeout;
-  loop_options.output_pause_bytes = s.options.output_pause_bytes;
-  loop_options.output_limit_bytes = std::max(s.options.output_limit_bytes, s.options.output_pause_bytes);
   loop_options.web_server_addrs = s.options.web_server_addrs;
   loop_options.answers_inline = s.options.inline_direct;
   // Each loop takes its share of the connection limit (the shares add up to
   // it: the web server is told the whole, FCGI_MAX_CONNS); no loop without one.
-  const std::size_t max_conns = std::max<std::size_t>(1, loop_options.limits.max_conns);
+  const std::size_t max_conns = limits.max_connections;
   const unsigned loop_count = static_cast<unsigned>(std::min<std::size_t>(std::max(1u, s.options.event_loops), max_conns));
   for (unsigned i = 0; i < loop_count; ++i) {
     loop_options.loop_connection_limit = max_conns / loop_count + (i < max_conns % loop_count ? 1 : 0);
-    auto loop = EventLoop::create(loop_options, [&s](Lease lease) { s.dispatch(std::move(lease)); });
+    auto loop = EventLoop::create(limits, loop_options, [&s](Lease lease) { s.dispatch(std::move(lease)); });
     if (!loop) {
       s.loops.clear();
       return fail(loop.error());

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "authd/error.hpp"
+#include "fcgi/limits.hpp"
 #include "lane.hpp"
 
 namespace authd {
@@ -31,20 +32,11 @@ struct ServerOptions {
   unsigned hash_workers = 2;
   unsigned upstream_workers = 4;
   std::size_t queue_limit = 128;  // per lane; a full lane answers 503 + Retry-After
-  std::size_t max_body_bytes = 65536;
-  // A request must arrive whole within this time of its first byte: after
-  // it, one whose FCGI_BEGIN_REQUEST came is answered 408 (and the connection
-  // closed), any other connection is dropped. A response the web server
-  // stops taking for this long is dropped too.
-  std::chrono::milliseconds request_read_timeout{10000};
-  // FastCGI connection bounds (see ServerSettings); max_connections 0 =
-  // the open-file limit less 64.
-  unsigned max_connections = 0;
-  std::chrono::milliseconds idle_connection_timeout{std::chrono::minutes(5)};
-  std::size_t output_pause_bytes = 256 * 1024;
-  std::size_t output_limit_bytes = 16 << 20;
-  std::size_t max_request_params = 1000;
-  std::size_t early_answer_discard_bytes = 16 << 20;
+  // What a connection and its requests may hold (fcgi/limits.hpp). The
+  // server serves with its own copy, max_connections 0 resolved to the
+  // open-file limit less 64 and output_limit_bytes at least
+  // output_pause_bytes; its loops read that copy.
+  fcgi::Limits limits;
   // FCGI_WEB_SERVER_ADDRS (libfcgi's variable): on a TCP socket, the only
   // peer addresses accepted; empty: any.
   std::vector<std::string> web_server_addrs;

@@ -4,6 +4,44 @@
 
 namespace authd {
 
+namespace {
+
+// The serving limits' rows: one a field of fcgi::Limits (fcgi/limits.hpp,
+// where their defaults are), in the order the docs list them.
+std::vector<settings::Setting> limit_settings(fcgi::Limits& l) {
+  return {
+      settings::integer("max_body_bytes", l.max_body_bytes, 1024, 16 << 20,
+                        "Largest request body accepted, in bytes; a larger one gets 413. Keep the web server's own "
+                        "limit (lighttpd server.max-request-size) in line with it."),
+      settings::milliseconds("request_read_timeout_ms", l.request_read_timeout, 100, 600000,
+                             "How long a request may take to reach authd whole, in milliseconds from its first "
+                             "byte. A late request is answered 408 (or its connection dropped when not even its "
+                             "FCGI_BEGIN_REQUEST came); a response the web server stops taking for as long is "
+                             "dropped. Slow clients cost authd a socket, never a thread: requests are read by an "
+                             "event loop and handed to a thread only when complete."),
+      settings::integer("max_connections", l.max_connections, 0, 1 << 20,
+                        "FastCGI connections open at once, also told to the web server as FCGI_MAX_CONNS; beyond, "
+                        "new ones wait in the socket's backlog; 0 = the open-file limit - 64."),
+      settings::milliseconds("idle_connection_timeout_ms", l.idle_connection_timeout, 100, 86400000,
+                             "A kept FastCGI connection without a request for this long is closed, in "
+                             "milliseconds (FCGI_GET_VALUES and other management records do not count as "
+                             "requests)."),
+      settings::integer("output_pause_bytes", l.output_pause_bytes, 4096, 1 << 30,
+                        "Unsent output of a connection, in bytes, above which authd stops reading it."),
+      settings::integer("output_limit_bytes", l.output_limit_bytes, 65536, 1 << 30,
+                        "Unsent output of a connection, in bytes, above which authd closes it."),
+      settings::integer("max_request_params", l.max_request_params, 16, 100000,
+                        "FastCGI parameters (CGI variables and headers) per request; beyond, 413 and the "
+                        "connection closed."),
+      settings::integer("early_answer_discard_bytes", l.early_answer_discard_bytes, 0, 1 << 30,
+                        "After an early answer (413, 400) on a kept connection, authd reads and drops the rest of "
+                        "the request before ending it, up to this many bytes and one read timeout; beyond, it "
+                        "closes the connection."),
+  };
+}
+
+}  // namespace
+
 std::vector<settings::Setting> server_settings(ServerSettings& s) {
   auto log_level = settings::text("log_level", s.log_level,
                                   "What authd logs to stderr: error, warn, info or debug. Passwords, tokens and "
@@ -60,7 +98,7 @@ std::vector<settings::Setting> server_settings(ServerSettings& s) {
   auto trusted_proxies = http::trusted_proxies_setting(s.trusted_proxies);
   trusted_proxies.group = "Front server and proxies";
   // The rest: requests, connections and the work lanes (SECURITY.md, third round, classes 4 and 5).
-  return settings::grouped("Requests and connections", {
+  std::vector<settings::Setting> rows = {
       settings::integer("event_loops", s.event_loops, 0, 256,
                         "Event loops, each accepting FastCGI connections from the shared socket and answering the "
                         "requests that cannot block (the guard, token checks, records on LMDB, JWKS, health) on the "
@@ -79,33 +117,9 @@ std::vector<settings::Setting> server_settings(ServerSettings& s) {
                         "Calls to identity providers running at once (the upstream lane)."),
       settings::integer("queue_limit", s.queue_limit, 1, 100000,
                         "Requests that may wait for each lane; beyond, 503 with Retry-After."),
-      settings::integer("max_body_bytes", s.max_body_bytes, 1024, 16 << 20,
-                        "Largest request body accepted, in bytes; a larger one gets 413. Keep the web server's own "
-                        "limit (lighttpd server.max-request-size) in line with it."),
-      settings::milliseconds("request_read_timeout_ms", s.request_read_timeout, 100, 600000,
-                             "How long a request may take to reach authd whole, in milliseconds from its first "
-                             "byte. A late request is answered 408 (or its connection dropped when not even its "
-                             "FCGI_BEGIN_REQUEST came); a response the web server stops taking for as long is "
-                             "dropped. Slow clients cost authd a socket, never a thread: requests are read by an "
-                             "event loop and handed to a thread only when complete."),
-      settings::integer("max_connections", s.max_connections, 0, 1 << 20,
-                        "FastCGI connections open at once, also told to the web server as FCGI_MAX_CONNS; beyond, "
-                        "new ones wait in the socket's backlog; 0 = the open-file limit - 64."),
-      settings::milliseconds("idle_connection_timeout_ms", s.idle_connection_timeout, 100, 86400000,
-                             "A kept FastCGI connection without a request for this long is closed, in "
-                             "milliseconds (FCGI_GET_VALUES and other management records do not count as "
-                             "requests)."),
-      settings::integer("output_pause_bytes", s.output_pause_bytes, 4096, 1 << 30,
-                        "Unsent output of a connection, in bytes, above which authd stops reading it."),
-      settings::integer("output_limit_bytes", s.output_limit_bytes, 65536, 1 << 30,
-                        "Unsent output of a connection, in bytes, above which authd closes it."),
-      settings::integer("max_request_params", s.max_request_params, 16, 100000,
-                        "FastCGI parameters (CGI variables and headers) per request; beyond, 413 and the "
-                        "connection closed."),
-      settings::integer("early_answer_discard_bytes", s.early_answer_discard_bytes, 0, 1 << 30,
-                        "After an early answer (413, 400) on a kept connection, authd reads and drops the rest of "
-                        "the request before ending it, up to this many bytes and one read timeout; beyond, it "
-                        "closes the connection."),
+  };
+  for (auto& row : limit_settings(s.limits)) rows.push_back(std::move(row));
+  rows.insert(rows.end(), {
       settings::integer("max_json_depth", s.max_json_depth, 2, 256, "Deepest JSON nesting accepted in a request body."),
       std::move(cookie_secure),
       std::move(log_level),
@@ -114,6 +128,7 @@ std::vector<settings::Setting> server_settings(ServerSettings& s) {
       std::move(trusted_proxies),
       std::move(front_secret),
   });
+  return settings::grouped("Requests and connections", std::move(rows));
 }
 
 Result<std::string> parse_base_path(std::string_view text) {

@@ -123,7 +123,8 @@ std::string nginx_request(const std::string& authorization) {
 void BM_Fcgi_GuardedRead(benchmark::State& state) {
   auto& w = app_world();
   const std::string wire = nginx_request(w.authorization);
-  fcgi::RequestParser parser(fcgi::Limits{});
+  const fcgi::Limits limits;
+  fcgi::RequestParser parser(limits);
   std::string replies, out, answer_bytes;
   const auto before = allocations();
   for (auto _ : state) {

@@ -16,8 +16,8 @@ void answer_get_values(std::string_view content, const Limits& limits, std::stri
   bool conns = false, reqs = false, mpxs = false;
   if (auto names = decode_pairs(content)) {
     for (const auto& [name, unused] : *names) {
-      if (name == "FCGI_MAX_CONNS" && !std::exchange(conns, true)) append_pair(body, name, std::to_string(limits.max_conns));
-      else if (name == "FCGI_MAX_REQS" && !std::exchange(reqs, true)) append_pair(body, name, std::to_string(limits.max_conns));
+      if (name == "FCGI_MAX_CONNS" && !std::exchange(conns, true)) append_pair(body, name, std::to_string(limits.max_connections));
+      else if (name == "FCGI_MAX_REQS" && !std::exchange(reqs, true)) append_pair(body, name, std::to_string(limits.max_connections));
       else if (name == "FCGI_MPXS_CONNS" && !std::exchange(mpxs, true)) append_pair(body, name, "0");
     }
   }
@@ -82,7 +82,7 @@ Step RequestParser::handle(const Header& header, std::string_view content, std::
       return stdin_record(content);
     case RecordType::get_values:
       if (id != 0) return Step{};
-      answer_get_values(content, limits_, replies);
+      answer_get_values(content, *limits_, replies);
       return Step{};
     default:
       // Unknown management records get FCGI_UNKNOWN_TYPE; stray application
@@ -123,10 +123,10 @@ Step RequestParser::begin(std::uint16_t id, std::string_view content, std::strin
 
 Step RequestParser::params(std::string_view content) {
   if (content.empty()) return end_of_params();
-  if (content.size() > limits_.max_params_bytes - params_->encoded_size()) {
+  if (content.size() > limits_->max_params_bytes - params_->encoded_size()) {
     // Headers this large are abuse, not a request: answer, then close.
     keep_conn_ = false;
-    return reject(Error(Errc::too_large, "request parameters over " + std::to_string(limits_.max_params_bytes) + " bytes"));
+    return reject(Error(Errc::too_large, "request parameters over " + std::to_string(limits_->max_params_bytes) + " bytes"));
   }
   params_->append_encoded(content);
   return Step{};
@@ -134,16 +134,16 @@ Step RequestParser::params(std::string_view content) {
 
 Step RequestParser::end_of_params() {
   const bool decoded =
-      params_->decode(role_ == Role::authorizer ? "AUTHORIZER" : "RESPONDER", limits_.max_params_pairs);
+      params_->decode(role_ == Role::authorizer ? "AUTHORIZER" : "RESPONDER", limits_->max_request_params);
   if (!decoded) {
     keep_conn_ = false;
     return reject(Error(Errc::invalid_input, "malformed FastCGI parameters"));
   }
-  if (params_->size() > limits_.max_params_pairs + 1) {  // + FCGI_ROLE
+  if (params_->size() > limits_->max_request_params + 1) {  // + FCGI_ROLE
     // Thousands of empty pairs in 256 KiB would be a large index to build:
     // abuse, as parameters over the size cap.
     keep_conn_ = false;
-    return reject(Error(Errc::too_large, "more than " + std::to_string(limits_.max_params_pairs) + " request parameters"));
+    return reject(Error(Errc::too_large, "more than " + std::to_string(limits_->max_request_params) + " request parameters"));
   }
   // An authorizer sees the original request's CONTENT_LENGTH but no body
   // (FastCGI 1.0 §6.3): the request is complete.
@@ -161,7 +161,7 @@ Step RequestParser::end_of_params() {
     if (ec != std::errc() || end != text->data() + text->size()) {
       return reject(Error(Errc::invalid_input, "invalid Content-Length"));
     }
-    if (length > limits_.max_body_bytes) {
+    if (length > limits_->max_body_bytes) {
       return reject(Error(Errc::too_large, "body of " + std::to_string(length) + " bytes"));
     }
     content_length_ = length;
@@ -179,8 +179,8 @@ Step RequestParser::stdin_record(std::string_view content) {
     request_ready_ = true;
     return Step{Step::Kind::request, std::nullopt, keep_conn_};
   }
-  if (content.size() > limits_.max_body_bytes - body_.size()) {
-    return reject(Error(Errc::too_large, "body over " + std::to_string(limits_.max_body_bytes) + " bytes"));
+  if (content.size() > limits_->max_body_bytes - body_.size()) {
+    return reject(Error(Errc::too_large, "body over " + std::to_string(limits_->max_body_bytes) + " bytes"));
   }
   if (content_length_ && content.size() > *content_length_ - body_.size()) {
     return reject(Error(Errc::invalid_input, "request body longer than Content-Length"));
@@ -221,8 +221,8 @@ Step RequestParser::drained_input(std::string_view content, bool last) {
     return Step{};  // next() turns end_pending_ into the `ended` step
   }
   drained_ += content.size();
-  if (drained_ > limits_.max_discard_bytes) {
-    return broken("request input after an early answer over " + std::to_string(limits_.max_discard_bytes) + " bytes");
+  if (drained_ > limits_->early_answer_discard_bytes) {
+    return broken("request input after an early answer over " + std::to_string(limits_->early_answer_discard_bytes) + " bytes");
   }
   return Step{};
 }

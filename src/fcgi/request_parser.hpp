@@ -17,8 +17,10 @@
 // the web server has sent the rest of the request (the empty FCGI_STDIN
 // record, or FCGI_ABORT_REQUEST), read and dropped: a web server that is
 // still writing the body when the request ends may reuse or free the
-// connection mid-write (H2O 2.2 aborts). At most `max_discard_bytes` are
-// dropped so; past them the connection is broken (closed).
+// connection mid-write (H2O 2.2 aborts). At most
+// `early_answer_discard_bytes` are dropped so; past them the connection is
+// broken (closed). The limits (fcgi/limits.hpp) are read by reference: the
+// parser does not outlive them.
 #pragma once
 
 #include <cstddef>
@@ -30,19 +32,12 @@
 #include <utility>
 
 #include "authd/error.hpp"
+#include "fcgi/limits.hpp"
 #include "fcgi/protocol.hpp"
 #include "fcgi/records.hpp"
 #include "fcgi/request_params.hpp"
 
 namespace authd::fcgi {
-
-struct Limits {
-  std::size_t max_params_bytes = 256 * 1024;  // the encoded FCGI_PARAMS stream (HTTP headers and all)
-  std::size_t max_body_bytes = 65536;         // FCGI_STDIN
-  std::size_t max_params_pairs = 1000;        // name-value pairs in FCGI_PARAMS
-  std::size_t max_discard_bytes = 16 << 20;   // request input dropped after an early answer (kept connection)
-  unsigned max_conns = 1024;                  // told to the web server in FCGI_GET_VALUES_RESULT
-};
 
 // A complete request. params starts with FCGI_ROLE=RESPONDER|AUTHORIZER (as
 // libfcgi puts it), then the web server's parameters in the order sent.
@@ -81,7 +76,9 @@ class RequestParser {
   // `recycled`: a buffer of a parser that is done with, whose capacity (not
   // its contents) the input buffer takes over (a closed connection's, reused
   // for the next one: no allocation per connection).
-  explicit RequestParser(Limits limits, std::string recycled = {}) noexcept : limits_(limits), in_(std::move(recycled)) { in_.clear(); }
+  explicit RequestParser(const Limits& limits, std::string recycled = {}) noexcept : limits_(&limits), in_(std::move(recycled)) { in_.clear(); }
+  // Not from a temporary: the parser keeps a reference to its limits.
+  explicit RequestParser(const Limits&& limits, std::string recycled = {}) = delete;
 
   void append(std::string_view bytes);
 
@@ -125,7 +122,7 @@ class RequestParser {
   // one hands on less: Connection::kRecycledCapacity).
   static constexpr std::size_t kKeptInputCapacity = 16384;
 
-  Limits limits_;
+  const Limits* limits_;  // never null
   std::string in_;
   std::size_t pos_ = 0;
   Phase phase_ = Phase::idle;

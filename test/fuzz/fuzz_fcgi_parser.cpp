@@ -22,8 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Limits limits;
   limits.max_params_bytes = 4096;
   limits.max_body_bytes = 1024;
-  limits.max_params_pairs = 64;
-  limits.max_discard_bytes = 4096;
+  limits.max_request_params = 64;
+  limits.early_answer_discard_bytes = 4096;
   RequestParser parser(limits);
   std::string replies;
   while (!bytes.empty()) {
@@ -42,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const auto request = parser.take_request();
         if (!request.params || request.params->empty() || (*request.params)[0].first != "FCGI_ROLE") __builtin_trap();
         if (request.body.size() > limits.max_body_bytes) __builtin_trap();
-        if (request.params->size() > limits.max_params_pairs + 1) __builtin_trap();  // + FCGI_ROLE
+        if (request.params->size() > limits.max_request_params + 1) __builtin_trap();  // + FCGI_ROLE
       }
     }
     if (replies.size() > (1u << 20)) replies.clear();  // a web server would read them

@@ -71,7 +71,7 @@ TEST(ProgramSettings, Defaults) {
   EXPECT_EQ(config->core.store.map_size_mb, 65536u);
   EXPECT_TRUE(config->core.store.lmdb.sync);
   EXPECT_EQ(config->server.workers, 0u);
-  EXPECT_EQ(config->server.max_body_bytes, 65536u);
+  EXPECT_EQ(config->server.limits.max_body_bytes, 65536u);
   EXPECT_EQ(config->server.max_json_depth, 16u);
   EXPECT_EQ(config->core.token.ttl, 3600s);
   EXPECT_EQ(config->core.token.leeway, 0s);
@@ -128,7 +128,7 @@ TEST(ProgramSettings, ParsesAFileWithCommentsBlankLinesAndSpaces) {
   EXPECT_EQ(config->server.log_level, "debug");
   // Untouched settings keep their defaults.
   EXPECT_EQ(config->core.token.audience, "authd");
-  EXPECT_EQ(config->server.max_body_bytes, 65536u);
+  EXPECT_EQ(config->server.limits.max_body_bytes, 65536u);
 }
 
 TEST(ProgramSettings, FileWithoutTrailingNewline) {

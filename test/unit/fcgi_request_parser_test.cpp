@@ -19,6 +19,8 @@ namespace {
 
 using Kind = Step::Kind;
 
+const Limits kDefaults;  // a parser keeps a reference to its limits
+
 std::string begin(std::uint16_t id, Role role = Role::responder, bool keep = false) {
   const auto r = static_cast<std::uint16_t>(role);
   const char body[8] = {static_cast<char>(r >> 8), static_cast<char>(r & 0xff), static_cast<char>(keep ? kKeepConn : 0), 0, 0, 0, 0, 0};
@@ -95,7 +97,7 @@ std::uint8_t protocol_status_of_end(std::string_view replies) {
 }
 
 TEST(FcgiRequestParser, WholeRequestAtOnce) {
-  RequestParser parser(Limits{});
+  RequestParser parser(kDefaults);
   const auto fed = feed(parser, request(1, R"({"username":"a"})"));
   ASSERT_EQ(fed.steps.size(), 1u);
   EXPECT_EQ(fed.steps[0].kind, Kind::request);
@@ -113,7 +115,7 @@ TEST(FcgiRequestParser, WholeRequestAtOnce) {
 
 TEST(FcgiRequestParser, OneByteAtATimeCompletesOnlyAtTheLastByte) {
   const std::string bytes = request(5, "body bytes", true);
-  RequestParser parser(Limits{});
+  RequestParser parser(kDefaults);
   std::string replies;
   for (std::size_t i = 0; i + 1 < bytes.size(); ++i) {
     parser.append(bytes.substr(i, 1));
@@ -128,7 +130,7 @@ TEST(FcgiRequestParser, OneByteAtATimeCompletesOnlyAtTheLastByte) {
 }
 
 TEST(FcgiRequestParser, PhasesFollowTheRecords) {
-  RequestParser parser(Limits{});
+  RequestParser parser(kDefaults);
   std::string replies;
   EXPECT_EQ(parser.phase(), RequestParser::Phase::idle);
   parser.append(begin(1));
@@ -140,7 +142,7 @@ TEST(FcgiRequestParser, PhasesFollowTheRecords) {
 }
 
 TEST(FcgiRequestParser, KeptConnectionCarriesRequestsOneAfterAnother) {
-  RequestParser parser(Limits{});
+  RequestParser parser(kDefaults);
   const auto fed = feed(parser, request(1, "first", true) + request(1, "second", true) + request(2, "", false));
   ASSERT_EQ(fed.requests.size(), 3u);
   EXPECT_EQ(fed.requests[0].body, "first");
@@ -176,7 +178,7 @@ TEST(FcgiRequestParser, AnySplitGivesTheSameRequests) {
 }
 
 TEST(FcgiRequestParser, AuthorizerIsCompleteAtTheEndOfItsParameters) {
-  RequestParser parser(Limits{});
+  RequestParser parser(kDefaults);
   const std::string head = begin(1, Role::authorizer, true) + params(1, {{"CONTENT_LENGTH", "99"}, {"REQUEST_URI", "/app/"}});
   auto fed = feed(parser, head);
   ASSERT_EQ(fed.requests.size(), 1u);
@@ -237,7 +239,7 @@ TEST(FcgiRequestParser, WithoutKeepConnTheEarlyAnswerEndsAtOnce) {
 TEST(FcgiRequestParser, DroppedInputIsBounded) {
   Limits limits;
   limits.max_body_bytes = 10;
-  limits.max_discard_bytes = 5000;
+  limits.early_answer_discard_bytes = 5000;
   RequestParser parser(limits);
   const auto fed = feed(parser, begin(1, Role::responder, true) + params(1, {{"CONTENT_LENGTH", "100000"}}) +
                                     stdin_stream(1, std::string(100000, 'x')));
@@ -280,7 +282,7 @@ TEST(FcgiRequestParser, TooManyParametersAreRefusedAndTheConnectionClosed) {
   // Thousands of empty pairs fit in the parameter byte cap but would cost
   // two strings each.
   Limits limits;
-  limits.max_params_pairs = 100;
+  limits.max_request_params = 100;
   RequestParser parser(limits);
   Params many;
   for (int i = 0; i < 101; ++i) many.emplace_back("", "");
@@ -296,7 +298,7 @@ TEST(FcgiRequestParser, TooManyParametersAreRefusedAndTheConnectionClosed) {
 }
 
 TEST(FcgiRequestParser, AnAbandonedRequestIsOver) {
-  RequestParser parser(Limits{});
+  RequestParser parser(kDefaults);
   auto fed = feed(parser, begin(1, Role::responder, true) + params(1, {{"CONTENT_LENGTH", "100"}}) +
                               record_of(RecordType::stdin_, 1, "slow"));
   EXPECT_EQ(parser.phase(), RequestParser::Phase::body);
@@ -322,7 +324,7 @@ TEST(FcgiRequestParser, UndeclaredBodyOverTheCapIsRefusedAsItArrives) {
 
 TEST(FcgiRequestParser, BodyShorterOrLongerThanContentLengthIsRefused) {
   {
-    RequestParser parser(Limits{});
+    RequestParser parser(kDefaults);
     const auto fed = feed(parser, begin(1) + params(1, {{"CONTENT_LENGTH", "10"}}) + stdin_stream(1, "short"));
     ASSERT_EQ(fed.steps.size(), 2u);
     EXPECT_EQ(fed.steps[0].kind, Kind::reject);
@@ -330,7 +332,7 @@ TEST(FcgiRequestParser, BodyShorterOrLongerThanContentLengthIsRefused) {
     EXPECT_EQ(fed.steps[1].kind, Kind::ended);
   }
   {
-    RequestParser parser(Limits{});
+    RequestParser parser(kDefaults);
     const auto fed = feed(parser, begin(1) + params(1, {{"CONTENT_LENGTH", "2"}}) + stdin_stream(1, "longer"));
     ASSERT_EQ(fed.steps.size(), 2u);
     EXPECT_EQ(fed.steps[0].kind, Kind::reject);
@@ -340,7 +342,7 @@ TEST(FcgiRequestParser, BodyShorterOrLongerThanContentLengthIsRefused) {
 
 TEST(FcgiRequestParser, InvalidContentLengthIsRefused) {
   for (const char* text : {"-2", "--1", "-1 ", "12x", "0x10", " 5", "99999999999999999999999"}) {
-    RequestParser parser(Limits{});
+    RequestParser parser(kDefaults);
     const auto fed = feed(parser, begin(1) + params(1, {{"CONTENT_LENGTH", text}}) + stdin_stream(1, ""));
     ASSERT_FALSE(fed.steps.empty()) << text;
     EXPECT_EQ(fed.steps[0].kind, Kind::reject) << text;
@@ -352,7 +354,7 @@ TEST(FcgiRequestParser, InvalidContentLengthIsRefused) {
 // whole stdin stream, and the body cap still applies.
 TEST(FcgiRequestParser, UnknownContentLengthReadsTheStreamToItsEnd) {
   {
-    RequestParser parser(Limits{});
+    RequestParser parser(kDefaults);
     const auto fed = feed(parser, begin(1, Role::responder, true) + params(1, {{"CONTENT_LENGTH", "-1"}}) +
                                       stdin_stream(1, "{\"a\":1}"));
     ASSERT_EQ(fed.requests.size(), 1u);
@@ -383,7 +385,7 @@ TEST(FcgiRequestParser, ParametersOverTheCapAreRefusedAndTheConnectionClosed) {
 }
 
 TEST(FcgiRequestParser, MalformedParametersAreRefused) {
-  RequestParser parser(Limits{});
+  RequestParser parser(kDefaults);
   std::string bad;
   append_stream(bad, RecordType::params, 1, std::string("\x05\x01", 2) + "ab");  // name length 5, only 2 bytes follow
   const auto fed = feed(parser, begin(1, Role::responder, true) + bad);
@@ -395,7 +397,7 @@ TEST(FcgiRequestParser, MalformedParametersAreRefused) {
 }
 
 TEST(FcgiRequestParser, MultiplexingIsRefusedAndTheOpenRequestGoesOn) {
-  RequestParser parser(Limits{});
+  RequestParser parser(kDefaults);
   const std::string bytes = begin(1, Role::responder, true) + begin(2) + params(1, {{"CONTENT_LENGTH", "2"}}) +
                             params(2, {{"X", "y"}}) + stdin_stream(2, "zz") + stdin_stream(1, "ok");
   const auto fed = feed(parser, bytes);
@@ -410,7 +412,7 @@ TEST(FcgiRequestParser, MultiplexingIsRefusedAndTheOpenRequestGoesOn) {
 }
 
 TEST(FcgiRequestParser, FilterRoleIsRefusedAsUnknown) {
-  RequestParser parser(Limits{});
+  RequestParser parser(kDefaults);
   const auto fed = feed(parser, begin(4, Role::filter, true) + params(4, {{"A", "b"}}) + stdin_stream(4, "x"));
   ASSERT_EQ(fed.steps.size(), 1u);
   EXPECT_EQ(fed.steps[0].kind, Kind::ended);
@@ -421,7 +423,7 @@ TEST(FcgiRequestParser, FilterRoleIsRefusedAsUnknown) {
 }
 
 TEST(FcgiRequestParser, AbortEndsTheOpenRequest) {
-  RequestParser parser(Limits{});
+  RequestParser parser(kDefaults);
   std::string abort;
   append_record(abort, RecordType::abort_request, 1, "");
   const auto fed = feed(parser, begin(1, Role::responder, true) + params(1, {{"CONTENT_LENGTH", "10"}}) + abort);
@@ -433,13 +435,13 @@ TEST(FcgiRequestParser, AbortEndsTheOpenRequest) {
   EXPECT_EQ(replies[0].type, RecordType::end_request);
   EXPECT_EQ(protocol_status_of_end(fed.replies), static_cast<std::uint8_t>(ProtocolStatus::request_complete));
   // An abort for nothing open is ignored.
-  RequestParser idle(Limits{});
+  RequestParser idle(kDefaults);
   EXPECT_TRUE(feed(idle, abort).steps.empty());
 }
 
 TEST(FcgiRequestParser, GetValuesIsAnswered) {
   Limits limits;
-  limits.max_conns = 500;
+  limits.max_connections = 500;
   RequestParser parser(limits);
   std::string names;
   append_pair(names, "FCGI_MAX_CONNS", "");
@@ -461,7 +463,7 @@ TEST(FcgiRequestParser, GetValuesIsAnswered) {
 TEST(FcgiRequestParser, GetValuesAskedManyTimesIsAnsweredOnceInOneRecord) {
   // 3855 names of 17 bytes fill a record; answered one by one they made a
   // reply over 65535 bytes, whose length field wrapped and broke the framing.
-  RequestParser parser(Limits{});
+  RequestParser parser(kDefaults);
   std::string names;
   while (names.size() + 17 <= kMaxContentLength) append_pair(names, "FCGI_MPXS_CONNS", "");
   std::string query;
@@ -476,7 +478,7 @@ TEST(FcgiRequestParser, GetValuesAskedManyTimesIsAnsweredOnceInOneRecord) {
 }
 
 TEST(FcgiRequestParser, UnknownManagementRecordGetsUnknownType) {
-  RequestParser parser(Limits{});
+  RequestParser parser(kDefaults);
   std::string record;
   append_record(record, static_cast<RecordType>(77), 0, "abc");
   const auto fed = feed(parser, record);
@@ -489,19 +491,19 @@ TEST(FcgiRequestParser, UnknownManagementRecordGetsUnknownType) {
 
 TEST(FcgiRequestParser, NotFastCgiIsBroken) {
   {
-    RequestParser parser(Limits{});
+    RequestParser parser(kDefaults);
     const auto fed = feed(parser, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
     ASSERT_EQ(fed.steps.size(), 1u);
     EXPECT_EQ(fed.steps[0].kind, Kind::broken);
   }
   {
-    RequestParser parser(Limits{});
+    RequestParser parser(kDefaults);
     const auto fed = feed(parser, begin(0));  // request id 0 is for management records
     ASSERT_EQ(fed.steps.size(), 1u);
     EXPECT_EQ(fed.steps[0].kind, Kind::broken);
   }
   {
-    RequestParser parser(Limits{});
+    RequestParser parser(kDefaults);
     const auto fed = feed(parser, begin(1) + stdin_stream(1, "x"));  // stdin before the parameters ended
     ASSERT_EQ(fed.steps.size(), 1u);
     EXPECT_EQ(fed.steps[0].kind, Kind::broken);
@@ -509,7 +511,7 @@ TEST(FcgiRequestParser, NotFastCgiIsBroken) {
 }
 
 TEST(FcgiHttpRequest, ParametersBecomeTheRequestFields) {
-  RequestParser parser(Limits{});
+  RequestParser parser(kDefaults);
   auto fed = feed(parser, request(1, "{}", false,
                                         {{"SCRIPT_NAME", "/records"},  // a second one: the first wins
                                          {"PATH_INFO", "/abc/"},
@@ -535,12 +537,12 @@ TEST(FcgiHttpRequest, ParametersBecomeTheRequestFields) {
 // still held (at a worker, say) keeps its own while the same connection's
 // parser, or another connection's on the same thread, reads the next ones.
 TEST(FcgiRequestParser, ARequestStillHeldKeepsItsParametersThroughTheNextOnes) {
-  RequestParser parser(Limits{});
+  RequestParser parser(kDefaults);
   auto first = feed(parser, request(1, "a", true, {{"HTTP_X_MARK", "first"}}));
   ASSERT_EQ(first.requests.size(), 1u);
   const http::Request held = to_http_request(std::move(first.requests[0]));
   for (int i = 0; i < 20; ++i) {
-    RequestParser other(Limits{});
+    RequestParser other(kDefaults);
     auto next = feed(i % 2 ? other : parser, request(1, "b", true, {{"HTTP_X_MARK", "next" + std::to_string(i)}}));
     ASSERT_EQ(next.requests.size(), 1u);
     EXPECT_EQ(next.requests[0].params->find("HTTP_X_MARK"), "next" + std::to_string(i));
