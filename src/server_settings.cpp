@@ -20,8 +20,9 @@ std::vector<settings::Setting> limit_settings(fcgi::Limits& l) {
                              "dropped. Slow clients cost authd a socket, never a thread: requests are read by an "
                              "event loop and handed to a thread only when complete."),
       settings::integer("max_connections", l.max_connections, 0, 1 << 20,
-                        "FastCGI connections open at once, also told to the web server as FCGI_MAX_CONNS; beyond, "
-                        "new ones wait in the socket's backlog; 0 = the open-file limit - 64."),
+                        "FastCGI connections open at once, also told to the web server as FCGI_MAX_CONNS; "
+                        "beyond, new ones wait in the socket's backlog; "
+                        "0 = the open-file limit - 64."),
       settings::milliseconds("idle_connection_timeout_ms", l.idle_connection_timeout, 100, 86400000,
                              "A kept FastCGI connection without a request for this long is closed, in "
                              "milliseconds (FCGI_GET_VALUES and other management records do not count as "
