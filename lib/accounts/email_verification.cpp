@@ -1,34 +1,12 @@
 #include "authd/email_verification.hpp"
 
-#include <optional>
-
 #include "accounts/hourly_limit.hpp"
+#include "accounts/mailed_link.hpp"
 #include "accounts/username_index.hpp"
 #include "authd/crypto.hpp"
-#include "authd/json.hpp"
 #include "authd/password_reset.hpp"
 
 namespace authd {
-namespace {
-
-constexpr std::size_t kTokenBytes = 32;
-
-std::string token_key(std::string_view token) { return crypto::to_hex(crypto::sha256(token)); }
-
-struct Pending {
-  std::string user_id, username, email;
-  std::int64_t expires = 0;
-};
-
-std::optional<Pending> parse_pending(std::string_view text) {
-  auto value = Json::parse(text);
-  if (!value || !value->is_object()) return std::nullopt;
-  return Pending{std::string(value->get_string("user").value_or("")),
-                 std::string(value->get_string("username").value_or("")),
-                 std::string(value->get_string("email").value_or("")), value->get_integer("exp").value_or(0)};
-}
-
-}  // namespace
 
 Result<void> queue_notice(StoreTxn& txn, const MailSettings& settings, const mail::Templates& templates,
                           std::string_view kind, const User& user, std::string_view to, std::int64_t now,
@@ -93,7 +71,7 @@ Result<std::string> EmailVerification::send(const User& user, std::string_view a
   if (!settings_.enabled()) return std::string("mail off");
   if (!mail::valid_address(address)) return std::string("no email");
   if (address == user.email && user.email_verified) return std::string("verified");
-  const std::string token = crypto::random_token(kTokenBytes);
+  const std::string token = crypto::random_token(mailed_link::kTokenBytes);
   const std::int64_t expires = now + settings_.email_verify_ttl.count();
   // The link leads to authd, which answers the page /verify.html (docs/mail.md).
   auto message = templates_.render("email_verify", address,
@@ -103,27 +81,17 @@ Result<std::string> EmailVerification::send(const User& user, std::string_view a
                                     {"link", settings_.public_url + "/email/verify?token=" + token},
                                     {"expires", describe_duration(settings_.email_verify_ttl.count())}});
   if (!message) return std::unexpected(message.error());
-  std::string outcome;
+  bool queued = false;
   auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
-    auto counted = count_hourly(txn, kMailLimits, "verify:u:" + user.id, settings_.email_verify_account_limit, now);
-    if (!counted) return std::unexpected(counted.error());
-    if (!*counted) {
-      outcome = "limited";
-      return {};
-    }
-    Json value = Json::object();
-    value.set("user", Json::string(user.id))
-        .set("username", Json::string(user.username))
-        .set("email", Json::string(address))
-        .set("exp", Json::integer(expires));
-    if (auto ok = txn.put_entry(kNamespace, token_key(token), value.dump(), expires); !ok) return ok;
-    auto queued = mail::Outbox::enqueue(txn, settings_, *message, "email_verify", user.username, now, expires);
-    if (!queued) return std::unexpected(queued.error());
-    outcome = "queued";
+    const mailed_link::Pending pending{user.id, user.username, std::string(address), expires};
+    auto mailed = mailed_link::store_and_queue(txn, kNamespace, token, pending, settings_, *message,
+                                               "verify:u:" + user.id, settings_.email_verify_account_limit, now);
+    if (!mailed) return std::unexpected(mailed.error());
+    queued = *mailed;
     return {};
   });
   if (!done) return std::unexpected(done.error());
-  return outcome;
+  return std::string(queued ? "queued" : "limited");
 }
 
 Result<std::string> EmailVerification::resend(std::string_view username, std::int64_t now,
@@ -143,56 +111,49 @@ Result<EmailVerification::Verified> EmailVerification::verify(std::string_view t
     return fail_field("token", "the verification link is unknown, used or expired: ask for a new one");
   };
   if (token.empty() || token.size() > 128) return invalid();
-  const std::string key = token_key(token);
+  const std::string key = mailed_link::key_of(token);
   Verified verified;
   bool valid = false;
   auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
     valid = false;
-    auto entry = txn.get_entry(kNamespace, key);
-    if (!entry) return std::unexpected(entry.error());
-    if (!*entry) return {};  // unknown or used
-    const auto pending = parse_pending(**entry);
-    // Malformed, or expired but not yet purged: refuse (and drop it).
-    if (!pending || pending->expires <= now) return txn.delete_entry(kNamespace, key);
-    auto user = txn.find_user(pending->username);
-    if (!user) {
-      if (user.error().code == Errc::not_found) return txn.delete_entry(kNamespace, key);
-      return std::unexpected(user.error());
-    }
-    if (user->id != pending->user_id) return txn.delete_entry(kNamespace, key);  // the name is another account's now
-    const bool change = user->email != pending->email;
+    auto link = mailed_link::open(txn, kNamespace, key, now);
+    if (!link) return std::unexpected(link.error());
+    if (!*link) return {};
+    const mailed_link::Pending& pending = (*link)->pending;
+    User& user = (*link)->user;
+    const bool change = user.email != pending.email;
     if (change) {
       // A change of address ends every reset and verification link of the
       // account, this one included (the old address's links are moot now).
-      if (auto ok = end_pending_links(txn, user->id); !ok) return ok;
+      if (auto ok = end_pending_links(txn, user.id); !ok) return ok;
     } else {
       // This token, and every other one of the account for the same address.
       auto all = txn.list_entries(kNamespace);
       if (!all) return std::unexpected(all.error());
       for (const auto& [other, text] : *all) {
-        const auto other_pending = parse_pending(text);
+        const auto other_pending = mailed_link::parse(text);
         if (other == key ||
-            (other_pending && other_pending->user_id == user->id && other_pending->email == pending->email)) {
+            (other_pending && other_pending->user_id == user.id && other_pending->email == pending.email)) {
           if (auto ok = txn.delete_entry(kNamespace, other); !ok) return ok;
         }
       }
     }
-    verified.previous_email = change ? user->email : std::string();
-    if (change || !user->email_verified) {
-      user->email = pending->email;
-      user->email_verified = true;
-      user->version += 1;
-      user->updated_at = now;
-      if (auto ok = txn.replace_user(*user); !ok) return ok;
+    verified.previous_email = change ? user.email : std::string();
+    if (change || !user.email_verified) {
+      user.email = pending.email;
+      user.email_verified = true;
+      user.version += 1;
+      user.updated_at = now;
+      if (auto ok = txn.replace_user(user); !ok) return ok;
     }
     if (change && !verified.previous_email.empty() && settings_.notify_email_changed) {
-      if (auto ok = queue_notice(txn, settings_, templates_, "email_changed", *user, verified.previous_email, now,
-                                 user->email);
+      if (auto ok = queue_notice(txn, settings_, templates_, "email_changed", user, verified.previous_email, now,
+                                 user.email);
           !ok) {
         return ok;
       }
     }
-    verified.user = *user;
+    verified.user = user;
     valid = true;
     return {};
   });
@@ -207,7 +168,7 @@ Result<std::string> EmailVerification::pending_change(const User& user, std::int
   std::string newest;
   std::int64_t newest_expiry = 0;
   for (const auto& [key, text] : *all) {
-    const auto pending = parse_pending(text);
+    const auto pending = mailed_link::parse(text);
     if (pending && pending->user_id == user.id && pending->email != user.email && pending->expires > now &&
         pending->expires > newest_expiry) {
       newest = pending->email, newest_expiry = pending->expires;

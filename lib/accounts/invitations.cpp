@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "accounts/mailed_link.hpp"
 #include "accounts/username_index.hpp"
 #include "authd/crypto.hpp"
 #include "authd/json.hpp"
@@ -11,10 +12,7 @@
 namespace authd {
 namespace {
 
-constexpr std::size_t kTokenBytes = 32;
 constexpr std::size_t kIdBytes = 8;
-
-std::string token_key(std::string_view token) { return crypto::to_hex(crypto::sha256(token)); }
 
 std::string encode(const Invitation& invitation) {
   Json value = Json::object();
@@ -80,7 +78,7 @@ Result<IssuedInvitation> Invitations::create(std::string_view email, Role role, 
   invitation.expires_at = now + ttl.count();
   invitation.invited_by = std::string(invited_by);
   invitation.invited_by_id = std::string(invited_by_id);
-  const std::string token = crypto::random_token(kTokenBytes);
+  const std::string token = crypto::random_token(mailed_link::kTokenBytes);
   issued.link = std::string(site) + "/invite#token=" + token;
   std::optional<mail::Message> message;
   if (send_mail) {
@@ -94,7 +92,8 @@ Result<IssuedInvitation> Invitations::create(std::string_view email, Role role, 
     message = std::move(*rendered);
   }
   auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
-    if (auto ok = txn.put_entry(kNamespace, token_key(token), encode(invitation), invitation.expires_at); !ok) return ok;
+    const std::string key = mailed_link::key_of(token);
+    if (auto ok = txn.put_entry(kNamespace, key, encode(invitation), invitation.expires_at); !ok) return ok;
     if (!message) return {};
     // The mail ends with the link: a message still queued then is useless.
     auto queued = mail::Outbox::enqueue(txn, mail_, *message, "invitation", "", now, invitation.expires_at);
@@ -158,7 +157,7 @@ Result<User> Invitations::accept(const InvitationAcceptance& acceptance, std::in
     return fail_field("token", "the invitation link is unknown, used, revoked or expired: ask for a new one");
   };
   if (acceptance.token.empty() || acceptance.token.size() > 128) return invalid();
-  const std::string key = token_key(acceptance.token);
+  const std::string key = mailed_link::key_of(acceptance.token);
   // Cheap checks first, so that an unknown token or a taken name costs no hashing.
   auto known = read_value(store_, [&](StoreTxn& txn) { return txn.get_entry(kNamespace, key); });
   if (!known) return std::unexpected(known.error());

@@ -1,22 +1,16 @@
 #include "authd/password_reset.hpp"
 
 #include "accounts/hourly_limit.hpp"
+#include "accounts/mailed_link.hpp"
 #include "accounts/username_index.hpp"
 #include "authd/crypto.hpp"
 #include "authd/email_verification.hpp"
-#include "authd/json.hpp"
 #include "authd/text.hpp"
 
 namespace authd {
 namespace {
 
-constexpr std::size_t kTokenBytes = 32;
 constexpr std::size_t kMaxAccountsPerEmail = 10;
-
-std::string token_key(std::string_view token) {
-  const auto digest = crypto::sha256(token);
-  return crypto::to_hex(digest);
-}
 
 }  // namespace
 
@@ -26,9 +20,8 @@ Result<void> end_pending_links(StoreTxn& txn, std::string_view user_id) {
     auto all = txn.list_entries(space);
     if (!all) return std::unexpected(all.error());
     for (const auto& [key, text] : *all) {
-      auto value = Json::parse(text);
       // A malformed entry is nobody's link: dropped too.
-      if (value && value->is_object() && value->get_string("user").value_or("") != user_id) continue;
+      if (const auto pending = mailed_link::parse(text); pending && pending->user_id != user_id) continue;
       if (auto ok = txn.delete_entry(space, key); !ok) return ok;
     }
   }
@@ -81,7 +74,7 @@ Result<std::string> PasswordReset::request(std::string_view username, std::strin
   for (const User& user : accounts) {
     found_username = user.username;
     if (!mail::valid_address(user.email)) continue;
-    const std::string token = crypto::random_token(kTokenBytes);
+    const std::string token = crypto::random_token(mailed_link::kTokenBytes);
     const std::int64_t expires = now + settings_.password_reset_ttl.count();
     auto message = templates_.render("password_reset", user.email,
                                      {{"site", settings_.public_url},
@@ -90,21 +83,11 @@ Result<std::string> PasswordReset::request(std::string_view username, std::strin
                                       {"expires", describe_duration(settings_.password_reset_ttl.count())}});
     if (!message) return std::unexpected(message.error());
     auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
-      auto counted = count_hourly(txn, kMailLimits, "forgot:u:" + user.id, settings_.password_reset_account_limit, now);
-      if (!counted) return std::unexpected(counted.error());
-      if (!*counted) {
-        outcome = "limited";
-        return {};
-      }
-      Json value = Json::object();
-      value.set("user", Json::string(user.id))
-          .set("username", Json::string(user.username))
-          .set("email", Json::string(user.email))
-          .set("exp", Json::integer(expires));
-      if (auto ok = txn.put_entry(kNamespace, token_key(token), value.dump(), expires); !ok) return ok;
-      auto queued = mail::Outbox::enqueue(txn, settings_, *message, "password_reset", user.username, now, expires);
-      if (!queued) return std::unexpected(queued.error());
-      outcome = "queued";
+      auto mailed = mailed_link::store_and_queue(txn, kNamespace, token, {user.id, user.username, user.email, expires},
+                                                 settings_, *message, "forgot:u:" + user.id,
+                                                 settings_.password_reset_account_limit, now);
+      if (!mailed) return std::unexpected(mailed.error());
+      outcome = *mailed ? "queued" : "limited";
       return {};
     });
     if (!done) return std::unexpected(done.error());
@@ -118,7 +101,7 @@ Result<User> PasswordReset::reset(std::string_view token, std::string_view new_p
   if (auto ok = validate_password(new_password, accounts_.policy()); !ok) {
     return fail_field("new_password", ok.error().message);
   }
-  const std::string key = token_key(token);
+  const std::string key = mailed_link::key_of(token);
   // Cheap check first, so an unknown token costs no hashing.
   auto known = read_value(store_, [&](StoreTxn& txn) { return txn.get_entry(kNamespace, key); });
   if (!known) return std::unexpected(known.error());
@@ -129,37 +112,24 @@ Result<User> PasswordReset::reset(std::string_view token, std::string_view new_p
   bool valid = false;
   auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
     valid = false;
-    auto entry = txn.get_entry(kNamespace, key);
-    if (!entry) return std::unexpected(entry.error());
-    if (!*entry) return {};  // used meanwhile
-    auto value = Json::parse(**entry);
-    if (!value || !value->is_object()) return txn.delete_entry(kNamespace, key);
-    const std::string user_id(value->get_string("user").value_or(""));
-    const std::string username(value->get_string("username").value_or(""));
-    // Expired but not yet purged: refuse (and drop it).
-    if (value->get_integer("exp").value_or(0) <= now) return txn.delete_entry(kNamespace, key);
-    auto user = txn.find_user(username);
-    if (!user) {
-      if (user.error().code == Errc::not_found) return txn.delete_entry(kNamespace, key);
-      return std::unexpected(user.error());
-    }
-    if (user->id != user_id) return txn.delete_entry(kNamespace, key);  // the name now belongs to another account
+    auto link = mailed_link::open(txn, kNamespace, key, now);  // unknown (used meanwhile), expired or moot: refused
+    if (!link) return std::unexpected(link.error());
+    if (!*link) return {};
+    User& user = (*link)->user;
     // Mailed to an address the account no longer has: that mailbox is no
     // longer the account's to speak for (the change ended it anyway).
-    if (user->email.empty() || value->get_string("email").value_or("") != user->email) {
-      return txn.delete_entry(kNamespace, key);
-    }
+    if (user.email.empty() || (*link)->pending.email != user.email) return txn.delete_entry(kNamespace, key);
     // Every reset and verification link of this account ends here, this one included.
-    if (auto ok = end_pending_links(txn, user_id); !ok) return ok;
-    user->password_hash = *hash;
-    user->version += 1;
-    user->updated_at = now;
-    user->token_generation += 1;
+    if (auto ok = end_pending_links(txn, user.id); !ok) return ok;
+    user.password_hash = *hash;
+    user.version += 1;
+    user.updated_at = now;
+    user.token_generation += 1;
     // The link reached the account's address: that verifies it.
-    user->email_verified = true;
-    changed = *user;
+    user.email_verified = true;
+    changed = user;
     valid = true;
-    return txn.replace_user(*user);
+    return txn.replace_user(user);
   });
   if (!done) return std::unexpected(done.error());
   if (!valid) return invalid();

@@ -1,25 +1,6 @@
 #include "authd/mfa.hpp"
 
 namespace authd {
-namespace {
-
-std::vector<std::string> words(std::string_view text) {
-  std::vector<std::string> out;
-  std::string word;
-  for (char c : text) {
-    if (c == ' ' || c == ',' || c == '\t') {
-      if (!word.empty()) out.push_back(std::move(word));
-      word.clear();
-    } else {
-      word += c;
-    }
-  }
-  if (!word.empty()) out.push_back(std::move(word));
-  return out;
-}
-
-}  // namespace
-
 std::vector<settings::Setting> mfa_settings(MfaSettings& s) {
   return settings::grouped("Second factor", {
       settings::text("mfa_required_roles", s.required_roles_text,
@@ -54,12 +35,16 @@ std::vector<settings::Setting> mfa_settings(MfaSettings& s) {
 
 Result<void> finish_mfa_settings(MfaSettings& s) {
   s.required_roles.clear();
-  for (const auto& name : words(s.required_roles_text)) {
+  for (const auto name : settings::list_items(s.required_roles_text)) {
     const auto role = parse_role(name);
-    if (!role) return fail(Errc::config, "mfa_required_roles: '" + name + "' is not a role (admin, editor, writer, user)");
+    if (!role) {
+      return fail(Errc::config,
+                  "mfa_required_roles: '" + std::string(name) + "' is not a role (admin, editor, writer, user)");
+    }
     s.required_roles.push_back(*role);
   }
-  s.origins = words(s.origins_text);
+  s.origins.clear();
+  for (const auto origin : settings::list_items(s.origins_text)) s.origins.emplace_back(origin);
   if (!s.rp_id.empty() && s.origins.empty()) {
     return fail(Errc::config, "webauthn_origins must name at least one origin when webauthn_rp_id is set");
   }

@@ -45,17 +45,6 @@ Result<std::string> binary_member(const Json& object, std::string_view name) {
   return std::move(*decoded);
 }
 
-// The challenge named in clientDataJSON (base64url), so it can be checked.
-Result<std::string> challenge_of(std::string_view client_data_json) {
-  auto client = Json::parse(client_data_json, 8);
-  if (!client || !client->is_object()) return refuse("clientDataJSON is not a JSON object");
-  const auto challenge = client->get_string("challenge");
-  if (!challenge || challenge->empty() || challenge->size() > kMaxChallengeText) {
-    return refuse("clientDataJSON has no challenge");
-  }
-  return std::string(*challenge);
-}
-
 // A challenge is a signed token (kChallengeTokenType: its own typ, audience
 // and key, token.hpp): nothing is stored when it is handed out, so an anonymous
 // POST /signin/passkey/begin costs no write (issue 23 class 9). It names its
@@ -100,6 +89,52 @@ Result<void> spend(StoreTxn& txn, const Challenge& challenge) {
   if (!spent) return std::unexpected(spent.error());
   if (*spent) return refuse("the challenge was used already");
   return txn.put_entry(kChallengeNamespace, challenge.id, "spent", challenge.expires_at + 1);
+}
+
+// The passkey index entry (kPasskeyNamespace, by credential id): its owner's
+// _id and name, a line each.
+std::string owner_entry(std::string_view user_id, std::string_view username) {
+  return std::string(user_id) + "\n" + std::string(username);
+}
+
+// The `response` object of a PublicKeyCredential. Error: invalid_input.
+Result<Json> response_of(const Json& credential) {
+  if (!credential.is_object() || !credential.get("response").is_object()) {
+    return fail_field("response", "the credential needs a response object");
+  }
+  return credential.get("response");
+}
+
+// A ceremony's response decoded: clientDataJSON, the ceremony's other members
+// (in the order asked for), and the challenge clientDataJSON names, checked
+// (open_challenge: ours, unexpired, for `purpose` and `user_id`, not spent).
+struct Answer {
+  std::string client_data;
+  std::vector<std::string> members;
+  Challenge challenge;
+};
+
+Result<Answer> open_answer(Store& store, const TokenService& tokens, const Json& response,
+                           std::initializer_list<std::string_view> members, std::string_view purpose,
+                           std::string_view user_id, std::int64_t now) {
+  Answer answer;
+  auto client_data = binary_member(response, "clientDataJSON");
+  if (!client_data) return std::unexpected(client_data.error());
+  answer.client_data = std::move(*client_data);
+  for (const auto name : members) {
+    auto member = binary_member(response, name);
+    if (!member) return std::unexpected(member.error());
+    answer.members.push_back(std::move(*member));
+  }
+  // The challenge named in clientDataJSON (base64url), so it can be checked.
+  auto client = Json::parse(answer.client_data, 8);
+  if (!client || !client->is_object()) return refuse("clientDataJSON is not a JSON object");
+  const auto named = client->get_string("challenge");
+  if (!named || named->empty() || named->size() > kMaxChallengeText) return refuse("clientDataJSON has no challenge");
+  auto challenge = open_challenge(store, tokens, *named, purpose, user_id, now);
+  if (!challenge) return std::unexpected(challenge.error());
+  answer.challenge = std::move(*challenge);
+  return answer;
 }
 
 Json credential_list(const Json& passkeys) {
@@ -157,19 +192,13 @@ Result<Json> Passkeys::begin_registration(const User& user, std::int64_t now) {
 Result<PasskeyRegistered> Passkeys::finish_registration(const User& user, const Json& credential,
                                                         std::string_view name, std::int64_t now) {
   if (auto ok = enabled(); !ok) return std::unexpected(ok.error());
-  if (!credential.is_object() || !credential.get("response").is_object()) {
-    return fail_field("response", "the credential needs a response object");
-  }
-  const Json response = credential.get("response");
-  auto client_data = binary_member(response, "clientDataJSON");
-  if (!client_data) return std::unexpected(client_data.error());
-  auto attestation = binary_member(response, "attestationObject");
-  if (!attestation) return std::unexpected(attestation.error());
-  auto challenge_text = challenge_of(*client_data);
-  if (!challenge_text) return std::unexpected(challenge_text.error());
-  auto challenge = open_challenge(store_, tokens_, *challenge_text, "register", user.id, now);
-  if (!challenge) return std::unexpected(challenge.error());
-  auto registration = webauthn::verify_registration(policy_of(settings_), challenge->raw, *client_data, *attestation);
+  auto response = response_of(credential);
+  if (!response) return std::unexpected(response.error());
+  auto answer = open_answer(store_, tokens_, *response, {"attestationObject"}, "register", user.id, now);
+  if (!answer) return std::unexpected(answer.error());
+  const Challenge& challenge = answer->challenge;
+  auto registration =
+      webauthn::verify_registration(policy_of(settings_), challenge.raw, answer->client_data, answer->members[0]);
   if (!registration) return std::unexpected(registration.error());
 
   PasskeyRegistered out;
@@ -178,7 +207,7 @@ Result<PasskeyRegistered> Passkeys::finish_registration(const User& user, const 
     auto known = txn.get_entry(kPasskeyNamespace, out.id);
     if (!known) return std::unexpected(known.error());
     if (*known) return fail(Errc::conflict, "this passkey is registered already");
-    if (auto spent = spend(txn, *challenge); !spent) return spent;
+    if (auto spent = spend(txn, challenge); !spent) return spent;
     auto state = SecondFactors::load(txn, user.id);
     if (!state) return std::unexpected(state.error());
     Json passkeys = state->get("passkeys");
@@ -193,7 +222,7 @@ Result<PasskeyRegistered> Passkeys::finish_registration(const User& user, const 
     state->set("passkeys", passkeys);
     out.recovery_codes.clear();
     if (state->get("recovery").size() == 0) out.recovery_codes = SecondFactors::new_recovery_codes(*state);
-    if (auto ok = txn.put_entry(kPasskeyNamespace, out.id, user.id + "\n" + user.username, 0); !ok) return ok;
+    if (auto ok = txn.put_entry(kPasskeyNamespace, out.id, owner_entry(user.id, user.username), 0); !ok) return ok;
     return SecondFactors::save(txn, user.id, *state);
   });
   if (!done) return std::unexpected(done.error());
@@ -244,23 +273,14 @@ Result<Json> Passkeys::begin_authentication(const std::optional<User>& user, std
 Result<PasskeyUsed> Passkeys::finish_authentication(const Json& credential, std::optional<std::string_view> user_id,
                                                     std::int64_t now) {
   if (auto ok = enabled(); !ok) return std::unexpected(ok.error());
-  if (!credential.is_object() || !credential.get("response").is_object()) {
-    return fail_field("response", "the credential needs a response object");
-  }
+  auto response = response_of(credential);
+  if (!response) return std::unexpected(response.error());
   const auto id = credential.get_string("id");
   if (!id || id->empty() || id->size() > 1400) return fail_field("id", "id must be the credential id (base64url)");
-  const Json response = credential.get("response");
-  auto client_data = binary_member(response, "clientDataJSON");
-  if (!client_data) return std::unexpected(client_data.error());
-  auto authenticator_data = binary_member(response, "authenticatorData");
-  if (!authenticator_data) return std::unexpected(authenticator_data.error());
-  auto signature = binary_member(response, "signature");
-  if (!signature) return std::unexpected(signature.error());
-  auto challenge_text = challenge_of(*client_data);
-  if (!challenge_text) return std::unexpected(challenge_text.error());
-  auto challenge = open_challenge(store_, tokens_, *challenge_text, user_id ? "assert" : "signin",
-                                  user_id ? *user_id : std::string_view(), now);
-  if (!challenge) return std::unexpected(challenge.error());
+  auto answer = open_answer(store_, tokens_, *response, {"authenticatorData", "signature"},
+                            user_id ? "assert" : "signin", user_id ? *user_id : std::string_view(), now);
+  if (!answer) return std::unexpected(answer.error());
+  const Challenge& challenge = answer->challenge;
   const auto policy = user_id ? policy_of(settings_) : signin_policy_of(settings_);
 
   PasskeyUsed out;
@@ -283,13 +303,13 @@ Result<PasskeyUsed> Passkeys::finish_authentication(const Json& credential, std:
       if (!key) return fail(Errc::internal, "corrupt passkey entry");
       const webauthn::Credential stored{std::string(*id), *key,
                                         static_cast<std::uint32_t>(entry.get_integer("count").value_or(0))};
-      auto used = webauthn::verify_assertion(policy, challenge->raw, stored, *client_data, *authenticator_data,
-                                             *signature);
+      auto used = webauthn::verify_assertion(policy, challenge.raw, stored, answer->client_data, answer->members[0],
+                                             answer->members[1]);
       if (!used) {
         refused = used.error();  // committed as is: nothing was changed
         return {};
       }
-      if (auto spent = spend(txn, *challenge); !spent) return spent;
+      if (auto spent = spend(txn, challenge); !spent) return spent;
       out.user_verified = used->user_verified;
       entry.set("count", Json::integer(used->sign_count));
       return SecondFactors::save(txn, out.user_id, *state);
@@ -345,7 +365,7 @@ SecondFactorMethod passkey_method() {
       ids.push_back(id);
     }
     for (const auto& id : ids) {
-      if (auto ok = txn.put_entry(kPasskeyNamespace, id, std::string(user_id) + "\n" + std::string(username), 0); !ok) {
+      if (auto ok = txn.put_entry(kPasskeyNamespace, id, owner_entry(user_id, username), 0); !ok) {
         return ok;
       }
     }

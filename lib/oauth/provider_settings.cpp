@@ -88,17 +88,12 @@ Result<void> OAuthProviderSettings::set(const std::string& provider, std::string
 
 Result<bool> OAuthProviderSettings::assign(std::string_view name, std::string_view value) {
   if (name == "oauth_providers") {
-    std::string list(value);
-    std::replace(list.begin(), list.end(), ',', ' ');
-    std::size_t start = 0;
-    while ((start = list.find_first_not_of(' ', start)) != std::string::npos) {
-      const auto end = std::min(list.find(' ', start), list.size());
-      const auto provider = list.substr(start, end - start);
+    for (const auto provider : settings::list_items(value)) {
       if (!valid_provider_name(provider)) {
-        return fail(Errc::config, "provider name '" + provider + "' must be lower-case letters, digits or _");
+        return fail(Errc::config,
+                    "provider name '" + std::string(provider) + "' must be lower-case letters, digits or _");
       }
-      declared_.insert(provider);
-      start = end;
+      declared_.emplace(provider);
     }
     return true;
   }

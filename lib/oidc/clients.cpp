@@ -265,6 +265,6 @@ Result<OidcClient> OidcClients::authenticate(std::string_view id, std::string_vi
   return client;
 }
 
-std::string describe_client(const OidcClient& client) { return to_json(client, false).dump(); }
+Json describe_client(const OidcClient& client) { return to_json(client, false); }
 
 }  // namespace authd

@@ -109,14 +109,12 @@ std::vector<settings::Setting> portal_settings(PortalSettings& p) {
       "cookie is host-only, so an app on another origin receives it only on the same host name (another port).";
   origins.assign = [&p](std::string_view v) -> Result<void> {
     std::vector<std::string> parsed;
-    while (!v.empty()) {
-      const auto end = std::min(v.find_first_of(" ,\t"), v.size());
-      if (const auto item = v.substr(0, end); !item.empty()) {
-        auto origin = normalized_origin(item);
-        if (!origin) return fail(Errc::config, "'" + std::string(item) + "' is not an origin like https://app.example.com");
-        parsed.push_back(std::move(*origin));
+    for (const auto item : settings::list_items(v)) {
+      auto origin = normalized_origin(item);
+      if (!origin) {
+        return fail(Errc::config, "'" + std::string(item) + "' is not an origin like https://app.example.com");
       }
-      v.remove_prefix(std::min(end + 1, v.size()));
+      parsed.push_back(std::move(*origin));
     }
     p.return_origins = std::move(parsed);  // the whole list: a later value replaces an earlier one
     return {};

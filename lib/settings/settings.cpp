@@ -75,6 +75,18 @@ std::vector<Setting> grouped(std::string_view group, std::vector<Setting> rows) 
   return rows;
 }
 
+std::vector<std::string_view> list_items(std::string_view value) {
+  std::vector<std::string_view> items;
+  auto separator = [](char c) { return c == ',' || std::isspace(static_cast<unsigned char>(c)) != 0; };
+  while (!value.empty()) {
+    std::size_t end = 0;
+    while (end < value.size() && !separator(value[end])) ++end;
+    if (end > 0) items.push_back(value.substr(0, end));
+    value.remove_prefix(std::min(end + 1, value.size()));
+  }
+  return items;
+}
+
 Setting seconds(std::string name, std::chrono::seconds& field, long long min, long long max, std::string doc) {
   return detail::bounded(std::move(name), Kind::seconds, field, min, max, std::move(doc));
 }

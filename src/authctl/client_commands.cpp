@@ -18,22 +18,9 @@ std::string joined(const std::vector<std::string>& items) {
   return out;
 }
 
-Json strings(const std::vector<std::string>& items) {
-  Json list = Json::array();
-  for (const auto& item : items) list.append(Json::string(item));
-  return list;
-}
-
 void print(const Context& context, const OidcClient& client, const std::string& secret = {}) {
   if (context.json()) {
-    Json shown = Json::object();
-    shown.set("client_id", Json::string(client.id))
-        .set("name", Json::string(client.name))
-        .set("public", Json::boolean(client.is_public))
-        .set("first_party", Json::boolean(client.first_party))
-        .set("redirect_uris", strings(client.redirect_uris))
-        .set("post_logout_redirect_uris", strings(client.post_logout_uris))
-        .set("scopes", strings(client.scopes));
+    Json shown = describe_client(client);
     if (!secret.empty()) shown.set("client_secret", Json::string(secret));
     print_json(shown);
     return;

@@ -57,7 +57,7 @@ HandlerResult admin_list_clients(App& app, const http::Request&, const RouteCont
   auto clients = app.core->oidc_clients().list();
   if (!clients) return std::unexpected(clients.error());
   std::string body = "{\"clients\":[";
-  for (std::size_t i = 0; i < clients->size(); ++i) body += (i ? "," : "") + describe_client((*clients)[i]);
+  for (std::size_t i = 0; i < clients->size(); ++i) body += (i ? "," : "") + describe_client((*clients)[i]).dump();
   return no_store(200, body + "]}");
 }
 
@@ -87,16 +87,15 @@ HandlerResult admin_add_client(App& app, const http::Request& request, const Rou
   auto issued = app.core->oidc_clients().add(std::move(spec), unix_now());
   if (!issued) return std::unexpected(issued.error());
   audit_change(app, request, context, "client_added", issued->client.id);
-  auto shown = Json::parse(describe_client(issued->client));
-  if (!shown) return std::unexpected(shown.error());
-  if (!issued->secret.empty()) shown->set("client_secret", Json::string(issued->secret));
-  return no_store(201, shown->dump());
+  Json shown = describe_client(issued->client);
+  if (!issued->secret.empty()) shown.set("client_secret", Json::string(issued->secret));
+  return no_store(201, shown.dump());
 }
 
 HandlerResult admin_get_client(App& app, const http::Request&, const RouteContext& context) {
   auto client = app.core->oidc_clients().find(context.id);
   if (!client) return std::unexpected(client.error());
-  return no_store(200, describe_client(*client));
+  return no_store(200, describe_client(*client).dump());
 }
 
 HandlerResult admin_remove_client(App& app, const http::Request& request, const RouteContext& context) {

@@ -96,23 +96,11 @@ HandlerResult email_verify_resend(App& app, const http::Request& request, const 
   if (!username) return std::unexpected(username.error());
   if (username->size() > 1024) return fail_field("username", "username is too long");
   const auto now = unix_now();
-  if (auto admitted = app.email_verification->admit_address(request.remote_addr, now); !admitted) {
-    if (admitted.error().code == Errc::throttled) {
-      audit(app, request, {.event = "email_verify_requested", .outcome = "refused",
-                           .reason = "too many requests from this address"});
-    }
-    return std::unexpected(admitted.error());
-  }
-  std::string found;
-  auto outcome = app.email_verification->resend(*username, now, found);
-  if (!outcome) {
-    log::warn("email verification: " + outcome.error().message);
-    return fail(Errc::unavailable, "cannot record the request now; try again later");
-  }
-  if (*outcome == "queued") mail_sender::wake();
-  audit(app, request, {.event = "email_verify_requested", .username = found,
-                       .outcome = *outcome == "queued" ? "ok" : "refused", .reason = *outcome});
-  return equal_time_answer(app, started, kResendAnswer);  // the same answer after the same time, whatever happened
+  return answer_mailing_request(app, request, {"email_verify_requested", "email verification", kResendAnswer, started},
+                                app.email_verification->admit_address(request.remote_addr, now),
+                                [&](std::string& found) {
+                                  return app.email_verification->resend(*username, now, found);
+                                });
 }
 
 HandlerResult change_email(App& app, const http::Request& request, const RouteContext& context) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,12 @@ HandlerResult signout(App& app, const http::Request& request, const RouteContext
 HandlerResult signout_all(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult me(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult change_password(App& app, const http::Request& request, const RouteContext& context);
+// What follows every password change (PUT /me/password, POST /password/reset),
+// after the change's own write ended the user's access tokens (token
+// generation + 1) and pending links: the user's refresh families end and the
+// password_changed notice goes out (notify). A failure is logged only: the
+// password is changed.
+void after_password_change(App& app, const User& user);
 // Password reset by mail (password_reset.cpp): POST /password/forgot, POST /password/reset.
 HandlerResult password_forgot(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult password_reset(App& app, const http::Request& request, const RouteContext& context);
@@ -166,11 +173,24 @@ Result<http::Response> end_other_sessions(App& app, const http::Request& request
                                           http::Response response);
 // The JSON body, or an empty object when the request has none.
 Result<Json> optional_json_body(const App& app, const http::Request& request);
-// 202 {"message": message}, no-store, sent no earlier than `started` +
-// password_forgot_time: the one answer of POST /password/forgot and POST
-// /email/verify/resend, whatever happened (nothing told by content or time).
-http::Response equal_time_answer(const App& app, std::chrono::steady_clock::time_point started,
-                                 std::string_view message);
+// The mailing requests open to anyone, POST /password/forgot and POST
+// /email/verify/resend (password_reset.cpp), once their body is read:
+// `admitted`, one more request from the client address (past the hourly limit
+// 429, audited as `event` refused), then `ask`, the request itself (what
+// happened, for the audit log, and the account's name; a storage error is
+// logged after `what` and answered 503), a queued mail sent on, the outcome
+// audited as `event`, and 202 {"message": answer}, no-store, sent no earlier
+// than `started` + password_forgot_time: the one answer whatever happened
+// (nothing told by content or time).
+struct MailingRequest {
+  std::string_view event;
+  std::string_view what;
+  std::string_view answer;
+  std::chrono::steady_clock::time_point started;
+};
+HandlerResult answer_mailing_request(App& app, const http::Request& request, const MailingRequest& mailing,
+                                     Result<void> admitted,
+                                     const std::function<Result<std::string>(std::string& found_username)>& ask);
 // A string member of a JSON body. Error: invalid_input naming the field.
 Result<std::string> required_field(const Json& body, std::string_view field);
 

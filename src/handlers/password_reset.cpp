@@ -40,14 +40,31 @@ Result<std::string> optional_string(const Json& body, std::string_view field, st
 
 }  // namespace
 
-http::Response equal_time_answer(const App& app, std::chrono::steady_clock::time_point started,
-                                 std::string_view message) {
+HandlerResult answer_mailing_request(App& app, const http::Request& request, const MailingRequest& mailing,
+                                     Result<void> admitted,
+                                     const std::function<Result<std::string>(std::string& found_username)>& ask) {
+  if (!admitted) {
+    if (admitted.error().code == Errc::throttled) {
+      audit(app, request, {.event = std::string(mailing.event), .outcome = "refused",
+                           .reason = "too many requests from this address"});
+    }
+    return std::unexpected(admitted.error());
+  }
+  std::string found;
+  auto outcome = ask(found);
+  if (!outcome) {
+    log::warn(std::string(mailing.what) + ": " + outcome.error().message);
+    return fail(Errc::unavailable, "cannot record the request now; try again later");
+  }
+  if (*outcome == "queued") mail_sender::wake();
+  audit(app, request, {.event = std::string(mailing.event), .username = found,
+                       .outcome = *outcome == "queued" ? "ok" : "refused", .reason = *outcome});
   Json answer = Json::object();
-  answer.set("message", Json::string(message));
+  answer.set("message", Json::string(mailing.answer));
   auto response = http::Response::json(202, answer);
   response.header("Cache-Control", "no-store");
   // Held, not slept on: the lane thread is free meanwhile (DelayedAnswers).
-  response.not_before = started + app.core->settings().mail.password_forgot_time;
+  response.not_before = mailing.started + app.core->settings().mail.password_forgot_time;
   return response;
 }
 
@@ -60,25 +77,11 @@ HandlerResult password_forgot(App& app, const http::Request& request, const Rout
   auto email = optional_string(*body, "email", 1024);
   if (!email) return std::unexpected(email.error());
   if (username->empty() == email->empty()) return fail(Errc::invalid_input, "give either username or email");
-
   const auto now = unix_now();
-  if (auto admitted = app.password_reset->admit_address(request.remote_addr, now); !admitted) {
-    if (admitted.error().code == Errc::throttled) {
-      audit(app, request, {.event = "password_reset_requested", .outcome = "refused",
-                           .reason = "too many requests from this address"});
-    }
-    return std::unexpected(admitted.error());
-  }
-  std::string found;
-  auto outcome = app.password_reset->request(*username, *email, now, found);
-  if (!outcome) {
-    log::warn("password reset: " + outcome.error().message);
-    return fail(Errc::unavailable, "cannot record the request now; try again later");
-  }
-  if (*outcome == "queued") mail_sender::wake();
-  audit(app, request, {.event = "password_reset_requested", .username = found,
-                       .outcome = *outcome == "queued" ? "ok" : "refused", .reason = *outcome});
-  return equal_time_answer(app, started, kForgotAnswer);  // the same answer after the same time, whatever happened
+  return answer_mailing_request(app, request, {"password_reset_requested", "password reset", kForgotAnswer, started},
+                                app.password_reset->admit_address(request.remote_addr, now), [&](std::string& found) {
+                                  return app.password_reset->request(*username, *email, now, found);
+                                });
 }
 
 HandlerResult password_reset(App& app, const http::Request& request, const RouteContext&) {
@@ -95,12 +98,9 @@ HandlerResult password_reset(App& app, const http::Request& request, const Route
     }
     return std::unexpected(user.error());
   }
-  if (auto ended = app.core->refresh().end_user(user->id); !ended) {
-    log::warn("cannot end the refresh tokens of a user: " + ended.error().message);
-  }
+  after_password_change(app, *user);
   audit(app, request, {.event = "password_reset", .username = user->username, .outcome = "ok",
                        .reason = "every other token ended"});
-  notify(app, *user, "password_changed");
   if (auto second = ask_second_factor(app, request, *user, "pwd"); !second) return std::unexpected(second.error());
   Json shown = Json::object();
   shown.set("acl", Json::array()).set("username", Json::string(user->username));

@@ -94,6 +94,13 @@ HandlerResult me(App& app, const http::Request&, const RouteContext& context) {
   return response;
 }
 
+void after_password_change(App& app, const User& user) {
+  if (auto ended = app.core->refresh().end_user(user.id); !ended) {
+    log::warn("cannot end the refresh tokens of a user: " + ended.error().message);
+  }
+  notify(app, user, "password_changed");
+}
+
 HandlerResult change_password(App& app, const http::Request& request, const RouteContext& context) {
   auto body = parse_json_body(app, request);
   if (!body) return std::unexpected(body.error());
@@ -118,12 +125,9 @@ HandlerResult change_password(App& app, const http::Request& request, const Rout
     }
     return std::unexpected(user.error());
   }
-  if (auto ended = app.core->refresh().end_user(user->id); !ended) {
-    log::warn("cannot end the refresh tokens of a user: " + ended.error().message);
-  }
+  after_password_change(app, *user);
   audit(app, request, {.event = "password_changed", .username = user->username, .outcome = "ok",
                        .reason = "every other token ended"});
-  notify(app, *user, "password_changed");
   Json shown = Json::object();
   shown.set("acl", Json::array()).set("username", Json::string(user->username));
   // The new token keeps how this session authenticated (a second factor stays shown).

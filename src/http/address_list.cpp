@@ -103,9 +103,7 @@ bool Cidr::contains(const IpAddress& address) const noexcept {
 Result<AddressList> AddressList::parse(std::string_view value) {
   AddressList list;
   list.text_ = std::string(text::trim(value));
-  std::string spaced(value);
-  std::replace(spaced.begin(), spaced.end(), ',', ' ');
-  for (const auto word : text::words(spaced)) {
+  for (const auto word : settings::list_items(value)) {
     auto cidr = parse_entry(word);
     if (!cidr) return std::unexpected(cidr.error());
     list.networks_.push_back(*cidr);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "authd/error.hpp"
+#include "authd/json.hpp"
 #include "authd/store.hpp"
 
 namespace authd {
@@ -90,6 +91,6 @@ class OidcClients {
 };
 
 // The client as JSON for the admin API and authctl (never its secret hash).
-std::string describe_client(const OidcClient& client);
+Json describe_client(const OidcClient& client);
 
 }  // namespace authd

@@ -75,6 +75,11 @@ std::vector<std::string> environment_variable_names();
 // `rows` with `group` set on each row that has none yet.
 std::vector<Setting> grouped(std::string_view group, std::vector<Setting> rows);
 
+// The items of a value that lists several ("a b", "a,b", "a, b"): separated
+// by white space or commas, empty items skipped. Every setting documented as
+// "separated by spaces or commas" reads its value with this.
+std::vector<std::string_view> list_items(std::string_view value);
+
 // --- row builders: each binds a row to a field of the module's struct ------
 template <class Int>
 Setting integer(std::string name, Int& field, long long min, long long max, std::string doc);
