@@ -19,11 +19,8 @@ export AUTHD_PASSWORD_FORGOT_TIME=0 AUTHD_PASSWORD_RESET_ACCOUNT_LIMIT=50 AUTHD_
 export AUTHD_PASSWORD_RESET_ADDRESS_LIMIT=0
 # Notices are other tests' (t_mail_notify.sh, t_mail_new_device.sh): one mail per request here.
 export AUTHD_NOTIFY_PASSWORD_CHANGED=false AUTHD_NOTIFY_EMAIL_CHANGED=false AUTHD_NOTIFY_NEW_DEVICE=false
-smtp_pick || exit 1
-smtp_start || { echo "cannot start aiosmtpd"; exit 1; }
-stack_start
+mail_stack_start
 
-post() { http POST "$1" -H 'Content-Type: application/json' --data-binary "$2" "${@:3}"; }
 forgot() { post /password/forgot "{\"username\":\"$1\"}"; expect_status 202 "forgot $1"; }
 reset() { post /password/reset "{\"token\":\"$1\",\"new_password\":\"$2\"}"; }
 # The one mail that arrives after the mailbox was emptied: its To in
