@@ -27,6 +27,7 @@
 #                          port_in_use, wait_for_port, wait_for_socket,
 #                          wait_for_http, http_status, now_ms, fcgi_spawn...
 #   apache.sh, nginx.sh, h2o.sh, caddy.sh   the other front ends (TEST_FRONTEND below)
+#   front_conf.sh          configuration pieces they share (apache_run_as, nginx_conf_head)
 #
 # Inputs (environment; defaults derived from this file's location)
 #   SOURCE_DIR     repository root                    (default: ../.. from here)
@@ -203,6 +204,8 @@ _tool_path() {
 }
 
 # --- the front end ---------------------------------------------------------------
+# shellcheck source=front_conf.sh
+source "$_HARNESS_DIR/front_conf.sh"
 case $TEST_FRONTEND in
   lighttpd)
     FRONTEND_LOGS=(lighttpd-error.log lighttpd-access.log lighttpd.out)
