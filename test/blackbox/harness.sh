@@ -92,6 +92,11 @@
 #                  not come up.
 #   authd_alive    true while authd runs (unlike `kill -0 $AUTHD_PID`, false
 #                  for an authd that died and is a zombie).
+#   authd_tcp_start PORT SECRET
+#                  a second authd on 127.0.0.1:PORT (FastCGI over TCP, for
+#                  Apache's authorizer), front_secret SECRET, same state and
+#                  settings, logging into authd.log too; AUTHZ_PID, stopped at
+#                  exit. The script dies when it does not listen within 5 s.
 #   authd_child_pid [TIMEOUT_S]
 #                  prints the pid of the live authd process (supervised: the
 #                  supervisor's current child, waiting up to TIMEOUT_S, default
@@ -387,6 +392,17 @@ authd_stop() {
   fi
   AUTHD_PID=
   rm -f "$FCGI_SOCKET"
+}
+
+authd_tcp_start() {
+  local port=$1 secret=$2
+  AUTHZ_PID=
+  stop_at_exit AUTHZ_PID "authd (authorizer)"
+  AUTHD_FRONT_SECRET=$secret setsid spawn-fcgi -n -a 127.0.0.1 -p "$port" -- "$AUTHD_BIN" \
+    </dev/null >>"$STATE_DIR/authd.log" 2>&1 &
+  AUTHZ_PID=$!
+  wait_for_port "$port" "$AUTHZ_PID" 5 ||
+    { dump_logs; _harness_die "the TCP authd did not start on $port"; }
 }
 
 authd_child_pid() {
