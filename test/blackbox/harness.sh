@@ -139,6 +139,11 @@
 #   need_tools TOOL...
 #                  exits 1 (a setup failure) naming the first TOOL that is not
 #                  on PATH; scripts/deps.sh test installs them all.
+#   need_jwks_verifiers
+#                  the outside token verifiers of test/jwks: sets JWKS_DIR and
+#                  PY (the python3 with python3-jwt), installs jose there once
+#                  (npm ci, one script at a time); exits 1 when node or
+#                  python3-jwt is missing.
 #   _harness_die MSG  prints MSG and exits 1 (a setup failure, not a check).
 #   @PORT@         settings that must name the front end's port before authd
 #                  starts: export any AUTHD_* variable with the text @PORT@ in
@@ -193,6 +198,18 @@ _EXTRA_LOGS=()
 _harness_die() {
   printf 'harness: %s\n' "$*" >&2
   exit 1
+}
+
+need_jwks_verifiers() {
+  JWKS_DIR=$SOURCE_DIR/test/jwks
+  PY=/usr/bin/python3
+  command -v node >/dev/null || _harness_die "node is missing (scripts/deps.sh test)"
+  $PY -c 'import jwt' 2>/dev/null || _harness_die "python3-jwt is missing (scripts/deps.sh test)"
+  if [[ ! -f $JWKS_DIR/node_modules/jose/package.json ]]; then
+    ( exec 9>"${TMPDIR:-/tmp}/authd-jwks-npm.lock"; flock -w 300 9
+      [[ -f $JWKS_DIR/node_modules/jose/package.json ]] || (cd "$JWKS_DIR" && npm ci --no-audit --no-fund --loglevel=error) ) ||
+      _harness_die "npm ci in test/jwks failed"
+  fi
 }
 
 need_tools() {
