@@ -29,6 +29,10 @@ PEER_PID=
 PEER_PORT=
 ACCESS_LOG=
 
+# apache_run_as, nginx_conf_head: shared with the black-box tests' front ends.
+# shellcheck source=../../test/blackbox/front_conf.sh
+source "$ROOT/test/blackbox/front_conf.sh"
+
 start_fcgi() {
   local bin=$1 log=$2 threads=$3 rc=0
   AUTHD_WORKERS=$threads AUTHD_STATE_DIR=${FCGI_STATE_DIR:-$STATE/db} fcgi_spawn "$SOCKET" "$log" "$bin" || rc=$?
@@ -42,23 +46,6 @@ stop_fcgi() {
   stop_group "$FCGI_PID" "FastCGI program"
   FCGI_PID=
   rm -f "$SOCKET"
-}
-
-# The prefix that runs Apache unprivileged when we are root, as
-# test/blackbox/apache.sh does: www-data (or nobody) holding only
-# CAP_DAC_OVERRIDE, so that it never switches users and can open the socket
-# and write its logs in the 0700 state directory.
-_apache_run_as() {
-  ((EUID == 0)) || return 0
-  local user
-  for user in www-data nobody; do
-    if id -u "$user" >/dev/null 2>&1; then
-      printf '%s\n' setpriv "--reuid=$user" "--regid=$(id -g "$user")" --clear-groups \
-        --inh-caps=+dac_override --ambient-caps=+dac_override --
-      return 0
-    fi
-  done
-  return 1
 }
 
 # The shipped Apache configuration, with enablereuse=on added to the API's
@@ -81,8 +68,7 @@ _apache_configure() {
 # connections, listening on PORT; http mode proxies to 127.0.0.1:UPSTREAM.
 # The FastCGI parameters are conf/nginx/authd.conf's.
 _nginx_configure() {
-  local dir=$1 mode=$2 keep=$3 port=$4 upstream=${5:-} user_line="" upstream_block location
-  ((EUID == 0)) && user_line='user root;'
+  local dir=$1 mode=$2 keep=$3 port=$4 upstream=${5:-} upstream_block location
   if [[ $mode == fastcgi ]]; then
     upstream_block="upstream bench_backend { server unix:$SOCKET; keepalive $keep; }"
     location="fastcgi_pass bench_backend;
@@ -113,21 +99,10 @@ _nginx_configure() {
             proxy_set_header Connection \"\";
             proxy_set_header Host \$host;"
   fi
-  mkdir -p "$dir/tmp"
-  cat >"$dir/nginx.conf" <<EOF
-# Written by bench/lib/fronts.sh ($mode, keepalive $keep).
-$user_line
-worker_processes $BENCH_NGINX_WORKERS;
-pid $dir/nginx.pid;
-error_log $dir/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log $dir/access.log;
-    client_body_temp_path $dir/tmp/client_body;
-    proxy_temp_path       $dir/tmp/proxy;
-    fastcgi_temp_path     $dir/tmp/fastcgi;
-    uwsgi_temp_path       $dir/tmp/uwsgi;
-    scgi_temp_path        $dir/tmp/scgi;
+  {
+    echo "# Written by bench/lib/fronts.sh ($mode, keepalive $keep)."
+    nginx_conf_head "$dir" "$dir/nginx.pid" "$dir/error.log" warn 4096 "$dir/access.log" "$BENCH_NGINX_WORKERS"
+    cat <<EOF
     keepalive_timeout 60s;
     keepalive_requests 100000;
     $upstream_block
@@ -142,6 +117,7 @@ http {
     }
 }
 EOF
+  } >"$dir/nginx.conf"
 }
 
 # start_front KIND [ARGS]: see the top of this file.
@@ -177,7 +153,7 @@ start_front() {
         _apache_configure "$dir"
         local -a prefix=()
         local run_as
-        run_as=$(_apache_run_as) || die "running as root, but neither www-data nor nobody exists to run Apache as"
+        run_as=$(apache_run_as) || die "running as root, but neither www-data nor nobody exists to run Apache as"
         [[ -z $run_as ]] || mapfile -t prefix <<<"$run_as"
         : >"$dir/apache-error.log"
         HTTPD_PORT=$PORT HTTPD_WWW=$ROOT/www HTTPD_RUN_DIR=$dir HTTPD_FCGI_SOCKET=$SOCKET \

@@ -31,20 +31,6 @@ APACHE_BIN=${APACHE_BIN:-$(_tool_path apache2 /usr/sbin/apache2)}
 APACHE_PID=
 FRONTEND_LOGS=(apache-error.log apache-access.log apache.out)
 
-# The command prefix that runs Apache as an unprivileged user when we are root.
-_apache_run_as() {
-  ((EUID == 0)) || return 0
-  local user
-  for user in www-data nobody; do
-    if id -u "$user" >/dev/null 2>&1; then
-      printf '%s\n' setpriv "--reuid=$user" "--regid=$(id -g "$user")" --clear-groups \
-        --inh-caps=+dac_override --ambient-caps=+dac_override --
-      return 0
-    fi
-  done
-  return 1
-}
-
 # Starts Apache on $PORT (harness.sh's _frontend_start). Returns 0 when it
 # listens, 2 when the port was taken (the caller retries with another), 1 on
 # any other failure.
@@ -54,7 +40,7 @@ _frontend_start() {
   [[ -f $APACHE_CONF ]] || _harness_die "no Apache config at $APACHE_CONF"
   local -a prefix=() defines=(-DFOREGROUND)
   local run_as
-  run_as=$(_apache_run_as) ||
+  run_as=$(apache_run_as) ||
     _harness_die "running as root, but neither www-data nor nobody exists to run Apache as"
   [[ -z $run_as ]] || mapfile -t prefix <<<"$run_as"
   local name

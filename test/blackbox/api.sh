@@ -132,6 +132,7 @@ auth_http() {
   shift 2
   http "$method" "$path" -H "$(bearer)" "$@"
 }
+post() { http POST "$1" -H "$_JSON_CT" --data-binary "$2" "${@:3}"; }  # PATH JSON [CURL ARGS], no token
 auth_get() { auth_http GET "$@"; }
 auth_delete() { auth_http DELETE "$@"; }
 auth_post() {

@@ -62,6 +62,11 @@
 #                  lets them all go at once.
 #   clients_wait   waits for the clients started last (unlike a bare `wait`,
 #                  not for the stack's processes, which are children too).
+#   wrk_status_lua FILE
+#                  writes a wrk script to FILE: every request carries
+#                  "Authorization: Bearer $TOKEN"; at the end it prints
+#                  "wrk: status CODE N" per status, "wrk: errors N" (connect,
+#                  read, write, timeout, status) and "wrk: requests N".
 #   fault_die MSG  prints MSG and exits 1 (a setup failure, not a check).
 #   print_figure NAME VALUE
 #                  prints "figure: NAME = VALUE" (the figures each test
@@ -69,6 +74,26 @@
 
 # shellcheck source=harness.sh
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+
+wrk_status_lua() {
+  cat >"$1" <<LUA
+wrk.headers["Authorization"] = "Bearer $TOKEN"
+local threads = {}
+function setup(t) threads[#threads + 1] = t end
+counts = {}
+function response(status, headers, body) counts[status] = (counts[status] or 0) + 1 end
+function done(summary)
+  local total = {}
+  for _, t in ipairs(threads) do
+    for k, v in pairs(t:get("counts")) do total[k] = (total[k] or 0) + v end
+  end
+  for k, v in pairs(total) do io.write(string.format("wrk: status %d %d\\n", k, v)) end
+  local e = summary.errors
+  io.write(string.format("wrk: errors %d\\n", e.connect + e.read + e.write + e.timeout + e.status))
+  io.write(string.format("wrk: requests %d\\n", summary.requests))
+end
+LUA
+}
 
 fault_die() {
   printf 'fault_lib: %s\n' "$*" >&2

@@ -27,6 +27,7 @@
 #                          port_in_use, wait_for_port, wait_for_socket,
 #                          wait_for_http, http_status, now_ms, fcgi_spawn...
 #   apache.sh, nginx.sh, h2o.sh, caddy.sh   the other front ends (TEST_FRONTEND below)
+#   front_conf.sh          configuration pieces they share (apache_run_as, nginx_conf_head)
 #
 # Inputs (environment; defaults derived from this file's location)
 #   SOURCE_DIR     repository root                    (default: ../.. from here)
@@ -91,6 +92,11 @@
 #                  not come up.
 #   authd_alive    true while authd runs (unlike `kill -0 $AUTHD_PID`, false
 #                  for an authd that died and is a zombie).
+#   authd_tcp_start PORT SECRET
+#                  a second authd on 127.0.0.1:PORT (FastCGI over TCP, for
+#                  Apache's authorizer), front_secret SECRET, same state and
+#                  settings, logging into authd.log too; AUTHZ_PID, stopped at
+#                  exit. The script dies when it does not listen within 5 s.
 #   authd_child_pid [TIMEOUT_S]
 #                  prints the pid of the live authd process (supervised: the
 #                  supervisor's current child, waiting up to TIMEOUT_S, default
@@ -133,6 +139,11 @@
 #   need_tools TOOL...
 #                  exits 1 (a setup failure) naming the first TOOL that is not
 #                  on PATH; scripts/deps.sh test installs them all.
+#   need_jwks_verifiers
+#                  the outside token verifiers of test/jwks: sets JWKS_DIR and
+#                  PY (the python3 with python3-jwt), installs jose there once
+#                  (npm ci, one script at a time); exits 1 when node or
+#                  python3-jwt is missing.
 #   _harness_die MSG  prints MSG and exits 1 (a setup failure, not a check).
 #   @PORT@         settings that must name the front end's port before authd
 #                  starts: export any AUTHD_* variable with the text @PORT@ in
@@ -189,6 +200,18 @@ _harness_die() {
   exit 1
 }
 
+need_jwks_verifiers() {
+  JWKS_DIR=$SOURCE_DIR/test/jwks
+  PY=/usr/bin/python3
+  command -v node >/dev/null || _harness_die "node is missing (scripts/deps.sh test)"
+  $PY -c 'import jwt' 2>/dev/null || _harness_die "python3-jwt is missing (scripts/deps.sh test)"
+  if [[ ! -f $JWKS_DIR/node_modules/jose/package.json ]]; then
+    ( exec 9>"${TMPDIR:-/tmp}/authd-jwks-npm.lock"; flock -w 300 9
+      [[ -f $JWKS_DIR/node_modules/jose/package.json ]] || (cd "$JWKS_DIR" && npm ci --no-audit --no-fund --loglevel=error) ) ||
+      _harness_die "npm ci in test/jwks failed"
+  fi
+}
+
 need_tools() {
   local tool
   for tool in "$@"; do
@@ -203,6 +226,8 @@ _tool_path() {
 }
 
 # --- the front end ---------------------------------------------------------------
+# shellcheck source=front_conf.sh
+source "$_HARNESS_DIR/front_conf.sh"
 case $TEST_FRONTEND in
   lighttpd)
     FRONTEND_LOGS=(lighttpd-error.log lighttpd-access.log lighttpd.out)
@@ -384,6 +409,17 @@ authd_stop() {
   fi
   AUTHD_PID=
   rm -f "$FCGI_SOCKET"
+}
+
+authd_tcp_start() {
+  local port=$1 secret=$2
+  AUTHZ_PID=
+  stop_at_exit AUTHZ_PID "authd (authorizer)"
+  AUTHD_FRONT_SECRET=$secret setsid spawn-fcgi -n -a 127.0.0.1 -p "$port" -- "$AUTHD_BIN" \
+    </dev/null >>"$STATE_DIR/authd.log" 2>&1 &
+  AUTHZ_PID=$!
+  wait_for_port "$port" "$AUTHZ_PID" 5 ||
+    { dump_logs; _harness_die "the TCP authd did not start on $port"; }
 }
 
 authd_child_pid() {

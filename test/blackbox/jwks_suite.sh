@@ -8,15 +8,7 @@
 export AUTHD_TOKEN_ALGORITHM=$JWKS_ALG
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
-JWKS_DIR=$SOURCE_DIR/test/jwks
-PY=/usr/bin/python3
-command -v node >/dev/null || _harness_die "node is missing (scripts/deps.sh test)"
-$PY -c 'import jwt' 2>/dev/null || _harness_die "python3-jwt is missing (scripts/deps.sh test)"
-if [[ ! -f $JWKS_DIR/node_modules/jose/package.json ]]; then
-  ( exec 9>"${TMPDIR:-/tmp}/authd-jwks-npm.lock"; flock -w 300 9
-    [[ -f $JWKS_DIR/node_modules/jose/package.json ]] || (cd "$JWKS_DIR" && npm ci --no-audit --no-fund --loglevel=error) ) ||
-    _harness_die "npm ci in test/jwks failed"
-fi
+need_jwks_verifiers
 stack_start
 
 b64url() { base64 -w0 | tr '+/' '-_' | tr -d '='; }

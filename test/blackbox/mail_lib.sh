@@ -11,6 +11,14 @@
 #   mail_files           the message files, oldest first
 #   mail_part FILE WHAT  subject, to, from, date, message-id, text, html (decoded)
 #   mail_token FILE      the token=... of the message's link
+#   mail_last WHAT       mail_part of the newest message
+#   mail_settle N        mail_wait N (a failure if they do not come), then 1 s more
+#   expect_not_logged WHAT SECRET  a check that SECRET is in no log of authd's
+#                        ($STATE_DIR/*.log) nor in $AUDIT when that is set
+#   mail_to ADDRESS      the newest message to ADDRESS (waits up to 20 s for one)
+#   mail_stack_start [audit]  smtp_pick, smtp_start, then stack_start (exits if
+#                        one fails); with audit, AUTHD_AUDIT_LOG and AUDIT name
+#                        $MAILDIR/audit.log
 
 smtp_pick() {
   SMTP_PORT=$(pick_port) || return 1
@@ -67,3 +75,35 @@ PY
 }
 
 mail_token() { mail_part "$1" text | grep -oE 'token=[A-Za-z0-9_-]+' | head -1 | cut -d= -f2; }
+
+mail_last() { mail_part "$(mail_files | tail -1)" "$1"; }
+mail_settle() { mail_wait "$1" || fail "only $(mail_count) of $1 mails arrived"; sleep 1; }
+
+expect_not_logged() {
+  local f leaked=0
+  for f in "$STATE_DIR"/*.log ${AUDIT:+"$AUDIT"}; do
+    [[ -f $f ]] && grep -q -- "$2" "$f" && { fail "$1 is in $f"; leaked=1; }
+  done
+  ((leaked == 0)) && pass "no $1 in the logs"
+}
+
+mail_to() {
+  local i f
+  for ((i = 0; i < 200; i++)); do
+    for f in $(mail_files | tac); do
+      [[ $(mail_part "$f" to) == "$1" ]] && { echo "$f"; return 0; }
+    done
+    sleep 0.1
+  done
+  return 1
+}
+
+mail_stack_start() {
+  smtp_pick || exit 1
+  smtp_start || { echo "cannot start aiosmtpd"; exit 1; }
+  if [[ ${1:-} == audit ]]; then
+    export AUTHD_AUDIT_LOG=$MAILDIR/audit.log
+    AUDIT=$AUTHD_AUDIT_LOG
+  fi
+  stack_start
+}

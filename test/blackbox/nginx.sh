@@ -33,36 +33,23 @@ FRONTEND_LOGS=(nginx-error.log nginx-access.log nginx.out)
 
 # _nginx_configure PORT: writes $STATE_DIR/nginx/{authd,nginx}.conf.
 _nginx_configure() {
-  local port=$1 dir=$STATE_DIR/nginx user_line=
-  mkdir -p "$dir/tmp"
+  local port=$1 dir=$STATE_DIR/nginx site=$STATE_DIR/nginx/authd.conf
+  mkdir -p "$dir"
   # The three CHANGE values, matched as a whole so that a change to the
   # shipped file cannot go unnoticed (nginx -t below, and the check after).
   sed -e "s|^\\( *listen \\)127\\.0\\.0\\.1:8080;|\\1127.0.0.1:$port;|" \
       -e "s|^\\( *root \\)/usr/local/share/authd/www;|\\1$SOURCE_DIR/www;|" \
       -e "s|^\\( *server \\)unix:/run/authd/authd\\.sock;|\\1unix:$FCGI_SOCKET;|" \
-      "$NGINX_CONF" >"$dir/authd.conf"
-  grep -q "listen 127.0.0.1:$port;" "$dir/authd.conf" &&
-    grep -qF "root $SOURCE_DIR/www;" "$dir/authd.conf" &&
-    grep -qF "server unix:$FCGI_SOCKET;" "$dir/authd.conf" ||
+      "$NGINX_CONF" >"$site"
+  grep -q "listen 127.0.0.1:$port;" "$site" &&
+    grep -qF "root $SOURCE_DIR/www;" "$site" &&
+    grep -qF "server unix:$FCGI_SOCKET;" "$site" ||
     _harness_die "$NGINX_CONF: the listen/root/server lines marked CHANGE were not found"
-  ((EUID == 0)) && user_line='user root;'
-  cat >"$dir/nginx.conf" <<EOF
-# Written by test/blackbox/nginx.sh around $NGINX_CONF.
-$user_line
-worker_processes 1;
-pid $STATE_DIR/nginx.pid;
-error_log $STATE_DIR/nginx-error.log warn;
-events { worker_connections 1024; }
-http {
-    access_log $STATE_DIR/nginx-access.log;
-    client_body_temp_path $dir/tmp/client_body;
-    proxy_temp_path       $dir/tmp/proxy;
-    fastcgi_temp_path     $dir/tmp/fastcgi;
-    uwsgi_temp_path       $dir/tmp/uwsgi;
-    scgi_temp_path        $dir/tmp/scgi;
-    include $dir/authd.conf;
-}
-EOF
+  {
+    echo "# Written by test/blackbox/nginx.sh around $NGINX_CONF."
+    nginx_conf_head "$dir" "$STATE_DIR/nginx.pid" "$STATE_DIR/nginx-error.log" warn 1024 "$STATE_DIR/nginx-access.log"
+    printf '    include %s;\n}\n' "$site"
+  } >"$dir/nginx.conf"
 }
 
 # Starts nginx on $PORT (harness.sh's _frontend_start). Returns 0 when it

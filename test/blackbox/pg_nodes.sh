@@ -15,6 +15,13 @@
 #   pg_node_logs NAME       prints its authd and lighttpd logs
 #   pg_signing_key          64 random hex digits
 #   pg_wait_for_store URL   waits until POST /signin answers anything but 503
+#   pg_nodes_database       a new cluster (PG, removed at exit) with database
+#                           authd, started; exports AUTHD_STORE=postgresql,
+#                           AUTHD_DATABASE_URL, one AUTHD_SIGNING_KEY and cheap
+#                           Argon2 settings (hashing is not what these tests are about)
+#   pg_nodes_two            starts nodes a and b; sets A and B to their URLs
+#   pg_ctl_dir              authctl as on a third machine: ctl runs authctl with a
+#                           state directory of its own (CTL_DIR), the database shared
 #
 # Also sources test/postgres/cluster.sh (pg_cluster_new, pg_url, ...).
 
@@ -116,4 +123,28 @@ pg_wait_for_store() {
     sleep 0.2
   done
   return 1
+}
+
+pg_nodes_database() {
+  PG=$(pg_cluster_new) || { echo "cannot create a PostgreSQL cluster"; exit 1; }
+  at_exit pg_cluster_remove "$PG"
+  pg_cluster_start "$PG" || exit 1
+  pg_create_db "$PG" authd || exit 1
+  export AUTHD_STORE=postgresql
+  AUTHD_DATABASE_URL=$(pg_url "$PG" authd)
+  AUTHD_SIGNING_KEY=$(pg_signing_key)
+  export AUTHD_DATABASE_URL AUTHD_SIGNING_KEY
+  export AUTHD_ARGON2_MEMORY_KIB=4096 AUTHD_ARGON2_ITERATIONS=1
+}
+
+pg_nodes_two() {
+  pg_node_start a || exit 1
+  pg_node_start b || exit 1
+  A=${NODE_URL[a]}
+  B=${NODE_URL[b]}
+}
+
+pg_ctl_dir() {
+  make_temp_dir CTL_DIR authctl
+  ctl() { AUTHD_STATE_DIR=$CTL_DIR authctl "$@"; }
 }

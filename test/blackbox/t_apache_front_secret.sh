@@ -76,13 +76,7 @@ AUTHD_FRONT_SECRET=short timeout 10 "$AUTHD_BIN" --check >/dev/null 2>&1
 expect_eq "a front_secret shorter than 16 characters is refused" 1 "$?"
 
 step "the TCP listener of the Apache authorizer, with front_secret"
-AUTHZ_PID=
-stop_at_exit AUTHZ_PID "authd (authorizer)"
-AUTHD_FRONT_SECRET=$SECRET setsid spawn-fcgi -n -a 127.0.0.1 -p "$AUTHZ_PORT" -- "$AUTHD_BIN" \
-  </dev/null >>"$STATE_DIR/authd.log" 2>&1 &
-AUTHZ_PID=$!
-wait_for_port "$AUTHZ_PORT" "$AUTHZ_PID" 5 ||
-  { dump_logs; _harness_die "the TCP authd did not start on $AUTHZ_PORT"; }
+authd_tcp_start "$AUTHZ_PORT" "$SECRET"
 
 signup alice alice-pass-1
 expect_status 201 "alice signs up"

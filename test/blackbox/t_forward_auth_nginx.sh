@@ -48,22 +48,9 @@ write_configs() {
     inblock && /^[ \t]*}/           { print ENVIRON["FCGI_LINES"]; inblock = 0 }
     { print }' "$NGX/forward-auth-http.conf" |
     sed -e "s|listen 127\.0\.0\.1:$port;|listen 127.0.0.1:$fport;|" >"$NGX/forward-auth-fastcgi.conf"
-  local user_line=
-  # Workers must reach the harness's state directory (0700) and socket (0600).
-  [[ $(id -u) == 0 ]] && user_line='user root;'
-  cat >"$NGX/nginx.conf" <<EOF
-$user_line
-worker_processes 1;
-pid $NGX/nginx.pid;
-error_log $NGX/error.log info;
-events { worker_connections 128; }
-http {
-    access_log $NGX/access.log;
-    client_body_temp_path $NGX/tmp/client_body;
-    proxy_temp_path       $NGX/tmp/proxy;
-    fastcgi_temp_path     $NGX/tmp/fastcgi;
-    uwsgi_temp_path       $NGX/tmp/uwsgi;
-    scgi_temp_path        $NGX/tmp/scgi;
+  {
+  nginx_conf_head "$NGX" "$NGX/nginx.pid" "$NGX/error.log" info 128 "$NGX/access.log"
+  cat <<EOF
     types { text/plain txt; }
     default_type application/octet-stream;
 
@@ -80,6 +67,7 @@ http {
     include $NGX/forward-auth-fastcgi.conf;
 }
 EOF
+  } >"$NGX/nginx.conf"
 }
 
 nginx_start() {

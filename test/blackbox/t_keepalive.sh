@@ -70,23 +70,10 @@ nginx_cleanup() {
   rm -rf "$NGX"
 }
 at_exit nginx_cleanup
-mkdir -p "$NGX/tmp"
-user_line=
-[[ $(id -u) == 0 ]] && user_line='user root;'  # workers must reach the 0700 state directory
 NPORT=$(pick_port) || fault_die "no free port"
-cat >"$NGX/nginx.conf" <<EOF
-$user_line
-worker_processes 1;
-pid $NGX/nginx.pid;
-error_log $NGX/error.log warn;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    client_body_temp_path $NGX/tmp/client_body;
-    proxy_temp_path       $NGX/tmp/proxy;
-    fastcgi_temp_path     $NGX/tmp/fastcgi;
-    uwsgi_temp_path       $NGX/tmp/uwsgi;
-    scgi_temp_path        $NGX/tmp/scgi;
+{
+nginx_conf_head "$NGX" "$NGX/nginx.pid" "$NGX/error.log" warn 1024 off
+cat <<EOF
     upstream authd {
         server unix:$FCGI_SOCKET;
         keepalive $KEEP;            # idle connections kept per nginx worker
@@ -114,6 +101,7 @@ http {
     }
 }
 EOF
+} >"$NGX/nginx.conf"
 nginx -t -q -p "$NGX/" -c "$NGX/nginx.conf" -e "$NGX/error.log" 2>"$NGX/test.out" ||
   { cat "$NGX/test.out" >&2; fault_die "nginx -t rejected the configuration"; }
 setsid nginx -p "$NGX/" -c "$NGX/nginx.conf" -e "$NGX/error.log" -g 'daemon off;' </dev/null >>"$NGX/nginx.out" 2>&1 &
@@ -193,23 +181,7 @@ expect_eq "without FCGI_KEEP_CONN: authd closes the connection after the answer"
 
 # wrk_burst NAME: BURST connections of guarded reads through nginx for 3 s;
 # sets BURST_REQUESTS, BURST_200, BURST_OTHER, BURST_ERRORS, BURST_MAX_CONNS.
-cat >"$OUT/get.lua" <<LUA
-wrk.headers["Authorization"] = "Bearer $TOKEN"
-local threads = {}
-function setup(t) threads[#threads + 1] = t end
-counts = {}
-function response(status, headers, body) counts[status] = (counts[status] or 0) + 1 end
-function done(summary)
-  local total = {}
-  for _, t in ipairs(threads) do
-    for k, v in pairs(t:get("counts")) do total[k] = (total[k] or 0) + v end
-  end
-  for k, v in pairs(total) do io.write(string.format("wrk: status %d %d\\n", k, v)) end
-  local e = summary.errors
-  io.write(string.format("wrk: errors %d\\n", e.connect + e.read + e.write + e.timeout + e.status))
-  io.write(string.format("wrk: requests %d\\n", summary.requests))
-end
-LUA
+wrk_status_lua "$OUT/get.lua"
 wrk_burst() {
   local name=$1 max=0 n
   wrk -t 2 -c "$BURST" -d 3s --timeout 5s -s "$OUT/get.lua" "$NGINX/records" >"$OUT/wrk-$name" 2>&1 &

@@ -13,23 +13,18 @@ source "$(dirname "$0")/harness.sh"
 source "$_HARNESS_DIR/mail_lib.sh"
 export AUTHD_ARGON2_MEMORY_KIB=4096 AUTHD_ARGON2_ITERATIONS=1 AUTHD_MAIL_RETRY_MAX=1
 command -v oathtool >/dev/null || { fail "oathtool is not installed (scripts/deps.sh test)"; finish; }
-smtp_pick || exit 1
-smtp_start || { echo "cannot start aiosmtpd"; exit 1; }
-stack_start
+mail_stack_start
 
-CT='Content-Type: application/json'
 UA='NewDeviceTest/1.0 (X11; test)'
-post() { http POST "$1" -H "$CT" --data-binary "$2" "${@:3}"; }
 device_of() { header Set-Cookie | sed -n 's/^authd_device=\([^;]*\);.*/\1/p' | head -1; }
 # Waits until the mailbox holds N messages, then 1 s more for any extra one.
-settle() { mail_wait "$1" || fail "only $(mail_count) of $1 mails arrived"; sleep 1; }
 
 step "sign-up gives the browser its device cookie; the address is verified"
 signup alice 'alice password'
 expect_status 201 "signup alice"
 SIGNUP_DEVICE=$(device_of)
 expect_match "sign-up sets authd_device" '^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$' "$SIGNUP_DEVICE"
-settle 1
+mail_settle 1
 post /email/verify "{\"token\":\"$(mail_token "$(mail_files | tail -1)")\"}"
 expect_status 200 "alice verifies her address"
 
@@ -45,7 +40,7 @@ expect_status 200 "signin without a device cookie"
 SESSION=$TOKEN
 DEVICE=$(device_of)
 expect_match "a new device cookie" '^[A-Za-z0-9_-]+\.' "$DEVICE"
-settle 2
+mail_settle 2
 expect_eq "one notice" 2 "$(mail_count)"
 F=$(mail_files | tail -1)
 expect_eq "to the verified address" test@example.com "$(mail_part "$F" to)"
@@ -71,7 +66,7 @@ expect_eq "no notice for a known browser or a failure" 2 "$(mail_count)"
 step "an unverified address hears nothing"
 signup carol 'carol password'
 expect_status 201 "signup carol"
-settle 3
+mail_settle 3
 signin carol 'carol password'
 expect_status 200 "carol signs in from another browser"
 sleep 1
@@ -85,17 +80,17 @@ TOKEN=$SESSION auth_post /me/mfa/totp/confirm "{\"code\":\"$(oathtool --totp -b 
 expect_status 200 "TOTP confirmed"
 RECOVERY=$(json '.recovery_codes[0]')
 RECOVERY2=$(json '.recovery_codes[1]')
-settle 4  # mfa_added
+mail_settle 4  # mfa_added
 signin alice 'alice password'
 expect_status 401 "the password asks for the second factor"
 MFA=$(json .mfa_token)
-settle 5
-expect_eq "the password alone is told" "Your password was just used" "$(mail_part "$(mail_files | tail -1)" subject)"
+mail_settle 5
+expect_eq "the password alone is told" "Your password was just used" "$(mail_last subject)"
 post /signin/mfa "{\"mfa_token\":\"$MFA\",\"code\":\"$RECOVERY\"}"
 expect_status 200 "the second factor completes it"
 expect_match "a device cookie" '^[A-Za-z0-9_-]+\.' "$(device_of)"
-settle 6
-expect_eq "the notice" "New sign-in to your account" "$(mail_part "$(mail_files | tail -1)" subject)"
+mail_settle 6
+expect_eq "the notice" "New sign-in to your account" "$(mail_last subject)"
 
 step "notify_new_device = false: silence"
 authd_stop

@@ -11,20 +11,16 @@ export AUTHD_PASSWORD_FORGOT_TIME=50 AUTHD_MAIL_RETRY_MAX=1
 # Sign-ins here come from curl without a device cookie: their notice is t_mail_new_device.sh's.
 export AUTHD_NOTIFY_NEW_DEVICE=false
 command -v oathtool >/dev/null || { fail "oathtool is not installed (scripts/deps.sh test)"; finish; }
-smtp_pick || exit 1
-smtp_start || { echo "cannot start aiosmtpd"; exit 1; }
-stack_start
+mail_stack_start
 
 CT='Content-Type: application/json'
-post() { http POST "$1" -H "$CT" --data-binary "$2" "${@:3}"; }
 subjects() { for f in $(mail_files); do echo "$(mail_part "$f" to) $(mail_part "$f" subject)"; done; }
 # Waits until the mailbox holds N messages, then 1 s more for any extra one.
-settle() { mail_wait "$1" || fail "only $(mail_count) of $1 mails arrived"; sleep 1; }
 
 step "an unverified address hears nothing"
 signup alice 'alice password'
 expect_status 201 "signup alice"
-settle 1
+mail_settle 1
 VTOKEN=$(mail_token "$(mail_files | tail -1)")
 auth_put /me/password '{"current_password":"alice password","new_password":"alice password 2"}'
 expect_status 200 "password changed while the address is unverified"
@@ -39,15 +35,15 @@ post /email/verify "{\"token\":\"$VTOKEN\"}"
 expect_status 400 "the link from before the password change is refused"
 post /email/verify/resend '{"username":"alice"}'
 expect_status 202 "a new link"
-settle 1
+mail_settle 1
 post /email/verify "{\"token\":\"$(mail_token "$(mail_files | tail -1)")\"}"
 expect_status 200 "alice verifies her address"
 auth_put /me/password '{"current_password":"alice password 2","new_password":"alice password 3"}'
 expect_status 200 "password changed"
 TOKEN=$(json .token)
-settle 2
+mail_settle 2
 expect_match "password_changed to the verified address" 'test@example.com Your password was changed' "$(subjects)"
-expect_match "the notice links to /forgot" 'https://auth.example.org/forgot' "$(mail_part "$(mail_files | tail -1)" text)"
+expect_match "the notice links to /forgot" 'https://auth.example.org/forgot' "$(mail_last text)"
 
 step "a second factor added, then removed"
 auth_post /me/mfa/totp '{}'
@@ -57,23 +53,23 @@ auth_post /me/mfa/totp/confirm "{\"code\":\"$(oathtool --totp -b "$SECRET")\"}"
 expect_status 200 "TOTP confirmed"
 TOKEN=$(header token)
 RECOVERY=$(json '.recovery_codes[0]')
-settle 3
+mail_settle 3
 expect_match "mfa_added" 'test@example.com A second factor was added' "$(subjects)"
 auth_http DELETE /me/mfa/totp -H "$CT" --data-binary "{\"second_factor\":\"$RECOVERY\"}"
 expect_status 204 "TOTP removed"
 TOKEN=$(header token)
-settle 4
+mail_settle 4
 expect_match "mfa_removed" 'test@example.com A second factor was removed' "$(subjects)"
 
 step "a reset is told too"
 post /password/forgot '{"username":"alice"}'
 expect_status 202 "forgot"
-settle 5
+mail_settle 5
 RTOKEN=$(mail_token "$(mail_files | tail -1)")
 post /password/reset "{\"token\":\"$RTOKEN\",\"new_password\":\"alice password 4\"}"
 expect_status 200 "reset"
-settle 6
-expect_eq "the last mail: password_changed" "Your password was changed" "$(mail_part "$(mail_files | tail -1)" subject)"
+mail_settle 6
+expect_eq "the last mail: password_changed" "Your password was changed" "$(mail_last subject)"
 
 step "notify_password_changed = false: silence"
 authd_stop

@@ -10,17 +10,9 @@
 source "$(dirname "$0")/harness.sh"
 source "$_HARNESS_DIR/pg_nodes.sh"
 
-PG=$(pg_cluster_new) || { echo "cannot create a PostgreSQL cluster"; exit 1; }
-at_exit pg_cluster_remove "$PG"
-pg_cluster_start "$PG" || exit 1
-pg_create_db "$PG" authd || exit 1
+pg_nodes_database
 pg_cluster_stop "$PG" || exit 1
 
-export AUTHD_STORE=postgresql
-AUTHD_DATABASE_URL=$(pg_url "$PG" authd)
-AUTHD_SIGNING_KEY=$(pg_signing_key)
-export AUTHD_DATABASE_URL AUTHD_SIGNING_KEY
-export AUTHD_ARGON2_MEMORY_KIB=4096 AUTHD_ARGON2_ITERATIONS=1
 export AUTHD_DATABASE_STATEMENT_TIMEOUT_MS=500
 signup() { http POST "$A/signup" -H 'Content-Type: application/json' \
   --data-binary "{\"username\":\"$1\",\"password\":\"$1-password\",\"fullname\":\"F\",\"email\":\"f@example.com\"}"; }

@@ -13,24 +13,12 @@
 source "$(dirname "$0")/harness.sh"
 source "$_HARNESS_DIR/pg_nodes.sh"
 
-PG=$(pg_cluster_new) || { echo "cannot create a PostgreSQL cluster"; exit 1; }
-at_exit pg_cluster_remove "$PG"
-pg_cluster_start "$PG" || exit 1
-pg_create_db "$PG" authd || exit 1
+pg_nodes_database
 
-export AUTHD_STORE=postgresql AUTHD_TOKEN_ALGORITHM=EdDSA
-AUTHD_DATABASE_URL=$(pg_url "$PG" authd)
-AUTHD_SIGNING_KEY=$(pg_signing_key)
-export AUTHD_DATABASE_URL AUTHD_SIGNING_KEY
-export AUTHD_ARGON2_MEMORY_KIB=4096 AUTHD_ARGON2_ITERATIONS=1   # hashing is not what this test is about
+export AUTHD_TOKEN_ALGORITHM=EdDSA
 
-pg_node_start a || exit 1
-pg_node_start b || exit 1
-A=${NODE_URL[a]}
-B=${NODE_URL[b]}
-# authctl runs as on a third machine: a state directory of its own, the database shared.
-make_temp_dir CTL_DIR authctl
-ctl() { AUTHD_STATE_DIR=$CTL_DIR authctl "$@"; }
+pg_nodes_two
+pg_ctl_dir
 
 kid_of() { jwt_header "$1" | jq -r .kid; }
 records_on() { curl --silent --noproxy '*' --max-time 10 -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $2" "$1/records"; }

@@ -7,25 +7,14 @@ source "$(dirname "$0")/harness.sh"
 source "$_HARNESS_DIR/pg_nodes.sh"
 source "$_HARNESS_DIR/mail_lib.sh"
 
-PG=$(pg_cluster_new) || { echo "cannot create a PostgreSQL cluster"; exit 1; }
-at_exit pg_cluster_remove "$PG"
-pg_cluster_start "$PG" || exit 1
-pg_create_db "$PG" authd || exit 1
+pg_nodes_database
 
-export AUTHD_STORE=postgresql
-AUTHD_DATABASE_URL=$(pg_url "$PG" authd)
-AUTHD_SIGNING_KEY=$(pg_signing_key)
-export AUTHD_DATABASE_URL AUTHD_SIGNING_KEY
-export AUTHD_ARGON2_MEMORY_KIB=4096 AUTHD_ARGON2_ITERATIONS=1
 export AUTHD_PASSWORD_RESET_ACCOUNT_LIMIT=100 AUTHD_PASSWORD_RESET_ADDRESS_LIMIT=1000
 export AUTHD_PASSWORD_FORGOT_TIME=0 AUTHD_MAIL_RETRY_MAX=1
 export AUTHD_METRICS_ALLOW=127.0.0.1/32
 smtp_pick || exit 1
 
-pg_node_start a || exit 1
-pg_node_start b || exit 1
-A=${NODE_URL[a]}
-B=${NODE_URL[b]}
+pg_nodes_two
 forgot() { http POST "$1/password/forgot" -H 'Content-Type: application/json' --data-binary '{"username":"alice"}'; }
 metric() { curl -s --noproxy '*' "$1/metrics" | awk -v n="$2" '$1 == n { print $2 }'; }
 

@@ -8,25 +8,14 @@
 source "$(dirname "$0")/harness.sh"
 source "$_HARNESS_DIR/pg_nodes.sh"
 
-PG=$(pg_cluster_new) || { echo "cannot create a PostgreSQL cluster"; exit 1; }
-at_exit pg_cluster_remove "$PG"
-pg_cluster_start "$PG" || exit 1
-pg_create_db "$PG" authd || exit 1
+pg_nodes_database
 
-export AUTHD_STORE=postgresql AUTHD_OIDC_PROVIDER=true AUTHD_REFRESH_TOKEN_TTL=3600
-AUTHD_DATABASE_URL=$(pg_url "$PG" authd)
-AUTHD_SIGNING_KEY=$(pg_signing_key)
-export AUTHD_DATABASE_URL AUTHD_SIGNING_KEY
-export AUTHD_ARGON2_MEMORY_KIB=4096 AUTHD_ARGON2_ITERATIONS=1
+export AUTHD_OIDC_PROVIDER=true AUTHD_REFRESH_TOKEN_TTL=3600
 make_temp_dir AUDIT_DIR audit
 export AUTHD_AUDIT_LOG=$AUDIT_DIR/audit.log
 
-pg_node_start a || exit 1
-pg_node_start b || exit 1
-A=${NODE_URL[a]}
-B=${NODE_URL[b]}
-make_temp_dir CTL_DIR authctl
-ctl() { AUTHD_STATE_DIR=$CTL_DIR authctl "$@"; }
+pg_nodes_two
+pg_ctl_dir
 
 CB=http://127.0.0.1:9/cb
 OUT=$(ctl client add Forum --redirect-uri "$CB" --scope openid profile offline_access 2>/dev/null)

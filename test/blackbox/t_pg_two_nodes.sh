@@ -13,21 +13,9 @@
 source "$(dirname "$0")/harness.sh"
 source "$_HARNESS_DIR/pg_nodes.sh"
 
-PG=$(pg_cluster_new) || { echo "cannot create a PostgreSQL cluster"; exit 1; }
-at_exit pg_cluster_remove "$PG"
-pg_cluster_start "$PG" || exit 1
-pg_create_db "$PG" authd || exit 1
+pg_nodes_database
 
-export AUTHD_STORE=postgresql
-AUTHD_DATABASE_URL=$(pg_url "$PG" authd)
-AUTHD_SIGNING_KEY=$(pg_signing_key)
-export AUTHD_DATABASE_URL AUTHD_SIGNING_KEY
-export AUTHD_ARGON2_MEMORY_KIB=4096 AUTHD_ARGON2_ITERATIONS=1   # hashing is not what this test is about
-
-pg_node_start a || exit 1
-pg_node_start b || exit 1
-A=${NODE_URL[a]}
-B=${NODE_URL[b]}
+pg_nodes_two
 
 signup_body() { printf '{"username":"%s","password":"%s","fullname":"Test Person","email":"test@example.com"}' "$1" "$2"; }
 signup() { http POST "$1/signup" -H 'Content-Type: application/json' --data-binary "$(signup_body "$2" "$3")"; }

@@ -63,13 +63,7 @@ chmod -R a+rX "$APP_TMP"
 stack_start
 
 if [[ ${TEST_FRONTEND:-lighttpd} == apache ]]; then
-  AUTHZ_PID=
-  stop_at_exit AUTHZ_PID "authd (authorizer)"
-  AUTHD_FRONT_SECRET=$HTTPD_AUTHD_FRONT_SECRET setsid spawn-fcgi -n -a 127.0.0.1 -p "$AUTHZ_PORT" -- "$AUTHD_BIN" \
-    </dev/null >>"$STATE_DIR/authd.log" 2>&1 &
-  AUTHZ_PID=$!
-  wait_for_port "$AUTHZ_PORT" "$AUTHZ_PID" 5 ||
-    { dump_logs; _harness_die "the TCP authd did not start on $AUTHZ_PORT"; }
+  authd_tcp_start "$AUTHZ_PORT" "$HTTPD_AUTHD_FRONT_SECRET"
 fi
 
 role_users user admin

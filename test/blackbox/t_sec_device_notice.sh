@@ -20,22 +20,17 @@ source "$_HARNESS_DIR/oauth_provider.sh"
 export AUTHD_ARGON2_MEMORY_KIB=4096 AUTHD_ARGON2_ITERATIONS=1 AUTHD_MAIL_RETRY_MAX=1
 export AUTHD_PASSWORD_FORGOT_TIME=0 AUTHD_NOTIFY_MFA_ADDED=false
 need_tools oathtool
-smtp_pick || exit 1
-smtp_start || { echo "cannot start aiosmtpd"; exit 1; }
 provider_start
 provider_configure_authd authd-notice notice-secret
-stack_start
+mail_stack_start
 
-post() { http POST "$1" -H 'Content-Type: application/json' --data-binary "$2" "${@:3}"; }
-# Waits until the mailbox holds N messages, then 1 s more for any extra one.
-settle() { mail_wait "$1" || fail "only $(mail_count) of $1 mails arrived"; sleep 1; }
 newest() { mail_files | tail -1; }
 PHISH='Mozilla/5.0 (Windows NT 10.0; Win64; x64) Firefox/121.0 URGENT: your account is locked, call +1-555-0100 or visit https://evil.example/unlock'
 
 step "setup: alice with a verified address"
 signup alice 'alice password'
 expect_status 201 "signup alice"
-settle 1
+mail_settle 1
 post /email/verify "{\"token\":\"$(mail_token "$(newest)")\"}"
 expect_status 200 "alice verifies her address"
 
@@ -43,7 +38,7 @@ step "attack: a User-Agent full of phishing text and a link"
 signin alice 'alice password' -A "$PHISH"
 expect_status 200 "a sign-in from a new browser"
 ALICE=$TOKEN
-settle 2
+mail_settle 2
 F=$(newest)
 expect_eq "the new-device notice" "New sign-in to your account" "$(mail_part "$F" subject)"
 TEXT=$(mail_part "$F" text)
@@ -55,7 +50,7 @@ expect_eq "every link is the site's own" "" \
   "$(mail_part "$F" text | grep -oE 'https?://[^ ]+' | grep -v '^https://auth\.example\.org')"
 signin alice 'alice password' -A 'NotABrowser/1.0 <a href="https://evil.example">click</a>'
 expect_status 200 "another new browser, unknown"
-settle 3
+mail_settle 3
 TEXT=$(mail_part "$(newest)" text)
 expect_match "an unknown browser says so" 'Browser: unknown browser$' "$(grep Browser: <<<"$TEXT")"
 expect_eq "nothing of its text" no "$(yesno grep -qF evil.example "$(newest)")"
@@ -70,7 +65,7 @@ expect_status 200 "TOTP confirmed"
 STOLEN='Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36'
 signin alice 'alice password' -A "$STOLEN"
 expect_status 401 "the password is right, the second factor is due"
-settle 4
+mail_settle 4
 F=$(newest)
 expect_eq "the owner is told now" "Your password was just used" "$(mail_part "$F" subject)"
 expect_match "with the browser" 'Browser: Chrome on Linux' "$(mail_part "$F" text)"
@@ -83,7 +78,7 @@ sleep 2
 expect_eq "once per device and hour" 4 "$(mail_count)"
 signin alice 'alice password' -A 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Safari/604.1'
 expect_status 401 "from another device"
-settle 5
+mail_settle 5
 expect_match "another device, another notice" 'Browser: Safari on iOS' "$(mail_part "$(newest)" text)"
 signin alice 'wrong password' -A 'Mozilla/5.0 (Macintosh) Firefox/120.0'
 sleep 2
@@ -93,16 +88,16 @@ step "a third-party sign-in from a new device is told"
 oauth_signin_as sub=sub-olga preferred_username=olga name=Olga email=olga@example.test email_verified:=true
 expect_status 200 "olga's account is made by a third-party sign-in"
 expect_match "it gets a device cookie" 'authd_device' "$(cat "$OAUTH_JAR")"
-settle 5
+mail_settle 5
 expect_eq "a new account has no device to be new to" 5 "$(mail_count)"
 post /email/verify/resend '{"username":"olga"}'
 expect_status 202 "olga asks for a verification link"
-settle 6
+mail_settle 6
 post /email/verify "{\"token\":\"$(mail_token "$(newest)")\"}"
 expect_status 200 "olga verifies olga@example.test"
 oauth_signin_as sub=sub-olga preferred_username=olga name=Olga email=olga@example.test email_verified:=true
 expect_status 200 "olga signs in through the provider from a new browser"
-settle 7
+mail_settle 7
 F=$(newest)
 expect_eq "to olga" olga@example.test "$(mail_part "$F" to)"
 expect_eq "the new-device notice" "New sign-in to your account" "$(mail_part "$F" subject)"

@@ -14,25 +14,12 @@
 source "$(dirname "$0")/harness.sh"
 source "$_HARNESS_DIR/mail_lib.sh"
 export AUTHD_ARGON2_MEMORY_KIB=4096 AUTHD_ARGON2_ITERATIONS=1 AUTHD_MAIL_RETRY_MAX=1
-smtp_pick || exit 1
-smtp_start || { echo "cannot start aiosmtpd"; exit 1; }
-export AUTHD_AUDIT_LOG=$MAILDIR/audit.log
-stack_start
-AUDIT=$AUTHD_AUDIT_LOG
+mail_stack_start audit
 
-post() { http POST "$1" -H 'Content-Type: application/json' --data-binary "$2" "${@:3}"; }
 invitation_token() {  # ADDRESS: the token of the newest invitation mail to it
-  local i f
-  for ((i = 0; i < 200; i++)); do
-    for f in $(mail_files | tac); do
-      if [[ $(mail_part "$f" to) == "$1" ]]; then
-        mail_part "$f" text | grep -oE 'invite#token=[A-Za-z0-9_-]+' | head -1 | cut -d= -f2
-        return 0
-      fi
-    done
-    sleep 0.1
-  done
-  return 1
+  local f
+  f=$(mail_to "$1") || return 1
+  mail_part "$f" text | grep -oE 'invite#token=[A-Za-z0-9_-]+' | head -1 | cut -d= -f2
 }
 invite() {  # ADMIN_TOKEN ADDRESS ROLE: sets INVITATION_ID
   TOKEN=$1 auth_post /admin/invitations "{\"email\":\"$2\",\"role\":\"$3\"}"

@@ -19,23 +19,22 @@ export AUTHD_PASSWORD_FORGOT_TIME=0 AUTHD_PASSWORD_RESET_ACCOUNT_LIMIT=50 AUTHD_
 export AUTHD_PASSWORD_RESET_ADDRESS_LIMIT=0
 # Notices are other tests' (t_mail_notify.sh, t_mail_new_device.sh): one mail per request here.
 export AUTHD_NOTIFY_PASSWORD_CHANGED=false AUTHD_NOTIFY_EMAIL_CHANGED=false AUTHD_NOTIFY_NEW_DEVICE=false
-smtp_pick || exit 1
-smtp_start || { echo "cannot start aiosmtpd"; exit 1; }
-stack_start
+mail_stack_start
 
-post() { http POST "$1" -H 'Content-Type: application/json' --data-binary "$2" "${@:3}"; }
 forgot() { post /password/forgot "{\"username\":\"$1\"}"; expect_status 202 "forgot $1"; }
 reset() { post /password/reset "{\"token\":\"$1\",\"new_password\":\"$2\"}"; }
 # The one mail that arrives after the mailbox was emptied: its To in
 # MAIL_TO, its link's token in MAIL_TOKEN; the mailbox is emptied again.
-next_mail() {
+next_mail() {  # WHAT [VAR]: sets MAIL_TO, MAIL_TOKEN and VAR (the token too)
   MAIL_TO= MAIL_TOKEN=
+  [[ -z ${2:-} ]] || printf -v "$2" ''
   mail_wait 1 || { fail "no mail arrived ($1)"; return 1; }
   local f
   f=$(mail_files | tail -1)
   MAIL_TO=$(mail_part "$f" to)
   MAIL_TOKEN=$(mail_token "$f")
   rm -f "$MAILDIR"/box/new/*
+  [[ -z ${2:-} ]] || printf -v "$2" '%s' "$MAIL_TOKEN"
 }
 # A verified address for USER (the sign-up's mail to test@example.com).
 verified_user() {
@@ -60,16 +59,13 @@ step "attack: a reset link to the old address, after the account moved to a new 
 verified_user alice
 ALICE=$TOKEN
 forgot alice
-next_mail "reset to the old address"
-OLD_LINK=$MAIL_TOKEN
+next_mail "reset to the old address" OLD_LINK
 expect_eq "the link went to the old address" test@example.com "$MAIL_TO"
 forgot alice
-next_mail "a second reset to the old address"
-OLD_LINK2=$MAIL_TOKEN
+next_mail "a second reset to the old address" OLD_LINK2
 TOKEN=$ALICE auth_put /me/email '{"email":"alice@example.net","password":"alice password"}'
 expect_status 202 "alice asks to move to alice@example.net"
-next_mail "verification of the new address"
-VERIFY=$MAIL_TOKEN
+next_mail "verification of the new address" VERIFY
 expect_eq "the new address's link" alice@example.net "$MAIL_TO"
 post /email/verify "{\"token\":\"$VERIFY\"}"
 expect_status 200 "the new address verifies: the account moved"
@@ -78,8 +74,7 @@ expect_refused "$OLD_LINK2" "the other one mailed to the old address"
 signin alice 'alice password'
 expect_status 200 "alice's password is unchanged"
 forgot alice
-next_mail "reset to the new address"
-NEW_LINK=$MAIL_TOKEN
+next_mail "reset to the new address" NEW_LINK
 expect_eq "a new request goes to the new address" alice@example.net "$MAIL_TO"
 reset "$NEW_LINK" 'alice second password'
 expect_status 200 "the link to the current address works"
@@ -87,12 +82,10 @@ ALICE=$(json .token)
 
 step "a change of password ends pending reset and verification links"
 forgot alice
-next_mail "reset before the change"
-PENDING_RESET=$MAIL_TOKEN
+next_mail "reset before the change" PENDING_RESET
 TOKEN=$ALICE auth_put /me/email '{"email":"alice@example.info","password":"alice second password"}'
 expect_status 202 "alice asks to move to alice@example.info"
-next_mail "verification before the change"
-PENDING_VERIFY=$MAIL_TOKEN
+next_mail "verification before the change" PENDING_VERIFY
 TOKEN=$ALICE auth_put /me/password '{"current_password":"alice second password","new_password":"alice third password"}'
 expect_status 200 "PUT /me/password"
 expect_refused "$PENDING_RESET" "after PUT /me/password"
@@ -106,11 +99,9 @@ expect_json "still alice@example.net" .email alice@example.net
 
 step "a reset ends the other pending links"
 forgot alice
-next_mail "first reset"
-FIRST=$MAIL_TOKEN
+next_mail "first reset" FIRST
 forgot alice
-next_mail "second reset"
-SECOND=$MAIL_TOKEN
+next_mail "second reset" SECOND
 reset "$FIRST" 'alice fourth password'
 expect_status 200 "the first link resets"
 expect_refused "$SECOND" "after another reset"
@@ -119,12 +110,10 @@ step "an admin's sign-out of the account (disabling it) ends its pending links"
 verified_user bob
 BOB=$TOKEN
 forgot bob
-next_mail "bob's reset"
-BOB_RESET=$MAIL_TOKEN
+next_mail "bob's reset" BOB_RESET
 TOKEN=$BOB auth_put /me/email '{"email":"bob@example.net","password":"bob password"}'
 expect_status 202 "bob asks to move"
-next_mail "bob's verification"
-BOB_VERIFY=$MAIL_TOKEN
+next_mail "bob's verification" BOB_VERIFY
 TOKEN=$ROOT auth_post /admin/users/bob/signout '{}'
 expect_status 204 "the admin signs bob out"
 expect_refused "$BOB_RESET" "after the admin's sign-out"
@@ -135,8 +124,7 @@ expect_status 200 "bob's password is unchanged"
 
 step "deleting the account ends its links: a new account of the same name gets none of them"
 forgot bob
-next_mail "bob's reset before the deletion"
-BOB_RESET=$MAIL_TOKEN
+next_mail "bob's reset before the deletion" BOB_RESET
 TOKEN=$ROOT auth_delete /admin/users/bob
 expect_status 200 "the admin deletes bob"
 add_user bob 'new bob password' user || fail "authctl add bob again"

@@ -28,7 +28,6 @@ SNAPSHOTS=$(mktemp -d)
 at_exit rm -rf "$SNAPSHOTS"
 SECRETS=$SNAPSHOTS/secrets  # one "label<TAB>value" a line
 keep() { [[ -n $2 && $2 != null ]] || { fail "no $1 to look for"; return; }; printf '%s\t%s\n' "$1" "$2" >>"$SECRETS"; }
-post() { http POST "$1" -H 'Content-Type: application/json' --data-binary "$2" "${@:3}"; }
 query_param() { /usr/bin/python3 -c 'import sys, urllib.parse as u; print(u.parse_qs(u.urlsplit(sys.argv[1]).query).get(sys.argv[2], [""])[0])' "$1" "$2"; }
 b64url() { base64 -w0 | tr '+/' '-_' | tr -d '='; }
 

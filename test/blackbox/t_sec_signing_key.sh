@@ -10,29 +10,29 @@ export AUTHD_STATE_DIR=$WORK/state
 # check ENV... : runs `authd --check` with the extra environment; sets RC and OUT.
 check() { OUT=$(env "$@" "$AUTHD_BIN" --check 2>&1); RC=$?; }
 hex() { head -c "$1" /dev/urandom | od -An -tx1 | tr -d ' \n'; }
+# check_exits CODE|fails WHAT ENV...: runs check ENV... and checks its exit status.
+check_exits() {
+  local want=$1 what=$2
+  shift 2
+  check "$@"
+  if [[ $want == fails ]]; then expect_ne "$what: --check fails" 0 "$RC"; else expect_eq "$what: --check exits $want" "$want" "$RC"; fi
+}
 
 step "inline hex keys"
-check AUTHD_SIGNING_KEY="$(hex 32)"
-expect_eq "control: 32-byte hex key: --check exits 0" 0 "$RC"
-check AUTHD_SIGNING_KEY="$(hex 31)"
-expect_ne "31-byte hex key: --check fails" 0 "$RC"
+check_exits 0 "control: 32-byte hex key" AUTHD_SIGNING_KEY="$(hex 32)"
+check_exits fails "31-byte hex key" AUTHD_SIGNING_KEY="$(hex 31)"
 expect_match "31-byte hex key: the reason names the key" 'signing_key|signing key' "$OUT"
-check AUTHD_SIGNING_KEY="$(hex 1)"
-expect_ne "1-byte hex key: --check fails" 0 "$RC"
-check AUTHD_SIGNING_KEY="$(hex 31)zz"
-expect_ne "a key that is not hex: --check fails" 0 "$RC"
+check_exits fails "1-byte hex key" AUTHD_SIGNING_KEY="$(hex 1)"
+check_exits fails "a key that is not hex" AUTHD_SIGNING_KEY="$(hex 31)zz"
 
 step "key files"
 head -c 32 /dev/urandom >"$WORK/key32"; chmod 600 "$WORK/key32"
 head -c 31 /dev/urandom >"$WORK/key31"; chmod 600 "$WORK/key31"
 : >"$WORK/key0"
-check AUTHD_SIGNING_KEY_FILE="$WORK/key32"
-expect_eq "control: 32-byte key file: --check exits 0" 0 "$RC"
-check AUTHD_SIGNING_KEY_FILE="$WORK/key31"
-expect_ne "31-byte key file: --check fails" 0 "$RC"
+check_exits 0 "control: 32-byte key file" AUTHD_SIGNING_KEY_FILE="$WORK/key32"
+check_exits fails "31-byte key file" AUTHD_SIGNING_KEY_FILE="$WORK/key31"
 expect_match "31-byte key file: the reason names the file" 'key31' "$OUT"
-check AUTHD_SIGNING_KEY_FILE="$WORK/key0"
-expect_ne "empty key file: --check fails" 0 "$RC"
+check_exits fails "empty key file" AUTHD_SIGNING_KEY_FILE="$WORK/key0"
 expect_eq "the empty key file was not replaced" 0 "$(stat -c %s "$WORK/key0")"
 
 step "the server itself does not start with a short key"

@@ -18,15 +18,7 @@
 # /userinfo; a client token of the shape issued before (aud [authd, client])
 # stays refused on guarded routes and at /userinfo.
 source "$(dirname "$0")/harness.sh"
-PY=/usr/bin/python3
-JWKS_DIR=$SOURCE_DIR/test/jwks
-command -v node >/dev/null || _harness_die "node is missing (scripts/deps.sh test)"
-$PY -c 'import jwt' 2>/dev/null || _harness_die "python3-jwt is missing (scripts/deps.sh test)"
-if [[ ! -f $JWKS_DIR/node_modules/jose/package.json ]]; then
-  ( exec 9>"${TMPDIR:-/tmp}/authd-jwks-npm.lock"; flock -w 300 9
-    [[ -f $JWKS_DIR/node_modules/jose/package.json ]] || (cd "$JWKS_DIR" && npm ci --no-audit --no-fund --loglevel=error) ) ||
-    _harness_die "npm ci in test/jwks failed"
-fi
+need_jwks_verifiers
 
 export AUTHD_OIDC_PROVIDER=true AUTHD_REFRESH_TOKEN_TTL=3600
 export AUTHD_WEBAUTHN_RP_ID=localhost AUTHD_WEBAUTHN_ORIGINS=http://localhost AUTHD_PASSKEY_SIGNIN=true

@@ -23,22 +23,7 @@ fault_out backlog
 setup_user alice 'alice password'
 
 step "SIGTERM under load: $CONNS connections of guarded GETs"
-cat >"$OUT/get.lua" <<LUA
-wrk.headers["Authorization"] = "Bearer $TOKEN"
-local threads = {}
-function setup(t) threads[#threads + 1] = t end
-counts = {}
-function response(status, headers, body) counts[status] = (counts[status] or 0) + 1 end
-function done(summary)
-  local total = {}
-  for _, t in ipairs(threads) do
-    for k, v in pairs(t:get("counts")) do total[k] = (total[k] or 0) + v end
-  end
-  for k, v in pairs(total) do io.write(string.format("wrk: status %d %d\\n", k, v)) end
-  local e = summary.errors
-  io.write(string.format("wrk: errors %d\\n", e.connect + e.read + e.write + e.timeout))
-end
-LUA
+wrk_status_lua "$OUT/get.lua"
 wrk -t 2 -c "$CONNS" -d 4s --timeout 10s -s "$OUT/get.lua" "$BASE_URL/records" >"$OUT/wrk" 2>&1 &
 wrk_pid=$!
 sleep 1.5

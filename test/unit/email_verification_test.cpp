@@ -9,6 +9,7 @@
 #include "authd/crypto.hpp"
 #include "authd/json.hpp"
 #include "authd/store_backends.hpp"
+#include "fixtures.hpp"
 #include "test_support.hpp"
 
 namespace authd {
@@ -21,20 +22,8 @@ constexpr std::int64_t kNow = 1800000000;
 class EmailVerificationTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    LmdbOptions options;
-    options.directory = dir_.path() / "db";
-    options.sync = false;
-    options.map_size_bytes = std::size_t{16} << 20;
-    auto db = open_lmdb_store(options);
-    ASSERT_TRUE(db) << db.error().message;
-    store_ = std::move(*db);
-    settings_.smtp_url = "smtp://127.0.0.1:1";
-    settings_.public_url = "https://auth.example.org";
     settings_.email_verify_account_limit = 3;
-    auto templates = mail::Templates::load({});
-    ASSERT_TRUE(templates);
-    templates_ = std::make_unique<mail::Templates>(std::move(*templates));
-    verification_ = std::make_unique<EmailVerification>(*store_, settings_, *templates_);
+    verification_ = std::make_unique<EmailVerification>(*store_, settings_, templates_);
     user_.id = "0123456789abcdef01234567";
     user_.username = "alice";
     user_.email = "alice@example.org";
@@ -65,10 +54,9 @@ class EmailVerificationTest : public ::testing::Test {
     return *user;
   }
 
-  test::TempDir dir_;
-  std::unique_ptr<Store> store_;
-  MailSettings settings_;
-  std::unique_ptr<mail::Templates> templates_;
+  test::TempStore store_;
+  MailSettings settings_ = test::mail_settings();
+  mail::Templates templates_ = test::builtin_templates();
   std::unique_ptr<EmailVerification> verification_;
   User user_;
 };

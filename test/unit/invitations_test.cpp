@@ -15,6 +15,7 @@
 
 #include "authd/crypto.hpp"
 #include "authd/json.hpp"
+#include "fixtures.hpp"
 #include "test_support.hpp"
 
 namespace authd {
@@ -28,11 +29,8 @@ constexpr std::string_view kSite = "https://auth.example.org";
 class InvitationsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto templates = mail::Templates::load({});
-    ASSERT_TRUE(templates);
-    templates_ = std::make_unique<mail::Templates>(std::move(*templates));
     policy_.password_min_length = 8;
-    invitations_ = std::make_unique<Invitations>(store_.store(), hasher_, policy_, *templates_, mail_);
+    invitations_ = std::make_unique<Invitations>(store_.store(), hasher_, policy_, templates_, mail_);
   }
 
   IssuedInvitation invite(std::string_view email = "new@example.org", Role role = Role::editor,
@@ -57,7 +55,7 @@ class InvitationsTest : public ::testing::Test {
   test::TempStore store_;
   PasswordHasher hasher_{test::kFastArgon2};
   CredentialPolicy policy_;
-  std::unique_ptr<mail::Templates> templates_;
+  mail::Templates templates_ = test::builtin_templates();
   MailSettings mail_;  // its outbox_key: the all-zero test key
   std::unique_ptr<Invitations> invitations_;
 };

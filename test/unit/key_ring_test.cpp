@@ -13,6 +13,7 @@
 #include "authd/jws.hpp"
 #include "authd/key_pair.hpp"
 #include "authd/token.hpp"
+#include "fixtures.hpp"
 #include "test_support.hpp"
 
 namespace authd {
@@ -134,17 +135,7 @@ TEST(KeyRing, KeysOfAnotherAlgorithmAreIgnored) {
   EXPECT_EQ(keys->by_kid.begin()->second.algorithm(), KeyAlgorithm::ed25519);
 }
 
-struct RingTokens {
-  test::TempDir dir;
-  std::shared_ptr<KeyRing> ring;
-  std::optional<TokenService> tokens;
-  explicit RingTokens(TokenAlgorithm algorithm) {
-    TokenPolicy policy;
-    policy.algorithm = algorithm;
-    ring = *KeyRing::open(dir.path(), algorithm == TokenAlgorithm::eddsa ? KeyAlgorithm::ed25519 : KeyAlgorithm::es256);
-    tokens.emplace(*TokenService::create(SigningKey(std::string(32, 'k')), policy, ring));
-  }
-};
+using test::RingTokens;
 
 std::string header_of(const std::string& token) {
   return *crypto::base64url_decode(jws::split(token)->header);

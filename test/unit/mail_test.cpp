@@ -145,13 +145,6 @@ TEST(MailTemplates, TheShippedConfMailFilesLoad) {
 class OutboxTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    LmdbOptions options;
-    options.directory = dir_.path() / "db";
-    options.sync = false;
-    options.map_size_bytes = std::size_t{16} << 20;
-    auto db = open_lmdb_store(options);
-    ASSERT_TRUE(db) << db.error().message;
-    store_ = std::move(*db);
     settings_.retry_max = 60s;
     const std::string secret(32, 'k');
     settings_.outbox_key =
@@ -165,8 +158,7 @@ class OutboxTest : public ::testing::Test {
     });
     ASSERT_TRUE(done) << done.error().message;
   }
-  test::TempDir dir_;
-  std::unique_ptr<Store> store_;
+  test::TempStore store_;
   MailSettings settings_;
 };
 

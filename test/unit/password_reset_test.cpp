@@ -9,6 +9,7 @@
 
 #include "authd/json.hpp"
 #include "authd/store_backends.hpp"
+#include "fixtures.hpp"
 #include "test_support.hpp"
 
 namespace authd {
@@ -19,20 +20,8 @@ constexpr std::int64_t kNow = 1800000000;
 class PasswordResetByEmail : public ::testing::Test {
  protected:
   void SetUp() override {
-    LmdbOptions options;
-    options.directory = dir_.path() / "db";
-    options.sync = false;
-    options.map_size_bytes = std::size_t{16} << 20;
-    auto db = open_lmdb_store(options);
-    ASSERT_TRUE(db) << db.error().message;
-    store_ = std::move(*db);
-    settings_.smtp_url = "smtp://127.0.0.1:1";
-    settings_.public_url = "https://auth.example.org";
-    auto templates = mail::Templates::load({});
-    ASSERT_TRUE(templates);
-    templates_ = std::make_unique<mail::Templates>(std::move(*templates));
     accounts_ = std::make_unique<Accounts>(*store_, hasher_, CredentialPolicy{});
-    reset_ = std::make_unique<PasswordReset>(*store_, *accounts_, hasher_, settings_, *templates_);
+    reset_ = std::make_unique<PasswordReset>(*store_, *accounts_, hasher_, settings_, templates_);
   }
 
   void add(const std::string& username, const std::string& email) {
@@ -56,11 +45,10 @@ class PasswordResetByEmail : public ::testing::Test {
     return out;
   }
 
-  test::TempDir dir_;
-  std::unique_ptr<Store> store_;
+  test::TempStore store_;
   PasswordHasher hasher_{test::kFastArgon2};
-  MailSettings settings_;
-  std::unique_ptr<mail::Templates> templates_;
+  MailSettings settings_ = test::mail_settings();
+  mail::Templates templates_ = test::builtin_templates();
   std::unique_ptr<Accounts> accounts_;
   std::unique_ptr<PasswordReset> reset_;
 };

@@ -17,6 +17,7 @@
 #include "authd/json.hpp"
 #include "authd/key_pair.hpp"
 #include "authd/key_ring.hpp"
+#include "fixtures.hpp"
 #include "security_support.hpp"
 #include "test_support.hpp"
 
@@ -28,19 +29,8 @@ using namespace sec;
 const std::vector<std::string_view> kKinds{kAccessTokenType, kClientAccessKind, kOAuthStateTokenType,
                                            kChallengeTokenType, kDeviceTokenType};
 
-struct Service {
-  test::TempDir dir;
-  std::shared_ptr<KeyRing> ring;
-  std::optional<TokenService> tokens;
-  explicit Service(TokenAlgorithm algorithm) {
-    TokenPolicy policy;
-    policy.algorithm = algorithm;
-    if (algorithm != TokenAlgorithm::hs256) {
-      ring = *KeyRing::open(dir.path(),
-                            algorithm == TokenAlgorithm::eddsa ? crypto::KeyAlgorithm::ed25519 : crypto::KeyAlgorithm::es256);
-    }
-    tokens.emplace(*TokenService::create(SigningKey(kKey), policy, ring));
-  }
+struct Service : test::RingTokens {
+  explicit Service(TokenAlgorithm algorithm) : RingTokens(algorithm, kKey) {}
   std::string issue(std::string_view kind) const {
     std::map<std::string, std::string, std::less<>> extra;
     if (kind == kClientAccessKind) extra = {{"aud", "client_0123"}, {"client_id", "client_0123"}, {"scope", "openid"}};

@@ -15,6 +15,7 @@
 #include "authd/mail.hpp"
 #include "authd/sign_in.hpp"
 #include "crypto/totp.hpp"
+#include "fixtures.hpp"
 #include "test_support.hpp"
 
 namespace authd {
@@ -47,15 +48,9 @@ class SignInTest : public ::testing::Test {
         {"AUTHD_SIGNIN_USER_THRESHOLD", "3"},
     };
     for (auto& [name, value] : more) vars[name] = value;
-    const EnvLookup env = [vars](const char* name) -> const char* {
-      const auto found = vars.find(name);
-      return found == vars.end() ? nullptr : found->second.c_str();
-    };
-    CoreSettings settings;
-    settings::Loader loader;
-    CoreSettingsTables tables(settings, loader);
-    ASSERT_TRUE(loader.load({}, false, env));
-    auto core = Core::open(std::move(settings));
+    auto settings = test::load_core_settings(std::move(vars));
+    ASSERT_TRUE(settings) << settings.error().message;
+    auto core = Core::open(std::move(*settings));
     ASSERT_TRUE(core) << core.error().message;
     core_ = std::move(*core);
     if (!core_->accounts().find("alice")) {
@@ -92,7 +87,7 @@ class SignInTest : public ::testing::Test {
   std::size_t outbox_depth() { return *mail::Outbox(core_->store(), core_->settings().mail).depth(); }
 
   test::TempDir dir_;
-  mail::Templates templates_ = *mail::Templates::load({});
+  mail::Templates templates_ = test::builtin_templates();
   std::unique_ptr<Core> core_;
   Reports reports_;
   std::unique_ptr<SignIn> sign_in_;

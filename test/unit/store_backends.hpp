@@ -7,6 +7,8 @@
 // end in /lmdb, /postgresql, ...).
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <functional>
 #include <memory>
 #include <ostream>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "authd/store.hpp"
+#include "test_support.hpp"
 
 namespace authd::test {
 
@@ -45,6 +48,49 @@ inline std::vector<StoreBackend>& store_backends() {
 
 struct RegisterStoreBackend {
   explicit RegisterStoreBackend(StoreBackend backend) { store_backends().push_back(std::move(backend)); }
+};
+
+// The fixture of the suites run on every backend: a fresh store per test
+// (GetParam() is the backend), released after the test.
+class StoreBackendTest : public ::testing::TestWithParam<StoreBackend> {
+ protected:
+  void SetUp() override {
+    sut_ = GetParam().fresh();
+    ASSERT_TRUE(sut_.store);
+  }
+  void TearDown() override {
+    sut_.store.reset();
+    sut_.keep_alive.reset();
+  }
+  Store& store() { return *sut_.store; }
+
+  // One write transaction running `work`; its result.
+  Result<void> write(const std::function<Result<void>(StoreTxn&)>& work) { return store().write(work); }
+  Result<void> read(const std::function<Result<void>(StoreTxn&)>& work) { return store().read(work); }
+
+  void insert(const User& user) {
+    ASSERT_EQ("ok", outcome(write([&](StoreTxn& txn) { return txn.insert_user(user); })));
+  }
+
+  // The page list_users answers (a failed check when it fails).
+  UserPage list_users(const UserQuery& query) {
+    UserPage page;
+    EXPECT_EQ("ok", outcome(read([&](StoreTxn& txn) -> Result<void> {
+                auto got = txn.list_users(query);
+                if (!got) return std::unexpected(got.error());
+                page = std::move(*got);
+                return {};
+              })));
+    return page;
+  }
+  // The usernames of a page, in its order.
+  static std::vector<std::string> names(const UserPage& page) {
+    std::vector<std::string> out;
+    for (const auto& user : page.users) out.push_back(user.username);
+    return out;
+  }
+
+  StoreUnderTest sut_;
 };
 
 }  // namespace authd::test

@@ -27,22 +27,8 @@ User user_with(std::string username, std::string email, Role role = Role::user) 
   return user;
 }
 
-class StoreContractEmail : public ::testing::TestWithParam<StoreBackend> {
+class StoreContractEmail : public test::StoreBackendTest {
  protected:
-  void SetUp() override {
-    sut_ = GetParam().fresh();
-    ASSERT_TRUE(sut_.store);
-  }
-  void TearDown() override {
-    sut_.store.reset();
-    sut_.keep_alive.reset();
-  }
-  Store& store() { return *sut_.store; }
-  Result<void> write(const std::function<Result<void>(StoreTxn&)>& work) { return store().write(work); }
-
-  void insert(const User& user) {
-    ASSERT_EQ("ok", outcome(write([&](StoreTxn& txn) { return txn.insert_user(user); })));
-  }
   UserPage of(std::string email, std::size_t limit = static_cast<std::size_t>(-1), std::size_t offset = 0) {
     UserQuery query;
     query.email = std::move(email);
@@ -50,23 +36,8 @@ class StoreContractEmail : public ::testing::TestWithParam<StoreBackend> {
     query.offset = offset;
     return of(query);
   }
-  UserPage of(const UserQuery& query) {
-    UserPage page;
-    EXPECT_EQ("ok", outcome(store().read([&](StoreTxn& txn) -> Result<void> {
-                auto got = txn.list_users(query);
-                if (!got) return std::unexpected(got.error());
-                page = std::move(*got);
-                return {};
-              })));
-    return page;
-  }
-  static std::vector<std::string> names(const UserPage& page) {
-    std::vector<std::string> out;
-    for (const auto& user : page.users) out.push_back(user.username);
-    return out;
-  }
+  UserPage of(const UserQuery& query) { return list_users(query); }
 
-  test::StoreUnderTest sut_;
 };
 
 using Names = std::vector<std::string>;

@@ -52,25 +52,8 @@ void expect_same_user(const User& expected, const User& actual) {
   EXPECT_EQ(expected.last_revocation, actual.last_revocation);
 }
 
-class StoreContract : public ::testing::TestWithParam<StoreBackend> {
+class StoreContract : public test::StoreBackendTest {
  protected:
-  void SetUp() override {
-    sut_ = GetParam().fresh();
-    ASSERT_TRUE(sut_.store);
-  }
-  void TearDown() override {
-    sut_.store.reset();
-    sut_.keep_alive.reset();
-  }
-  Store& store() { return *sut_.store; }
-
-  // One write transaction running `work`; its result.
-  Result<void> write(const std::function<Result<void>(StoreTxn&)>& work) { return store().write(work); }
-  Result<void> read(const std::function<Result<void>(StoreTxn&)>& work) { return store().read(work); }
-
-  void insert(const User& user) {
-    ASSERT_EQ("ok", outcome(write([&](StoreTxn& txn) { return txn.insert_user(user); })));
-  }
   Result<User> find(std::string_view username) {
     Result<User> out = std::unexpected(Error(Errc::internal, "not run"));
     auto ran = read([&](StoreTxn& txn) -> Result<void> {
@@ -90,8 +73,6 @@ class StoreContract : public ::testing::TestWithParam<StoreBackend> {
               })));
     return out;
   }
-
-  StoreUnderTest sut_;
 };
 
 // --- users -------------------------------------------------------------------
@@ -210,21 +191,7 @@ class ListUsers : public StoreContract {
                                                                         {"malice", Role::editor}})
       insert(make_user(name, role));
   }
-  UserPage list(UserQuery query) {
-    UserPage page;
-    EXPECT_EQ("ok", outcome(read([&](StoreTxn& txn) -> Result<void> {
-                auto got = txn.list_users(query);
-                if (!got) return std::unexpected(got.error());
-                page = *got;
-                return {};
-              })));
-    return page;
-  }
-  static std::vector<std::string> names(const UserPage& page) {
-    std::vector<std::string> out;
-    for (const auto& user : page.users) out.push_back(user.username);
-    return out;
-  }
+  UserPage list(const UserQuery& query) { return list_users(query); }
 };
 
 TEST_P(ListUsers, AllInUsernameByteOrder) {

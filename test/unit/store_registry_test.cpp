@@ -8,22 +8,13 @@
 
 #include "authd/core.hpp"
 #include "authd/store_backends.hpp"
+#include "fixtures.hpp"
 #include "test_support.hpp"
 
 namespace authd {
 namespace {
 
-Result<CoreSettings> load(std::map<std::string, std::string> vars) {
-  const EnvLookup env = [vars](const char* name) -> const char* {
-    const auto found = vars.find(name);
-    return found == vars.end() ? nullptr : found->second.c_str();
-  };
-  CoreSettings settings;
-  settings::Loader loader;
-  CoreSettingsTables tables(settings, loader);
-  if (auto ok = loader.load({}, false, env); !ok) return std::unexpected(ok.error());
-  return settings;
-}
+Result<CoreSettings> load(std::map<std::string, std::string> vars) { return test::load_core_settings(std::move(vars)); }
 
 TEST(StoreRegistry, TheBuiltInBackendsComeFirst) {
   const auto names = store_backend_names();

@@ -87,6 +87,7 @@ class TempStore {
  public:
   TempStore() { reopen(); }
   Store& store() { return *store_; }
+  Store& operator*() { return *store_; }
   Store* operator->() { return store_.get(); }
   const std::filesystem::path& directory() const noexcept { return dir_.path(); }
   void reopen() {
