@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Stops other local users from reading the user database or the signing key (CWE-276, CWE-732):
 # the state directory is 0700 (created so, or tightened when it exists with looser modes) and
-# data.mdb, lock.mdb and signing.key are 0600 — even when authd runs with umask 000.
+# data.mdb, lock.mdb and signing.key are 0600 — even when authd or authctl runs with umask 000.
 source "$(dirname "$0")/harness.sh"
 stack_start
 
@@ -32,8 +32,14 @@ authd_start || fail "authd starts with a loose state directory"
 signup bob pw; expect_eq "signup bob in loose" 201 "$STATUS"
 check_state "tightened" "$AUTHD_STATE_DIR"
 
-step "authctl, first on a new state directory, creates the same modes"
+step "authctl refuses a state directory that does not exist (it creates no store by mistake)"
 export AUTHD_STATE_DIR=$STATE_DIR/byctl
+add_user carol 'carol password' user >/dev/null 2>&1
+expect_ne "authctl add on a missing state directory fails" 0 "$?"
+expect_eq "... and creates nothing" missing "$(mode "$AUTHD_STATE_DIR")"
+
+step "authctl, first on a new (empty, 0777) state directory, creates the same modes"
+mkdir -m 0777 "$AUTHD_STATE_DIR"
 add_user carol 'carol password' user
 expect_eq "authctl add: exit 0" 0 "$?"
 expect_eq "authctl: the directory is 0700" 700 "$(mode "$AUTHD_STATE_DIR")"
