@@ -18,32 +18,31 @@ option(AUTHD_PRECOMPILED_HEADERS "Precompile the standard headers of the larger 
 
 # authd_precompile_headers(TARGET [EXTRA_HEADER...]): the standard headers of
 # cmake/precompiled/standard.hpp, and the extra ones (<gtest/gtest.h> for a
-# test executable).
+# test executable), when AUTHD_PRECOMPILED_HEADERS is on.
 function(authd_precompile_headers target)
   if(AUTHD_PRECOMPILED_HEADERS)
-    target_precompile_headers(${target} PRIVATE ${PROJECT_SOURCE_DIR}/cmake/precompiled/standard.hpp ${ARGN})
-    # From a precompiled header, GCC 12 no longer treats libstdc++'s code
-    # inlined into ours as a system header's, and reports the -O2 false
-    # positives of its object-size warnings there (moving a std::string
-    # "copies its short form out of bounds", GCC PR 105651; Linux turned
-    # these off for GCC 12). Off for these targets under GCC; clang keeps
-    # its own.
-    if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-      target_compile_options(${target} PRIVATE -Wno-array-bounds -Wno-stringop-overread
-                                               -Wno-stringop-overflow -Wno-restrict)
-    endif()
+    _authd_precompile(${target} ${ARGN})
   endif()
 endfunction()
 
 # authd_test_build(TARGET): a GoogleTest executable is built with the standard
 # headers and <gtest/gtest.h> precompiled, whatever the option above says: its
-# sources spent most of their time parsing those (GoogleTest alone a second a
-# file), and they were 40 % of a clean build's compile time. Neither the
-# package nor the shared-hosting build compiles the tests, so the ccache
-# objects those builds reuse are not concerned.
+# sources spend most of their time parsing those (GoogleTest alone a second a
+# file). Neither the package nor the shared-hosting build compiles the tests,
+# so the ccache objects those builds reuse are not concerned.
 function(authd_test_build target)
-  target_precompile_headers(${target} PRIVATE ${PROJECT_SOURCE_DIR}/cmake/precompiled/standard.hpp <gtest/gtest.h>)
-  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")  # see authd_precompile_headers
+  _authd_precompile(${target} <gtest/gtest.h>)
+endfunction()
+
+function(_authd_precompile target)
+  target_precompile_headers(${target} PRIVATE ${PROJECT_SOURCE_DIR}/cmake/precompiled/standard.hpp ${ARGN})
+  # From a precompiled header, GCC 12 no longer treats libstdc++'s code
+  # inlined into ours as a system header's, and reports the -O2 false
+  # positives of its object-size warnings there (moving a std::string
+  # "copies its short form out of bounds", GCC PR 105651; Linux turned
+  # these off for GCC 12). Off for these targets under GCC; clang keeps
+  # its own.
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
     target_compile_options(${target} PRIVATE -Wno-array-bounds -Wno-stringop-overread
                                              -Wno-stringop-overflow -Wno-restrict)
   endif()
