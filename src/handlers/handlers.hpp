@@ -174,7 +174,7 @@ Result<http::Response> end_other_sessions(App& app, const http::Request& request
 // The JSON body, or an empty object when the request has none.
 Result<Json> optional_json_body(const App& app, const http::Request& request);
 // The mailing requests open to anyone, POST /password/forgot and POST
-// /email/verify/resend (password_reset.cpp), once their body is read:
+// /email/verify/resend (mailing_request.cpp), once their body is read:
 // `admitted`, one more request from the client address (past the hourly limit
 // 429, audited as `event` refused), then `ask`, the request itself (what
 // happened, for the audit log, and the account's name; a storage error is

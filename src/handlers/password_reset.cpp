@@ -11,8 +11,6 @@
 #include "authd/clock.hpp"
 #include "handlers/handlers.hpp"
 #include "http/cross_site.hpp"
-#include "log.hpp"
-#include "mail_sender.hpp"
 
 namespace authd::handlers {
 namespace {
@@ -39,34 +37,6 @@ Result<std::string> optional_string(const Json& body, std::string_view field, st
 }
 
 }  // namespace
-
-HandlerResult answer_mailing_request(App& app, const http::Request& request, const MailingRequest& mailing,
-                                     Result<void> admitted,
-                                     const std::function<Result<std::string>(std::string& found_username)>& ask) {
-  if (!admitted) {
-    if (admitted.error().code == Errc::throttled) {
-      audit(app, request, {.event = std::string(mailing.event), .outcome = "refused",
-                           .reason = "too many requests from this address"});
-    }
-    return std::unexpected(admitted.error());
-  }
-  std::string found;
-  auto outcome = ask(found);
-  if (!outcome) {
-    log::warn(std::string(mailing.what) + ": " + outcome.error().message);
-    return fail(Errc::unavailable, "cannot record the request now; try again later");
-  }
-  if (*outcome == "queued") mail_sender::wake();
-  audit(app, request, {.event = std::string(mailing.event), .username = found,
-                       .outcome = *outcome == "queued" ? "ok" : "refused", .reason = *outcome});
-  Json answer = Json::object();
-  answer.set("message", Json::string(mailing.answer));
-  auto response = http::Response::json(202, answer);
-  response.header("Cache-Control", "no-store");
-  // Held, not slept on: the lane thread is free meanwhile (DelayedAnswers).
-  response.not_before = mailing.started + app.core->settings().mail.password_forgot_time;
-  return response;
-}
 
 HandlerResult password_forgot(App& app, const http::Request& request, const RouteContext&) {
   const auto started = std::chrono::steady_clock::now();
