@@ -13,12 +13,6 @@ need_tools oathtool node
 _driver_install
 export AUTHD_OIDC_PROVIDER=true
 stack_start
-step "OpenID sign-in in Chromium ($("$CHROMIUM" --version 2>/dev/null | head -n1))"
-rc=0
-(cd "$_BROWSER_DIR" && node --test --test-reporter=spec oidc.test.mjs) || rc=$?
-if ((rc == 0)); then
-  pass "browser tests (oidc.test.mjs)"
-else
-  fail "browser tests (oidc.test.mjs)" "node --test exited $rc; screenshots in $SCREENSHOT_DIR"
-fi
+browser_step "OpenID sign-in"
+browser_run oidc.test.mjs
 finish

@@ -24,12 +24,6 @@ export AUTHD_WEBAUTHN_USER_VERIFICATION=true
 export AUTHD_PASSKEY_SIGNIN=true
 stack_start
 
-step "passkeys in Chromium ($("$CHROMIUM" --version 2>/dev/null | head -n1))"
-rc=0
-(cd "$_BROWSER_DIR" && node --test --test-reporter=spec passkeys.test.mjs) || rc=$?
-if ((rc == 0)); then
-  pass "browser tests (passkeys.test.mjs)"
-else
-  fail "browser tests (passkeys.test.mjs)" "node --test exited $rc; screenshots in $SCREENSHOT_DIR"
-fi
+browser_step "passkeys"
+browser_run passkeys.test.mjs
 finish
