@@ -65,6 +65,20 @@
 #                  the last answer's Set-Cookie is auth=TOKEN; Path=/ as its
 #                  second attribute, and has HttpOnly, SameSite=Lax and
 #                  Max-Age=MAX_AGE
+#   expect_no_header DESC NAME
+#                  the last answer has no header NAME
+#   expect_front_refusal DESC STATUS CHALLENGE-REGEX
+#                  a refusal passed on by a front server's forward-auth:
+#                  STATUS, .error "Access Denied", a JSON Content-Type, one
+#                  WWW-Authenticate matching CHALLENGE-REGEX, no Location
+#
+# Second factors
+#   totp_fresh_step        waits until the current TOTP step has 5 s or more left
+#   totp_enrol DESC        enrols an authenticator app for $TOKEN's account:
+#                          POST /me/mfa/totp (expect 200), SECRET = its secret,
+#                          then at a fresh step confirms oathtool's code
+#                          (expect_status 200 DESC); the confirmation's answer
+#                          stays in STATUS/HEADERS/BODY (recovery codes, token)
 #
 # Cookies and tokens
 #   set_cookie NAME        the Set-Cookie line of the last answer that sets NAME
@@ -259,6 +273,31 @@ expect_token_cookie() {
   expect_eq "$desc: cookie has HttpOnly" yes "$(yesno grep -qx 'HttpOnly' <<<"$attrs")"
   expect_eq "$desc: cookie has SameSite=Lax" yes "$(yesno grep -qx 'SameSite=Lax' <<<"$attrs")"
   expect_eq "$desc: cookie has Max-Age=<ttl>" yes "$(yesno grep -qx "Max-Age=$max_age" <<<"$attrs")"
+}
+
+expect_no_header() {
+  if header "$2" >/dev/null; then fail "$1" "unexpected header $2: $(header "$2")"; else pass "$1"; fi
+}
+
+expect_front_refusal() {
+  expect_status "$2" "$1"
+  expect_json "$1: JSON body" .error "Access Denied"
+  expect_header "$1: JSON, not the front server's HTML" Content-Type '^application/json'
+  expect_header "$1: authd's challenge" WWW-Authenticate "$3"
+  expect_eq "$1: one challenge" 1 "$(header WWW-Authenticate | wc -l | tr -d ' ')"
+  expect_no_header "$1: no redirect" Location
+}
+
+# --- second factors --------------------------------------------------------------------
+totp_fresh_step() { while (($(date +%s) % 30 > 24)); do sleep 1; done; }
+
+totp_enrol() {
+  auth_post /me/mfa/totp '{}'
+  expect_status 200 "$1: POST /me/mfa/totp"
+  SECRET=$(json .secret)
+  totp_fresh_step
+  auth_post /me/mfa/totp/confirm "{\"code\":\"$(oathtool --totp -b "$SECRET")\"}"
+  expect_status 200 "$1"
 }
 
 # --- cookies --------------------------------------------------------------------------

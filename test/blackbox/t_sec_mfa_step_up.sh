@@ -25,20 +25,13 @@ trap 'rm -rf "$KEYS"; stack_stop' EXIT
 ORIGIN="http://localhost:$PORT"
 CT='Content-Type: application/json'
 shows_second_factor() { jwt_payload "$1" | jq -c '(.amr // []) | any(. == "otp" or . == "hwk" or . == "mfa")'; }
-# Waits until the current TOTP step has at least 5 s left.
-fresh_step() { while (( $(date +%s) % 30 > 24 )); do sleep 1; done; }
 
 step "the first factor: free to enrol, and it ends every other session"
 add_user ed 'ed password' editor || fail "authctl add ed"
 signin ed 'ed password'; OTHER=$TOKEN; OTHER_REFRESH=$(cookie_of refresh)
 expect_ne "setup: a refresh family" "" "$OTHER_REFRESH"
 signin ed 'ed password'; ED=$TOKEN
-TOKEN=$ED auth_post /me/mfa/totp '{}'
-expect_status 200 "a user without a factor starts TOTP"
-SECRET=$(json .secret)
-fresh_step
-TOKEN=$ED auth_post /me/mfa/totp/confirm "{\"code\":\"$(oathtool --totp -b "$SECRET")\"}"
-expect_status 200 "and confirms it"
+TOKEN=$ED totp_enrol "a user without a factor starts TOTP and confirms it"
 mapfile -t RECOVERY < <(json -r '.recovery_codes[]')
 NEW=$(header token)
 expect_ne "this session gets a new token" "" "$NEW"
