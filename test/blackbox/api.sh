@@ -79,6 +79,13 @@
 #                          then at a fresh step confirms oathtool's code
 #                          (expect_status 200 DESC); the confirmation's answer
 #                          stays in STATUS/HEADERS/BODY (recovery codes, token)
+#   passkey_keys NAME      after stack_start, for tests with
+#                          AUTHD_WEBAUTHN_ORIGINS='http://localhost:@PORT@':
+#                          KEYS = a temp folder for the authenticators' keys
+#                          (removed at exit), ORIGIN = http://localhost:$PORT
+#   passkey_client ARGS... python3 webauthn_client.py ARGS (an authenticator:
+#                          register KEYDIR OPTIONS ORIGIN, assert KEYDIR
+#                          OPTIONS ORIGIN COUNT [RPID]; see that file)
 #
 # Cookies and tokens
 #   set_cookie NAME        the Set-Cookie line of the last answer that sets NAME
@@ -299,6 +306,13 @@ totp_enrol() {
   auth_post /me/mfa/totp/confirm "{\"code\":\"$(oathtool --totp -b "$SECRET")\"}"
   expect_status 200 "$1"
 }
+
+passkey_keys() {
+  make_temp_dir KEYS "$1"
+  ORIGIN="http://localhost:$PORT"
+}
+
+passkey_client() { python3 "$_HARNESS_DIR/webauthn_client.py" "$@"; }
 
 # --- cookies --------------------------------------------------------------------------
 set_cookie() {

@@ -1,9 +1,14 @@
 # shellcheck shell=bash
-# test/browser/driver.sh - sourced by the browser tests (t_*.sh) after
-# harness.sh with _BROWSER_DIR set: makes sure test/browser/node_modules
-# holds the pinned npm playwright-core (`npm ci` through ../blackbox/npm.sh,
-# once even with parallel runs; no browser download), and runs the node test
-# files against the stack.
+# test/browser/driver.sh - sourced by the browser tests (t_*.sh) in place of
+# ../blackbox/harness.sh, which it sources: sets _BROWSER_DIR, needs node and
+# Chromium, makes sure test/browser/node_modules holds the pinned npm
+# playwright-core (`npm ci` through ../blackbox/npm.sh, once even with
+# parallel runs; no browser download), and runs the node test files against
+# the stack.
+_BROWSER_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../blackbox/harness.sh
+source "$_BROWSER_DIR/../blackbox/harness.sh"
+need_tools node
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 [[ -x $CHROMIUM ]] ||
   _harness_die "Chromium is not installed at $CHROMIUM (Debian package 'chromium'; scripts/deps.sh test installs it)"
@@ -11,7 +16,7 @@ export CHROMIUM SCREENSHOT_DIR=${SCREENSHOT_DIR:-$PWD/screenshots}
 # shellcheck source=../blackbox/npm.sh
 source "$_BROWSER_DIR/../blackbox/npm.sh"
 
-_driver_install() { npm_ci_once "$(basename "$0" .sh)" "$_BROWSER_DIR" playwright-core; }
+npm_ci_once "$(basename "$0" .sh)" "$_BROWSER_DIR" playwright-core
 
 # browser_step WHAT: a step "WHAT in Chromium (VERSION)".
 browser_step() { step "$1 in Chromium ($("$CHROMIUM" --version 2>/dev/null | head -n1))"; }

@@ -15,15 +15,10 @@
 # PUT /me/password, POST /signout: issue 14; /admin/users: issue 17) are
 # reported as skipped with the reason, and run by themselves once the routes
 # exist.
-_BROWSER_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=../blackbox/harness.sh
-source "$_BROWSER_DIR/../blackbox/harness.sh"
+# shellcheck source=driver.sh
+source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 # shellcheck source=../blackbox/oauth_provider.sh
 source "$_BROWSER_DIR/../blackbox/oauth_provider.sh"
-
-# shellcheck source=driver.sh
-source "$_BROWSER_DIR/driver.sh"
-_driver_install
 
 provider_start
 export AUTHD_OAUTH_ISSUER=$PROVIDER_URL
