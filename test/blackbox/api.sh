@@ -40,6 +40,9 @@
 #                  id or v (__v); returns 1 when there is no such account
 #   account_names  the usernames `authctl list` shows, sorted, one a line
 #   users_listed   how many accounts `authctl list` shows
+#   expect_import DESC FILE COUNTS-REGEX
+#                  `authctl import FILE` exits 0 (check "DESC: exit 0") and
+#                  says COUNTS-REGEX ("DESC: counts"), e.g. 'imported 2 users'
 #
 # Requests with a bearer token: $TOKEN (prefix a call with TOKEN=... for
 # another one); each is one `http` call, extra curl arguments go last
@@ -242,6 +245,13 @@ account_names() {
 
 users_listed() {
   authctl list 2>/dev/null | grep -cvE '^[[:space:]]*$|^(USERNAME|username)\b' || true
+}
+
+expect_import() {
+  local out rc=0
+  out=$(authctl import "$2" 2>&1) || rc=$?
+  expect_eq "$1: exit 0" 0 "$rc"
+  expect_match "$1: counts" "$3" "$out"
 }
 
 # --- records -----------------------------------------------------------------------
