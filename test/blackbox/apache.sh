@@ -15,6 +15,16 @@
 #                   conf/apache/authorizer.conf (then HTTPD_AUTHZ_ADDR and
 #                   HTTPD_APP_DIR must be exported too, see that file)
 #
+# For the tests of conf/apache/authorizer.conf (authd as mod_authnz_fcgi's
+# authorizer, over TCP), before stack_start:
+#   apache_authorizer_app SECRET
+#                   APP_DIR (a temporary directory, removed at exit) with
+#                   static/report.txt, static/public/hello.txt and cgi-bin/
+#                   for the test's CGI programs; AUTHZ_PORT, a free port for
+#                   authd_tcp_start; exports HTTPD_DEFINES=AUTHD_AUTHORIZER,
+#                   HTTPD_APP_DIR, HTTPD_AUTHZ_ADDR and
+#                   HTTPD_AUTHD_FRONT_SECRET=SECRET (the proof Apache sends).
+#
 # Apache writes apache-error.log, apache-access.log, apache.pid and its
 # mod_cgid socket into $STATE_DIR; its stdout/stderr go to apache.out.
 #
@@ -34,6 +44,17 @@ FRONTEND_LOGS=(apache-error.log apache-access.log apache.out)
 # Starts Apache on $PORT (harness.sh's _frontend_start). Returns 0 when it
 # listens, 2 when the port was taken (the caller retries with another), 1 on
 # any other failure.
+apache_authorizer_app() {
+  make_temp_dir APP_DIR app
+  chmod 0755 "$APP_DIR"
+  mkdir -p "$APP_DIR/static/public" "$APP_DIR/cgi-bin"
+  printf 'the secret report\n' >"$APP_DIR/static/report.txt"
+  printf 'hello, anyone\n' >"$APP_DIR/static/public/hello.txt"
+  AUTHZ_PORT=$(pick_port) || _harness_die "found no free port"
+  export HTTPD_DEFINES=AUTHD_AUTHORIZER HTTPD_APP_DIR=$APP_DIR HTTPD_AUTHZ_ADDR=127.0.0.1:$AUTHZ_PORT
+  export HTTPD_AUTHD_FRONT_SECRET=$1
+}
+
 _frontend_start() {
   [[ -x $APACHE_BIN ]] ||
     _harness_die "Apache ($APACHE_BIN) is not installed (scripts/deps.sh test installs what is missing)"

@@ -40,6 +40,9 @@
 #                  id or v (__v); returns 1 when there is no such account
 #   account_names  the usernames `authctl list` shows, sorted, one a line
 #   users_listed   how many accounts `authctl list` shows
+#   expect_import DESC FILE COUNTS-REGEX
+#                  `authctl import FILE` exits 0 (check "DESC: exit 0") and
+#                  says COUNTS-REGEX ("DESC: counts"), e.g. 'imported 2 users'
 #
 # Requests with a bearer token: $TOKEN (prefix a call with TOKEN=... for
 # another one); each is one `http` call, extra curl arguments go last
@@ -65,6 +68,27 @@
 #                  the last answer's Set-Cookie is auth=TOKEN; Path=/ as its
 #                  second attribute, and has HttpOnly, SameSite=Lax and
 #                  Max-Age=MAX_AGE
+#   expect_no_header DESC NAME
+#                  the last answer has no header NAME
+#   expect_front_refusal DESC STATUS CHALLENGE-REGEX
+#                  a refusal passed on by a front server's forward-auth:
+#                  STATUS, .error "Access Denied", a JSON Content-Type, one
+#                  WWW-Authenticate matching CHALLENGE-REGEX, no Location
+#
+# Second factors
+#   totp_fresh_step        waits until the current TOTP step has 5 s or more left
+#   totp_enrol DESC        enrols an authenticator app for $TOKEN's account:
+#                          POST /me/mfa/totp (expect 200), SECRET = its secret,
+#                          then at a fresh step confirms oathtool's code
+#                          (expect_status 200 DESC); the confirmation's answer
+#                          stays in STATUS/HEADERS/BODY (recovery codes, token)
+#   passkey_keys NAME      after stack_start, for tests with
+#                          AUTHD_WEBAUTHN_ORIGINS='http://localhost:@PORT@':
+#                          KEYS = a temp folder for the authenticators' keys
+#                          (removed at exit), ORIGIN = http://localhost:$PORT
+#   passkey_client ARGS... python3 webauthn_client.py ARGS (an authenticator:
+#                          register KEYDIR OPTIONS ORIGIN, assert KEYDIR
+#                          OPTIONS ORIGIN COUNT [RPID]; see that file)
 #
 # Cookies and tokens
 #   set_cookie NAME        the Set-Cookie line of the last answer that sets NAME
@@ -223,6 +247,13 @@ users_listed() {
   authctl list 2>/dev/null | grep -cvE '^[[:space:]]*$|^(USERNAME|username)\b' || true
 }
 
+expect_import() {
+  local out rc=0
+  out=$(authctl import "$2" 2>&1) || rc=$?
+  expect_eq "$1: exit 0" 0 "$rc"
+  expect_match "$1: counts" "$3" "$out"
+}
+
 # --- records -----------------------------------------------------------------------
 record_create() {
   auth_post /records "$1"
@@ -260,6 +291,38 @@ expect_token_cookie() {
   expect_eq "$desc: cookie has SameSite=Lax" yes "$(yesno grep -qx 'SameSite=Lax' <<<"$attrs")"
   expect_eq "$desc: cookie has Max-Age=<ttl>" yes "$(yesno grep -qx "Max-Age=$max_age" <<<"$attrs")"
 }
+
+expect_no_header() {
+  if header "$2" >/dev/null; then fail "$1" "unexpected header $2: $(header "$2")"; else pass "$1"; fi
+}
+
+expect_front_refusal() {
+  expect_status "$2" "$1"
+  expect_json "$1: JSON body" .error "Access Denied"
+  expect_header "$1: JSON, not the front server's HTML" Content-Type '^application/json'
+  expect_header "$1: authd's challenge" WWW-Authenticate "$3"
+  expect_eq "$1: one challenge" 1 "$(header WWW-Authenticate | wc -l | tr -d ' ')"
+  expect_no_header "$1: no redirect" Location
+}
+
+# --- second factors --------------------------------------------------------------------
+totp_fresh_step() { while (($(date +%s) % 30 > 24)); do sleep 1; done; }
+
+totp_enrol() {
+  auth_post /me/mfa/totp '{}'
+  expect_status 200 "$1: POST /me/mfa/totp"
+  SECRET=$(json .secret)
+  totp_fresh_step
+  auth_post /me/mfa/totp/confirm "{\"code\":\"$(oathtool --totp -b "$SECRET")\"}"
+  expect_status 200 "$1"
+}
+
+passkey_keys() {
+  make_temp_dir KEYS "$1"
+  ORIGIN="http://localhost:$PORT"
+}
+
+passkey_client() { python3 "$_HARNESS_DIR/webauthn_client.py" "$@"; }
 
 # --- cookies --------------------------------------------------------------------------
 set_cookie() {

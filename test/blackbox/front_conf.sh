@@ -18,6 +18,15 @@
 #                   worker processes, the pid file, the error log at LEVEL,
 #                   CONNECTIONS worker connections, ACCESS_LOG (a path or
 #                   "off"). The caller writes the rest and the closing brace.
+#   lighttpd_authorizer_conf
+#                   prints a lighttpd.conf (for LIGHTTPD_CONF) of the shipped
+#                   conf/lighttpd.conf and conf/lighttpd-authorizer.conf, as
+#                   they are: authd as FastCGI authorizer of /app/, served
+#                   from the exported APP_DIR. Needs SOURCE_DIR.
+
+lighttpd_authorizer_conf() {
+  printf 'include "%s"\n' "$SOURCE_DIR/conf/lighttpd.conf" "$SOURCE_DIR/conf/lighttpd-authorizer.conf"
+}
 
 apache_run_as() {
   ((EUID == 0)) || return 0

@@ -86,6 +86,8 @@
 # (accounts, account_field, set_cookie and cookie_attr are in api.sh.)
 
 _OAUTH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../oauth" && pwd)
+# shellcheck source=npm.sh
+source "$(dirname "${BASH_SOURCE[0]}")/npm.sh"
 PROVIDER_DIR=
 PROVIDER_PID=
 PROVIDER_URL=
@@ -100,44 +102,10 @@ CALLBACK_URL=
 _PROVIDER_STOPPED=0
 PROVIDER_START_TIMEOUT=${PROVIDER_START_TIMEOUT:-30}
 
-# True when test/oauth/node_modules holds the pinned oauth2-mock-server.
-_provider_installed() {
-  local pinned installed
-  pinned=$(jq -r '.dependencies["oauth2-mock-server"]' "$_OAUTH_DIR/package.json" 2>/dev/null) || return 1
-  installed=$(jq -r .version "$_OAUTH_DIR/node_modules/oauth2-mock-server/package.json" 2>/dev/null) || return 1
-  [[ -n $installed && $installed == "$pinned" && -f $_OAUTH_DIR/node_modules/.package-lock.json ]]
-}
-
-# `npm ci` in test/oauth, once: tests running in parallel wait on a lock.
-_provider_install() {
-  _provider_installed && return 0
-  command -v npm >/dev/null 2>&1 ||
-    _harness_die "'npm' is not installed: the OAuth tests need node and npm (scripts/deps.sh test installs them)"
-  local lock log rc=0
-  lock=${TMPDIR:-/tmp}/authd-oauth-npm-$(printf '%s' "$_OAUTH_DIR" | cksum | cut -d' ' -f1).lock
-  log=$(mktemp "${TMPDIR:-/tmp}/authd-npm-ci.XXXXXX")
-  (
-    if command -v flock >/dev/null 2>&1; then
-      exec 9>"$lock"
-      flock -w 300 9 || { echo "timed out waiting for $lock" >&2; exit 1; }
-    fi
-    _provider_installed && exit 0
-    echo "oauth_provider: installing test/oauth's npm packages (npm ci)" >&2
-    cd "$_OAUTH_DIR" && npm ci --no-audit --no-fund --loglevel=error
-  ) >"$log" 2>&1 || rc=$?
-  if ((rc != 0)) || ! _provider_installed; then
-    echo "oauth_provider: 'npm ci' in $_OAUTH_DIR failed (exit $rc):" >&2
-    tail -n 40 "$log" >&2
-    rm -f "$log"
-    _harness_die "cannot install the OAuth test provider"
-  fi
-  rm -f "$log"
-}
-
 provider_start() {
   need_tools node curl jq
   [[ -z $PROVIDER_PID ]] || _harness_die "provider_start: the provider already runs (pid $PROVIDER_PID)"
-  _provider_install
+  npm_ci_once oauth_provider "$_OAUTH_DIR" oauth2-mock-server
   PROVIDER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/authd-provider.XXXXXX") || _harness_die "mktemp failed"
   OAUTH_JAR=$PROVIDER_DIR/jar
   _PROVIDER_STOPPED=0

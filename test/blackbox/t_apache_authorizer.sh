@@ -21,11 +21,8 @@ export TEST_FRONTEND=apache
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
 # --- the protected application -----------------------------------------------
-make_temp_dir APP_DIR app
-chmod 0755 "$APP_DIR"
-mkdir -p "$APP_DIR/static/public" "$APP_DIR/cgi-bin"
-printf 'the secret report\n' >"$APP_DIR/static/report.txt"
-printf 'hello, anyone\n' >"$APP_DIR/static/public/hello.txt"
+# The proof Apache sends on the TCP connection (front_secret, SECURITY.md class 11).
+apache_authorizer_app "$(openssl rand -hex 32)"
 cat >"$APP_DIR/cgi-bin/whoami" <<'EOF'
 #!/usr/bin/env bash
 # Prints what the web server tells the application about the caller.
@@ -46,11 +43,6 @@ cp -p "$APP_DIR/cgi-bin/whoami" "$APP_DIR/cgi-bin/open"
 
 # --- authd's access rules and the Apache side -----------------------------------
 export AUTHD_AUTHORIZE_RULE="/ * method; /app/static/public/ GET public; /app/static/public/ HEAD public; /app/cgi-bin/open * public"
-AUTHZ_PORT=$(pick_port) || _harness_die "found no free port"
-export HTTPD_DEFINES=AUTHD_AUTHORIZER HTTPD_APP_DIR=$APP_DIR HTTPD_AUTHZ_ADDR=127.0.0.1:$AUTHZ_PORT
-# The proof Apache sends on the TCP connection (front_secret, SECURITY.md class 11).
-HTTPD_AUTHD_FRONT_SECRET=$(openssl rand -hex 32)
-export HTTPD_AUTHD_FRONT_SECRET
 
 stack_start
 

@@ -13,22 +13,15 @@ export TEST_FRONTEND=apache
 # shellcheck source=harness.sh
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
-make_temp_dir APP_DIR app
-chmod 0755 "$APP_DIR"
-mkdir -p "$APP_DIR/static" "$APP_DIR/cgi-bin"
-printf 'the secret report\n' >"$APP_DIR/static/report.txt"
+SECRET=$(openssl rand -hex 32)
+WRONG=${SECRET%?}$([[ ${SECRET: -1} == 0 ]] && echo 1 || echo 0)  # differs in the last character
+apache_authorizer_app "$SECRET"
 cat >"$APP_DIR/cgi-bin/env" <<'CGI'
 #!/usr/bin/env bash
 printf 'Content-Type: text/plain\r\n\r\n'
 env
 CGI
 chmod 0755 "$APP_DIR/cgi-bin/env"
-
-SECRET=$(openssl rand -hex 32)
-WRONG=${SECRET%?}$([[ ${SECRET: -1} == 0 ]] && echo 1 || echo 0)  # differs in the last character
-AUTHZ_PORT=$(pick_port) || _harness_die "found no free port"
-export HTTPD_DEFINES=AUTHD_AUTHORIZER HTTPD_APP_DIR=$APP_DIR HTTPD_AUTHZ_ADDR=127.0.0.1:$AUTHZ_PORT
-export HTTPD_AUTHD_FRONT_SECRET=$SECRET
 export AUTHD_METRICS_ALLOW=192.0.2.1 AUTHD_AUTHORIZE_RULE='/ * method'
 
 stack_start

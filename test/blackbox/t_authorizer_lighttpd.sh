@@ -29,10 +29,7 @@ EOF
 cp "$APP_DIR/cgi-bin/whoami.cgi" "$APP_DIR/public/whoami.cgi"
 chmod -R a+rX "$APP_TMP"
 
-cat >"$APP_TMP/lighttpd.conf" <<EOF
-include "$SOURCE_DIR/conf/lighttpd.conf"
-include "$SOURCE_DIR/conf/lighttpd-authorizer.conf"
-EOF
+lighttpd_authorizer_conf >"$APP_TMP/lighttpd.conf"
 export LIGHTTPD_CONF=$APP_TMP/lighttpd.conf APP_DIR
 export AUTHD_AUTHORIZE_RULE='/ * method; /app/public/ * public; /app/docs/ GET authenticated; /app/admin/ * delete'
 

@@ -15,17 +15,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 export AUTHD_AUTHORIZE_RULE='/app/public/ * public; /app/admin/ * delete'
 stack_start
 
-no_header() {  # no_header DESC NAME
-  if header "$2" >/dev/null; then fail "$1" "unexpected header $2: $(header "$2")"; else pass "$1"; fi
-}
-refused() {  # refused DESC STATUS CHALLENGE-REGEX
-  expect_status "$2" "$1"
-  expect_json "$1: JSON body" .error "Access Denied"
-  expect_header "$1: JSON" Content-Type '^application/json'
-  expect_header "$1: authd's challenge" WWW-Authenticate "$3"
-  expect_eq "$1: one challenge" 1 "$(header WWW-Authenticate | wc -l | tr -d ' ')"
-  no_header "$1: no redirect" Location
-}
 app() {  # app DESC USER ROLE METHOD URI: the application answered, told USER and ROLE
   expect_eq "$1" "200 app user=[$2] role=[$3] method=$4 uri=$5" "$STATUS $BODY"
 }
@@ -35,11 +24,11 @@ role_users user writer admin
 
 step "no credentials, bad credentials"
 http GET /app/items
-refused "no token: 401" 401 '^Bearer realm="authd"$'
+expect_front_refusal "no token: 401" 401 '^Bearer realm="authd"$'
 http GET /app/items -H 'Authorization: Bearer not.a.token'
-refused "a bad token: 401" 401 'error="invalid_token"'
+expect_front_refusal "a bad token: 401" 401 'error="invalid_token"'
 http GET /app/items -H 'X-Auth-User: admin-1' -H 'X-Auth-Role: admin'
-refused "forged X-Auth-* headers alone: 401" 401 '^Bearer'
+expect_front_refusal "forged X-Auth-* headers alone: 401" 401 '^Bearer'
 
 step "a browser without credentials: to the sign-in portal and back"
 BROWSER_ACCEPT='Accept: text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'
@@ -50,7 +39,7 @@ expect_eq "with the original URI, percent-encoded, as rd" \
 http POST /app/items -H "$BROWSER_ACCEPT" -d 'x=1'
 expect_status 302 "a form post without credentials goes to the portal"
 http GET /app/admin/keys -H "$BROWSER_ACCEPT" -H "$(role_bearer user)"
-refused "a page load with too weak a role stays 403" 403 'error="insufficient_scope"'
+expect_front_refusal "a page load with too weak a role stays 403" 403 'error="insufficient_scope"'
 JAR=$STATE_DIR/jar
 http POST /signin -u writer-1:pw-writer -c "$JAR"
 expect_status 200 "sign in at the portal"
@@ -66,19 +55,19 @@ app "GET as user: the application, told who" user-1 user GET '/app/items?page=2'
 http GET /app/items -H "Cookie: auth=${ROLE_TOKEN[user]}"
 app "GET with the auth cookie" user-1 user GET /app/items
 http POST /app/items -H "$(role_bearer user)" -d '{"x":1}'
-refused "POST as user (no create): 403" 403 'error="insufficient_scope"'
+expect_front_refusal "POST as user (no create): 403" 403 'error="insufficient_scope"'
 http POST /app/items -H "$(role_bearer writer)" -d '{"x":1}'
 app "POST as writer" writer-1 writer POST /app/items
 http DELETE /app/items/1 -H "$(role_bearer writer)"
-refused "DELETE as writer (no delete): 403" 403 'error="insufficient_scope"'
+expect_front_refusal "DELETE as writer (no delete): 403" 403 'error="insufficient_scope"'
 http DELETE /app/items/1 -H "$(role_bearer admin)"
 app "DELETE as admin" admin-1 admin DELETE /app/items/1
 
 step "a rule asking for delete: /app/admin/"
 http GET /app/admin/keys -H "$(role_bearer user)"
-refused "user: 403" 403 'error="insufficient_scope"'
+expect_front_refusal "user: 403" 403 'error="insufficient_scope"'
 http GET /app/admin/keys -H "$(role_bearer writer)"
-refused "writer: 403" 403 'error="insufficient_scope"'
+expect_front_refusal "writer: 403" 403 'error="insufficient_scope"'
 http GET /app/admin/keys -H "$(role_bearer admin)"
 app "admin gets the protected application" admin-1 admin GET /app/admin/keys
 # Caddy's path matchers clean the path; /auth/check judges the URI as sent.
@@ -93,9 +82,9 @@ app "a forged X-Auth-User / X-Auth-Role is replaced" user-1 user GET /app/items
 http GET /app/public/info -H 'X-Auth-User: admin-1' -H 'X-Auth-Role: admin'
 app "a public rule needs no token; the forged identity is dropped" '' '' GET /app/public/info
 http GET /app/admin/keys -H "$(role_bearer user)" -H 'X-Original-URI: /app/public/x' -H 'X-Original-Method: GET'
-refused "a client's X-Original-* headers are ignored" 403 'error="insufficient_scope"'
+expect_front_refusal "a client's X-Original-* headers are ignored" 403 'error="insufficient_scope"'
 http GET /app/admin/keys -H "$(role_bearer user)" -H 'X-Forwarded-Uri: /app/public/x' -H 'X-Forwarded-Method: GET'
-refused "a client's X-Forwarded-Uri / -Method are replaced" 403 'error="insufficient_scope"'
+expect_front_refusal "a client's X-Forwarded-Uri / -Method are replaced" 403 'error="insufficient_scope"'
 http GET /app/public/../admin/keys --path-as-is
 expect_match "a dot segment cannot borrow the public rule" '^(400|401)$' "$STATUS"
 
@@ -105,7 +94,7 @@ http GET /app/admin/keys -H "$(role_bearer user)"
 app "promoted: the same token now reaches /app/admin/" user-1 admin GET /app/admin/keys
 authctl delete user-1 >/dev/null || fail "authctl delete user-1"
 http GET /app/items -H "$(role_bearer user)"
-refused "deleted user: 401" 401 'error="invalid_token"'
+expect_front_refusal "deleted user: 401" 401 'error="invalid_token"'
 
 step "authd down: refused with 503 JSON, never served"
 authd_stop

@@ -102,18 +102,6 @@ nginx_start() {
 }
 nginx_start
 
-no_header() {  # no_header DESC NAME
-  if header "$2" >/dev/null; then fail "$1" "unexpected header $2: $(header "$2")"; else pass "$1"; fi
-}
-refused() {  # refused DESC STATUS CHALLENGE-REGEX
-  expect_status "$2" "$1"
-  expect_json "$1: JSON body" .error "Access Denied"
-  expect_header "$1: JSON, not nginx's HTML" Content-Type '^application/json'
-  expect_header "$1: authd's challenge" WWW-Authenticate "$3"
-  expect_eq "$1: one challenge" 1 "$(header WWW-Authenticate | wc -l | tr -d ' ')"
-  no_header "$1: no redirect" Location
-}
-
 step "users, signed in through nginx (proxied to authd)"
 role_users --via "$NGINX_HTTP" --note " through nginx" user writer admin
 expect_header "signin through nginx sets the auth cookie" Set-Cookie '^auth='
@@ -146,18 +134,18 @@ for variant in http fastcgi; do
   if [[ $variant == http ]]; then B=$NGINX_HTTP; else B=$NGINX_FCGI; fi
   step "[$variant] static directory"
   http GET "$B/files/report.txt"
-  refused "[$variant] no token" 401 '^Bearer realm="authd"$'
+  expect_front_refusal "[$variant] no token" 401 '^Bearer realm="authd"$'
   http GET "$B/files/report.txt" -H 'Authorization: Bearer not.a.token'
-  refused "[$variant] a bad token" 401 'error="invalid_token"'
+  expect_front_refusal "[$variant] a bad token" 401 'error="invalid_token"'
   http GET "$B/files/report.txt" -H "$(role_bearer user)"
   expect_status 200 "[$variant] GET the file as user"
   expect_eq "[$variant] file content" "quarterly report" "$BODY"
   http GET "$B/files/report.txt" -H "Cookie: auth=${ROLE_TOKEN[user]}"
   expect_status 200 "[$variant] GET the file with the auth cookie"
   http DELETE "$B/files/report.txt" -H "$(role_bearer writer)"
-  refused "[$variant] DELETE a file as writer" 403 'error="insufficient_scope"'
+  expect_front_refusal "[$variant] DELETE a file as writer" 403 'error="insufficient_scope"'
   http GET "$B/files/admin/keys.txt" -H "$(role_bearer user)"
-  refused "[$variant] /files/admin/ needs delete: user" 403 'error="insufficient_scope"'
+  expect_front_refusal "[$variant] /files/admin/ needs delete: user" 403 'error="insufficient_scope"'
   http GET "$B/files/admin/keys.txt" -H "$(role_bearer admin)"
   expect_eq "[$variant] /files/admin/ as admin" "200 admins only" "$STATUS $BODY"
   # nginx merges repeated slashes (merge_slashes on) before it serves the
@@ -165,7 +153,7 @@ for variant in http fastcgi; do
   http GET "$B/files//admin/keys.txt" --path-as-is -H "$(role_bearer user)"
   expect_status 403 "[$variant] /files//admin/keys.txt as user (repeated slashes)"
   http GET "$B/files/report.txt" -H 'X-Original-URI: /app/public/x' -H 'X-Original-Method: GET'
-  refused "[$variant] client X-Original-* headers are ignored" 401 '^Bearer'
+  expect_front_refusal "[$variant] client X-Original-* headers are ignored" 401 '^Bearer'
 
   step "[$variant] proxied app: identity forwarded"
   http GET "$B/app/items?page=2" -H "$(role_bearer user)"
@@ -173,13 +161,13 @@ for variant in http fastcgi; do
   expect_eq "[$variant] the app got X-Auth-User / X-Auth-Role" \
     "app user=[user-1] role=[user] method=GET uri=/app/items?page=2" "$BODY"
   http POST "$B/app/items" -H "$(role_bearer user)" -d '{"x":1}'
-  refused "[$variant] POST as user" 403 'error="insufficient_scope"'
+  expect_front_refusal "[$variant] POST as user" 403 'error="insufficient_scope"'
   http POST "$B/app/items" -H "$(role_bearer writer)" -d '{"x":1}'
   expect_status 200 "[$variant] POST as writer"
   expect_eq "[$variant] POST reached the app as writer" \
     "app user=[writer-1] role=[writer] method=POST uri=/app/items" "$BODY"
   http DELETE "$B/app/items/1" -H "$(role_bearer writer)"
-  refused "[$variant] DELETE as writer" 403 'error="insufficient_scope"'
+  expect_front_refusal "[$variant] DELETE as writer" 403 'error="insufficient_scope"'
   http DELETE "$B/app/items/1" -H "$(role_bearer admin)"
   expect_status 200 "[$variant] DELETE as admin"
   expect_match "[$variant] DELETE reached the app as admin" 'user=\[admin-1\] role=\[admin\]' "$BODY"
@@ -207,7 +195,7 @@ expect_match "the app sees the new role" 'role=\[admin\]' "$BODY"
 authctl delete user-1 >/dev/null || fail "authctl delete user-1"
 for B in "$NGINX_HTTP" "$NGINX_FCGI"; do
   http GET "$B/files/report.txt" -H "$(role_bearer user)"
-  refused "deleted user ($B)" 401 'error="invalid_token"'
+  expect_front_refusal "deleted user ($B)" 401 'error="invalid_token"'
 done
 
 step "authd down: refused with 503 JSON, never served"

@@ -18,12 +18,7 @@ expect_status 200 "third-party sign-in"
 T=$(json .token)
 
 step "with a factor: MFA Required"
-TOKEN=$T auth_post /me/mfa/totp '{}'
-expect_status 200 "olga enrols an authenticator app"
-SECRET=$(json .secret)
-while (( $(date +%s) % 30 > 24 )); do sleep 1; done
-TOKEN=$T auth_post /me/mfa/totp/confirm "{\"code\":\"$(oathtool --totp -b "$SECRET")\"}"
-expect_status 200 "and confirms it"
+TOKEN=$T totp_enrol "olga enrols an authenticator app and confirms it"
 oauth_signin_as sub=sub-olga preferred_username=olga name='Olga' email=olga@example.test
 expect_status 401 "the same third-party sign-in -> 401"
 expect_eq "MFA Required" "MFA Required" "$(json .error)"

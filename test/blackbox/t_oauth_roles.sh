@@ -15,6 +15,13 @@ unset AUTHD_OAUTH_KEEP_ROLE
 stack_start
 
 signin_as() { oauth_signin_as sub="$1" preferred_username="$2"; }   # SUB USERNAME_HINT
+# delete_new_record TOKEN STATUS DESC: a new record (RID, made as $TOKEN: root),
+# then DELETE /records/RID with TOKEN -> STATUS.
+delete_new_record() {
+  RID=$(new_record)
+  http DELETE "/records/$RID" -H "Authorization: Bearer $1"
+  expect_status "$2" "$3"
+}
 
 # Records to try DELETE on, made by a local admin (new_record uses $TOKEN).
 add_user root admin-password-1 admin
@@ -31,9 +38,7 @@ expect_eq "authctl role dave admin exits 0" 0 "$?"
 expect_eq "dave is admin now" admin "$(account_field dave role)"
 V_BEFORE=$(account_field dave v)
 # The guard reloads the user on every call: dave's token now carries admin rights.
-RID=$(new_record)
-http DELETE "/records/$RID" -H "Authorization: Bearer $FIRST_TOKEN"
-expect_status 200 "dave (admin by authctl) may DELETE"
+delete_new_record "$FIRST_TOKEN" 200 "dave (admin by authctl) may DELETE"
 
 signin_as sub-dave dave
 expect_status 200 "dave signs in again through the provider"
@@ -41,9 +46,7 @@ expect_eq "same account" dave "$(json .user.username)"
 DAVE_TOKEN=$(json .token)
 expect_eq "the sign-in set the role back to user" user "$(account_field dave role)"
 expect_eq "__v went up" $((V_BEFORE + 1)) "$(account_field dave v)"
-RID=$(new_record)
-http DELETE "/records/$RID" -H "Authorization: Bearer $DAVE_TOKEN"
-expect_status 403 "dave (user again) may not DELETE"
+delete_new_record "$DAVE_TOKEN" 403 "dave (user again) may not DELETE"
 http DELETE "/records/$RID" -H "Authorization: Bearer $FIRST_TOKEN"
 expect_status 403 "dave's older token may not DELETE either"
 
@@ -61,9 +64,7 @@ expect_status 200 "dave signs in through the provider with keep_role"
 DAVE_TOKEN=$(json .token)
 expect_eq "keep_role: the role stays admin" admin "$(account_field dave role)"
 expect_eq "keep_role: __v still goes up" $((V_BEFORE + 1)) "$(account_field dave v)"
-RID=$(new_record)
-http DELETE "/records/$RID" -H "Authorization: Bearer $DAVE_TOKEN"
-expect_status 200 "dave (still admin) may DELETE"
+delete_new_record "$DAVE_TOKEN" 200 "dave (still admin) may DELETE"
 
 authctl role dave editor >/dev/null
 signin_as sub-dave dave
@@ -75,9 +76,7 @@ signin_as sub-erin erin
 expect_status 200 "erin's first sign-in with keep_role"
 expect_eq "keep_role: a new account is role user" user "$(account_field erin role)"
 ERIN_TOKEN=$(json .token)
-RID=$(new_record)
-http DELETE "/records/$RID" -H "Authorization: Bearer $ERIN_TOKEN"
-expect_status 403 "erin (user) may not DELETE"
+delete_new_record "$ERIN_TOKEN" 403 "erin (user) may not DELETE"
 
 # --- back to the default -----------------------------------------------------------------------
 step "back to the default"

@@ -98,9 +98,7 @@ authd_stop
 OLD=$AUTHD_STATE_DIR
 export AUTHD_STATE_DIR=$WORK/fresh
 if [[ ${AUTHD_STORE:-lmdb} == postgresql ]]; then pg_bb_fresh_database; fi
-authctl import "$WORK/export.jsonl" >"$WORK/round.out" 2>&1
-expect_eq "import of the export: exit 0" 0 "$?"
-expect_match "counts" 'imported 4 users and 1 records' "$(cat "$WORK/round.out")"
+expect_import "import of the export" "$WORK/export.jsonl" 'imported 4 users and 1 records'
 authd_start
 signin ben 'ben password'
 expect_status 200 "ben signs in from the fresh store"

@@ -37,9 +37,7 @@ pg_create_db "$PG" authd || _harness_die "cannot create the database"
 export AUTHD_STORE=postgresql
 AUTHD_DATABASE_URL=$(pg_url "$PG" authd)
 export AUTHD_DATABASE_URL
-authctl import "$WORK/site.jsonl" >"$WORK/import.out" 2>&1
-expect_eq "import into PostgreSQL: exit 0" 0 "$?"
-expect_match "import counts" 'imported 3 users and 1 records' "$(cat "$WORK/import.out")"
+expect_import "import into PostgreSQL" "$WORK/site.jsonl" 'imported 3 users and 1 records'
 expect_eq "the same users, roles, _id and __v" "" "$(authctl list | sort | diff "$WORK/lmdb.list" - | head -5)"
 authd_start
 

@@ -26,12 +26,13 @@ case ${TEST_FRONTEND:-lighttpd} in
   lighttpd)
     APP_DIR=$APP_TMP/app PREFIX=/app
     mkdir -p "$APP_DIR/admin" "$APP_DIR/public"
-    cat >"$APP_TMP/lighttpd.conf" <<CONF
-include "$SOURCE_DIR/conf/lighttpd.conf"
-include "$SOURCE_DIR/conf/lighttpd-authorizer.conf"
+    {
+      lighttpd_authorizer_conf
+      cat <<CONF
 # the operator's own rewrites, one into the protected tree, one out of it
 url.rewrite-once += ( "^/pub/(.*)\$" => "/app/admin/\$1", "^/app/admin/open/(.*)\$" => "/app/public/\$1" )
 CONF
+    } >"$APP_TMP/lighttpd.conf"
     export LIGHTTPD_CONF=$APP_TMP/lighttpd.conf APP_DIR
     ;;
   apache)

@@ -56,12 +56,7 @@ expect_match "an unknown browser says so" 'Browser: unknown browser$' "$(grep Br
 expect_eq "nothing of its text" no "$(yesno grep -qF evil.example "$(newest)")"
 
 step "a right password with the second factor due: told at once, once per device and hour"
-TOKEN=$ALICE auth_post /me/mfa/totp '{}'
-expect_status 200 "POST /me/mfa/totp"
-SECRET=$(json .secret)
-while (($(date +%s) % 30 > 24)); do sleep 1; done
-TOKEN=$ALICE auth_post /me/mfa/totp/confirm "{\"code\":\"$(oathtool --totp -b "$SECRET")\"}"
-expect_status 200 "TOTP confirmed"
+TOKEN=$ALICE totp_enrol "TOTP confirmed"
 STOLEN='Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36'
 signin alice 'alice password' -A "$STOLEN"
 expect_status 401 "the password is right, the second factor is due"

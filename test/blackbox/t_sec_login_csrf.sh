@@ -58,11 +58,7 @@ expect_ne "control: with an auth cookie" "" "$(cookie_of auth)"
 step "the attacker's second step cannot be planted (POST /signin/mfa)"
 signin mallory 'mallory password'
 expect_status 200 "setup: mallory signs in"
-auth_post /me/mfa/totp '{}'
-SECRET=$(json .secret)
-while (( $(date +%s) % 30 > 24 )); do sleep 1; done
-auth_post /me/mfa/totp/confirm "{\"code\":\"$(oathtool --totp -b "$SECRET")\"}"
-expect_status 200 "setup: mallory enrols TOTP"
+totp_enrol "setup: mallory enrols TOTP"
 signin mallory 'mallory password'
 MFA=$(json '.mfa_token // empty')
 expect_ne "setup: an mfa_token" "" "$MFA"

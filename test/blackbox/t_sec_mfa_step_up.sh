@@ -19,26 +19,16 @@ need_tools python3
 command -v oathtool >/dev/null || { fail "oathtool is not installed (scripts/deps.sh test)"; finish; }
 stack_start
 
-CLIENT=$(dirname "${BASH_SOURCE[0]}")/webauthn_client.py
-KEYS=$(mktemp -d "${TMPDIR:-/tmp}/authd-stepup.XXXXXX")
-trap 'rm -rf "$KEYS"; stack_stop' EXIT
-ORIGIN="http://localhost:$PORT"
+passkey_keys stepup
 CT='Content-Type: application/json'
 shows_second_factor() { jwt_payload "$1" | jq -c '(.amr // []) | any(. == "otp" or . == "hwk" or . == "mfa")'; }
-# Waits until the current TOTP step has at least 5 s left.
-fresh_step() { while (( $(date +%s) % 30 > 24 )); do sleep 1; done; }
 
 step "the first factor: free to enrol, and it ends every other session"
 add_user ed 'ed password' editor || fail "authctl add ed"
 signin ed 'ed password'; OTHER=$TOKEN; OTHER_REFRESH=$(cookie_of refresh)
 expect_ne "setup: a refresh family" "" "$OTHER_REFRESH"
 signin ed 'ed password'; ED=$TOKEN
-TOKEN=$ED auth_post /me/mfa/totp '{}'
-expect_status 200 "a user without a factor starts TOTP"
-SECRET=$(json .secret)
-fresh_step
-TOKEN=$ED auth_post /me/mfa/totp/confirm "{\"code\":\"$(oathtool --totp -b "$SECRET")\"}"
-expect_status 200 "and confirms it"
+TOKEN=$ED totp_enrol "a user without a factor starts TOTP and confirms it"
 mapfile -t RECOVERY < <(json -r '.recovery_codes[]')
 NEW=$(header token)
 expect_ne "this session gets a new token" "" "$NEW"
@@ -70,7 +60,7 @@ expect_eq "the factor is still there" true "$(json .totp)"
 step "a current code in the same request allows a change"
 TOKEN=$NEW auth_post /me/mfa/webauthn/register/begin "{\"second_factor\":\"${RECOVERY[0]}\"}"
 expect_status 200 "registration options with a recovery code"
-CRED=$(python3 "$CLIENT" register "$KEYS/ed" "$BODY" "$ORIGIN")
+CRED=$(passkey_client register "$KEYS/ed" "$BODY" "$ORIGIN")
 TOKEN=$NEW auth_post /me/mfa/webauthn/register/finish "$(jq -c --arg c "${RECOVERY[0]}" '. + {second_factor: $c}' <<<"$CRED")"
 expect_status 401 "a spent recovery code does not count twice"
 TOKEN=$NEW auth_post /me/mfa/webauthn/register/finish "$(jq -c --arg c "${RECOVERY[1]}" '. + {second_factor: $c}' <<<"$CRED")"
@@ -97,21 +87,21 @@ expect_status 200 "the editor with a second factor reaches the records"
 
 step "password-less sign-in needs user verification (webauthn_user_verification is off)"
 TOKEN=$STRONG2 auth_post /me/mfa/webauthn/register/begin '{}'
-TOKEN=$STRONG2 auth_post /me/mfa/webauthn/register/finish "$(python3 "$CLIENT" register "$KEYS/ed2" "$BODY" "$ORIGIN")"
+TOKEN=$STRONG2 auth_post /me/mfa/webauthn/register/finish "$(passkey_client register "$KEYS/ed2" "$BODY" "$ORIGIN")"
 expect_status 200 "setup: ed registers a passkey"
 http POST /signin/passkey/begin
 expect_eq "the options ask for user verification" required "$(json -r .publicKey.userVerification)"
 OPTIONS=$BODY
-http POST /signin/passkey/finish -H "$CT" --data-binary "$(WEBAUTHN_NO_UV=1 python3 "$CLIENT" assert "$KEYS/ed2" "$OPTIONS" "$ORIGIN" 5)"
+http POST /signin/passkey/finish -H "$CT" --data-binary "$(WEBAUTHN_NO_UV=1 passkey_client assert "$KEYS/ed2" "$OPTIONS" "$ORIGIN" 5)"
 expect_status 401 "an assertion without user verification signs nobody in"
 expect_eq "no cookie" "" "$(cookie_of auth)"
-http POST /signin/passkey/finish -H "$CT" --data-binary "$(python3 "$CLIENT" assert "$KEYS/ed2" "$OPTIONS" "$ORIGIN" 6)"
+http POST /signin/passkey/finish -H "$CT" --data-binary "$(passkey_client assert "$KEYS/ed2" "$OPTIONS" "$ORIGIN" 6)"
 expect_status 200 "control: with user verification it signs in"
 expect_eq "as two factors in one" '["hwk","mfa"]' "$(jwt_payload "$(json .token)" | jq -c .amr)"
 signin ed 'ed password'
 MFA=$(json '.mfa_token // empty')
 http POST /signin/mfa/webauthn/begin -H "$CT" --data-binary "{\"mfa_token\":\"$MFA\"}"
-WEBAUTHN=$(WEBAUTHN_NO_UV=1 python3 "$CLIENT" assert "$KEYS/ed2" "$BODY" "$ORIGIN" 7)
+WEBAUTHN=$(WEBAUTHN_NO_UV=1 passkey_client assert "$KEYS/ed2" "$BODY" "$ORIGIN" 7)
 http POST /signin/mfa -H "$CT" --data-binary "$(jq -nc --arg t "$MFA" --argjson w "$WEBAUTHN" '{mfa_token:$t,webauthn:$w}')"
 expect_status 200 "as a second factor webauthn_user_verification governs (off: presence is enough)"
 

@@ -20,10 +20,7 @@ printf 'admins only\n' >"$APP_DIR/admin/x"
 printf 'hello\n' >"$APP_DIR/public/hello.txt"
 chmod -R a+rX "$APP_TMP"
 if [[ $TEST_FRONTEND == lighttpd ]]; then
-  cat >"$APP_TMP/lighttpd.conf" <<EOF2
-include "$SOURCE_DIR/conf/lighttpd.conf"
-include "$SOURCE_DIR/conf/lighttpd-authorizer.conf"
-EOF2
+  lighttpd_authorizer_conf >"$APP_TMP/lighttpd.conf"
   export LIGHTTPD_CONF=$APP_TMP/lighttpd.conf APP_DIR
 fi
 # /app/public/ is public, /app/admin/ is for admins; nothing else is mentioned.

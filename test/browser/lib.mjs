@@ -1,9 +1,11 @@
 // Helpers for the browser tests: Debian's Chromium driven by playwright-core
 // (no browser download), watched for console errors and CSP violations, with
 // screenshots at desktop and phone width.
+import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
+import { after, before } from "node:test";
 import { chromium } from "playwright-core";
 
 export const BASE = process.env.BASE_URL;
@@ -22,6 +24,21 @@ export async function launch() {
   });
 }
 
+// The test file's Chromium: useBrowser(SCRIPT), called once at the top of a
+// *.test.mjs, launches it before the file's tests and closes it after them
+// (before the file's own `after` hooks run); SCRIPT is the t_*.sh that runs
+// the file and sets BASE_URL. newContext opens its contexts in it.
+let fileBrowser;
+export function useBrowser(script) {
+  before(async () => {
+    assert.ok(BASE, `BASE_URL must be set (run through test/browser/${script})`);
+    fileBrowser = await launch();
+  });
+  after(async () => {
+    await fileBrowser?.close();
+  });
+}
+
 // API paths whose 4xx/5xx answers are expected in a test (401 before sign-in,
 // 500 Invalid Login, 404 for a route not built yet): Chromium logs each as
 // "Failed to load resource", which is not a page error.
@@ -31,8 +48,8 @@ const API = /^\/(signin|signup|signout|oauth|me|auth|admin\/users|admin\/invitat
 // exceptions, CSP violations (reported by the page itself).
 export const problems = [];
 
-export async function newContext(browser, name) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+export async function newContext(name) {
+  const context = await fileBrowser.newContext({ viewport: { width: 1280, height: 800 } });
   context.setDefaultTimeout(15000);
   // Runs before any page script (Playwright injects it through the DevTools
   // protocol, outside the page's CSP).

@@ -3,23 +3,15 @@
 // "signup": "invite", so the page offers no "Create an account" and says why;
 // signing in is unchanged, and the sign-up form cannot be reached.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { BASE, authCookie, authctl, launch, newContext, problems, signInWithPage, snap } from "./lib.mjs";
+import { test } from "node:test";
+import { BASE, authCookie, authctl, newContext, problems, signInWithPage, snap, useBrowser } from "./lib.mjs";
+
+useBrowser("t_pages.sh");
 
 const PASSWORD = "correct horse battery";
-let browser;
-
-before(async () => {
-  assert.ok(BASE, "BASE_URL must be set (run through test/browser/t_pages.sh)");
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-});
 
 test("invite mode: the notice instead of the sign-up offer; signing in still works", async () => {
-  const context = await newContext(browser, "login-invite-mode");
+  const context = await newContext("login-invite-mode");
   const page = await context.newPage();
   await page.goto(`${BASE}/login`);
   await page.getByText("New accounts are by invitation only.").waitFor();

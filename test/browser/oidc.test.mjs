@@ -11,23 +11,21 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { createServer } from "node:http";
 import { after, before, test } from "node:test";
-import { BASE, authctl, launch, newContext, problems, signUpApi, snap } from "./lib.mjs";
+import { BASE, authctl, newContext, problems, signUpApi, snap, useBrowser } from "./lib.mjs";
+
+useBrowser("t_oidc.sh");
 
 const PASSWORD = "correct horse battery";
-let browser;
 let app;
 let APP;
 
 before(async () => {
-  assert.ok(BASE, "BASE_URL must be set (run through test/browser/t_oidc.sh)");
   app = createServer((request, response) => response.end("the application"));
   await new Promise((resolve) => app.listen(0, "127.0.0.1", resolve));
   APP = `http://127.0.0.1:${app.address().port}/cb`;
-  browser = await launch();
 });
 
 after(async () => {
-  await browser?.close();
   app?.close();
   assert.deepEqual(problems, [], "no console errors, uncaught exceptions or CSP violations");
 });
@@ -58,7 +56,7 @@ test("sign in with authd: portal with a second factor, consent, back to the appl
   const added = authctl("client", "add", "Forum", "--redirect-uri", APP, "--scope", "openid", "profile");
   const clientId = /client_id: (\S+)/.exec(added)[1];
 
-  const context = await newContext(browser, "oidc");
+  const context = await newContext("oidc");
   const page = await context.newPage();
   const query = new URLSearchParams({
     response_type: "code", client_id: clientId, redirect_uri: APP, scope: "openid profile", state: "st-1", nonce: "n-1",

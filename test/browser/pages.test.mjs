@@ -4,33 +4,24 @@
 // Controls are found by label and role, as a screen reader user finds them.
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
-import { after, before, test } from "node:test";
-import { BASE, authCookie, authctl, launch, newContext, problems, role, signInWithPage,
-         signUpApi, snap } from "./lib.mjs";
+import { test } from "node:test";
+import { BASE, authCookie, authctl, newContext, problems, role, signInWithPage,
+         signUpApi, snap, useBrowser } from "./lib.mjs";
+
+useBrowser("t_pages.sh");
 
 const APP_PORT = Number(process.env.APP_PORT);          // an origin in portal_return_origins
 const FOREIGN_PORT = Number(process.env.FOREIGN_PORT);  // an origin that is not
 const PROVIDER_CONTROL = process.env.PROVIDER_CONTROL;
 const PASSWORD = "correct horse battery";
 
-let browser;
-
 // What the stand-in apps (apps.mjs, started by t_pages.sh) were asked for.
 async function seenBy(port) {
   return (await fetch(`http://127.0.0.1:${port}/__seen`)).json();
 }
 
-before(async () => {
-  assert.ok(BASE, "BASE_URL must be set (run through test/browser/t_pages.sh)");
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-});
-
 test("sign up: field errors from the API, then an account and an HttpOnly cookie", async () => {
-  const context = await newContext(browser, "signup");
+  const context = await newContext("signup");
   const page = await context.newPage();
   await page.goto(`${BASE}/`);
   assert.equal(new URL(page.url()).pathname, "/login", "/ leads to /login");
@@ -63,7 +54,7 @@ test("sign up: field errors from the API, then an account and an HttpOnly cookie
   await snap(page, "signed-in");
 
   // The same name again: 409 from the API, shown under Username.
-  const other = await (await newContext(browser, "signup-taken")).newPage();
+  const other = await (await newContext("signup-taken")).newPage();
   await other.goto(`${BASE}/login`);
   await other.getByRole("button", { name: "Create an account" }).click();
   const again = other.getByRole("form", { name: "Create an account" });
@@ -78,7 +69,7 @@ test("sign up: field errors from the API, then an account and an HttpOnly cookie
 });
 
 test("wrong password: the message, focus back on the password", async () => {
-  const context = await newContext(browser, "wrong-password");
+  const context = await newContext("wrong-password");
   const page = await context.newPage();
   await signInWithPage(page, "alice", "not the password");
   const alert = page.getByRole("form", { name: "Sign in" }).getByRole("alert");
@@ -92,7 +83,7 @@ test("wrong password: the message, focus back on the password", async () => {
 });
 
 test("sign in, then sign out (POST /signout clears the cookie)", async () => {
-  const context = await newContext(browser, "signin");
+  const context = await newContext("signin");
   const page = await context.newPage();
   await signInWithPage(page, "alice", PASSWORD);
   await page.getByRole("heading", { name: "You are signed in" }).waitFor();
@@ -107,7 +98,7 @@ test("sign in, then sign out (POST /signout clears the cookie)", async () => {
 });
 
 test("keyboard only: sign in without a pointer", async () => {
-  const context = await newContext(browser, "keyboard");
+  const context = await newContext("keyboard");
   const page = await context.newPage();
   await page.goto(`${BASE}/login`);
   const focused = () => page.evaluate(() => {
@@ -137,7 +128,7 @@ test("keyboard only: sign in without a pointer", async () => {
 });
 
 test("rd: back to an allowed origin after sign-in", async () => {
-  const context = await newContext(browser, "rd-allowed");
+  const context = await newContext("rd-allowed");
   const page = await context.newPage();
   const target = `http://127.0.0.1:${APP_PORT}/dashboard?tab=1&q=a+b%26c`;
   await signInWithPage(page, "alice", PASSWORD, `?rd=${encodeURIComponent(target)}`);
@@ -150,7 +141,7 @@ test("rd: back to an allowed origin after sign-in", async () => {
 });
 
 test("rd: a foreign origin and open-redirect tricks go to the safe default", async () => {
-  const context = await newContext(browser, "rd-refused");
+  const context = await newContext("rd-refused");
   const page = await context.newPage();
   const foreign = `http://127.0.0.1:${FOREIGN_PORT}/steal`;
   await signInWithPage(page, "alice", PASSWORD, `?return_to=${encodeURIComponent(foreign)}`);
@@ -175,7 +166,7 @@ test("third-party sign-in through the test OAuth provider, back to rd", async ()
     method: "PUT", headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ sub: "browser-subject-1", preferred_username: "octo", name: "Octo Cat", email: "octo@example.test" }),
   });
-  const context = await newContext(browser, "oauth");
+  const context = await newContext("oauth");
   const page = await context.newPage();
   const target = `http://127.0.0.1:${APP_PORT}/after-oauth`;
   await page.goto(`${BASE}/login?rd=${encodeURIComponent(target)}`);
@@ -200,7 +191,7 @@ test("third-party sign-in through the test OAuth provider, back to rd", async ()
 });
 
 test("error pages share the style", async () => {
-  const context = await newContext(browser, "errors");
+  const context = await newContext("errors");
   const page = await context.newPage();
   const response = await page.goto(`${BASE}/no-such-page`);
   assert.equal(response.status(), 404);
@@ -211,7 +202,7 @@ test("error pages share the style", async () => {
 
 test("account page: change password (PUT /me/password)", async () => {
   await signUpApi("carol", PASSWORD);
-  const context = await newContext(browser, "account");
+  const context = await newContext("account");
   const page = await context.newPage();
   await signInWithPage(page, "carol", PASSWORD, `?rd=${encodeURIComponent("/account")}`);
   await page.waitForURL(`${BASE}/account`);
@@ -229,7 +220,7 @@ test("account page: change password (PUT /me/password)", async () => {
   await form.getByRole("button", { name: "Change password" }).click();
   await page.getByRole("status").filter({ hasText: "Your password is changed" }).waitFor();
   await snap(page, "account-password-changed");
-  const fresh = await (await newContext(browser, "account-new-password")).newPage();
+  const fresh = await (await newContext("account-new-password")).newPage();
   await signInWithPage(fresh, "carol", "a new password 2");
   await fresh.getByRole("heading", { name: "You are signed in" }).waitFor();
   await fresh.context().clearCookies(); // else GET /me greets carol instead of showing the form
@@ -244,7 +235,7 @@ test("admin page: role change seen by the changed user; delete with confirmation
   await signUpApi("bob", PASSWORD);
   await signUpApi("dave", PASSWORD);
 
-  const bobContext = await newContext(browser, "admin-bob");
+  const bobContext = await newContext("admin-bob");
   const bob = await bobContext.newPage();
   await signInWithPage(bob, "bob", PASSWORD, `?rd=${encodeURIComponent("/account")}`);
   await bob.waitForURL(`${BASE}/account`);
@@ -253,7 +244,7 @@ test("admin page: role change seen by the changed user; delete with confirmation
   await bob.getByRole("heading", { name: "Access denied" }).waitFor();
   await snap(bob, "admin-refused");
 
-  const adminContext = await newContext(browser, "admin");
+  const adminContext = await newContext("admin");
   const admin = await adminContext.newPage();
   await signInWithPage(admin, "root", PASSWORD, `?rd=${encodeURIComponent("/admin")}`);
   await admin.waitForURL(`${BASE}/admin`);
@@ -308,7 +299,7 @@ async function resetLinkFor(to, pattern = /https?:\S+#token=[\w-]+/) {
 
 test("forgot password: the link on /login, the mail, a new password, signed in", async () => {
   await signUpApi("rita", PASSWORD);
-  const context = await newContext(browser, "reset");
+  const context = await newContext("reset");
   const page = await context.newPage();
   await page.goto(`${BASE}/login`);
   await page.getByRole("link", { name: "Forgot password?" }).click();
@@ -336,7 +327,7 @@ test("forgot password: the link on /login, the mail, a new password, signed in",
 test("verify email: the mailed link, the page, one click", async () => {
   await signUpApi("vera", PASSWORD);
   const link = await resetLinkFor("vera@example.test", /https?:\S+\/email\/verify\?token=[\w-]+/);
-  const context = await newContext(browser, "verify");
+  const context = await newContext("verify");
   const page = await context.newPage();
   // The mail links to public_url; the page under test is at BASE.
   await page.goto(`${BASE}${link.slice(link.indexOf("/email/verify"))}`);
@@ -351,7 +342,7 @@ test("verify email: the mailed link, the page, one click", async () => {
 
 test("invitation: the admin page invites, the mailed link, a username and a password, signed in", async () => {
   // root: the admin of the admin page's test.
-  const adminContext = await newContext(browser, "admin-invite");
+  const adminContext = await newContext("admin-invite");
   const admin = await adminContext.newPage();
   await signInWithPage(admin, "root", PASSWORD, `?rd=${encodeURIComponent("/admin")}`);
   await admin.waitForURL(`${BASE}/admin`);
@@ -365,7 +356,7 @@ test("invitation: the admin page invites, the mailed link, a username and a pass
   await adminContext.close();
 
   const link = await resetLinkFor("inez@example.test", /https?:\S+\/invite#token=[\w-]+/);
-  const context = await newContext(browser, "invite");
+  const context = await newContext("invite");
   const page = await context.newPage();
   // The mail links to public_url; the page under test is at BASE.
   await page.goto(`${BASE}/invite${link.slice(link.indexOf("#"))}`);
@@ -382,7 +373,7 @@ test("invitation: the admin page invites, the mailed link, a username and a pass
   assert.equal(role("inez"), "editor");
   await context.close();
   // Used up: the same link again says so on the page.
-  const again = await (await newContext(browser, "invite-used")).newPage();
+  const again = await (await newContext("invite-used")).newPage();
   await again.goto(`${BASE}/invite${link.slice(link.indexOf("#"))}`);
   const used = again.getByRole("form", { name: "Accept your invitation" });
   await used.getByLabel("Username").fill("inez2");
@@ -393,7 +384,7 @@ test("invitation: the admin page invites, the mailed link, a username and a pass
 });
 
 test("the policy is enforced, and no page logged an error or a CSP violation", async () => {
-  const context = await newContext(browser, "csp");
+  const context = await newContext("csp");
   const page = await context.newPage();
   await page.goto(`${BASE}/login`);
   // An injected inline script must not run: proof that the header is live.

@@ -3,26 +3,21 @@
 // oathtool for the authenticator app.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { after, before, test } from "node:test";
-import { BASE, launch, newContext, problems, signUpApi, snap } from "./lib.mjs";
+import { after, test } from "node:test";
+import { BASE, newContext, problems, signUpApi, snap, useBrowser } from "./lib.mjs";
+
+useBrowser("t_passkeys.sh");
 
 // WebAuthn wants a domain: the same server as BASE, by the name localhost.
 const LOCAL = BASE.replace("//127.0.0.1:", "//localhost:");
 const PASSWORD = "correct horse battery";
-let browser;
 
 // The auth cookie of the pages at LOCAL (lib.mjs's authCookie looks at BASE).
 async function authCookie(context) {
   return (await context.cookies(LOCAL)).find((c) => c.name === "auth");
 }
 
-before(async () => {
-  assert.ok(BASE, "BASE_URL must be set (run through test/browser/t_passkeys.sh)");
-  browser = await launch();
-});
-
 after(async () => {
-  await browser?.close();
   assert.deepEqual(problems, [], "no console errors, uncaught exceptions or CSP violations");
 });
 
@@ -52,7 +47,7 @@ async function signOut(page) {
 
 test("a passkey: registered on the account page, then second factor and password-less sign-in", async () => {
   await signUpApi("pat", PASSWORD);
-  const context = await newContext(browser, "passkey");
+  const context = await newContext("passkey");
   const page = await context.newPage();
   const { cdp, authenticatorId } = await withAuthenticator(context, page);
 
@@ -107,7 +102,7 @@ test("a passkey: registered on the account page, then second factor and password
 
 test("the authenticator app: set up on the account page, then asked for by the portal", async () => {
   await signUpApi("tess", PASSWORD);
-  const context = await newContext(browser, "totp");
+  const context = await newContext("totp");
   const page = await context.newPage();
   await signIn(page, "tess", PASSWORD);
   await page.getByRole("heading", { name: "You are signed in" }).waitFor();

@@ -4,21 +4,11 @@
 # driven by npm playwright-core goes from /authorize through the portal's
 # sign-in with a second factor and the consent page back to the application
 # (oidc.test.mjs). CTest runs it as browser.oidc (label browser).
-_BROWSER_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=../blackbox/harness.sh
-source "$_BROWSER_DIR/../blackbox/harness.sh"
 # shellcheck source=driver.sh
-source "$_BROWSER_DIR/driver.sh"
-need_tools oathtool node
-_driver_install
+source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
+need_tools oathtool
 export AUTHD_OIDC_PROVIDER=true
 stack_start
-step "OpenID sign-in in Chromium ($("$CHROMIUM" --version 2>/dev/null | head -n1))"
-rc=0
-(cd "$_BROWSER_DIR" && node --test --test-reporter=spec oidc.test.mjs) || rc=$?
-if ((rc == 0)); then
-  pass "browser tests (oidc.test.mjs)"
-else
-  fail "browser tests (oidc.test.mjs)" "node --test exited $rc; screenshots in $SCREENSHOT_DIR"
-fi
+browser_step "OpenID sign-in"
+browser_run oidc.test.mjs
 finish

@@ -15,20 +15,10 @@
 # PUT /me/password, POST /signout: issue 14; /admin/users: issue 17) are
 # reported as skipped with the reason, and run by themselves once the routes
 # exist.
-_BROWSER_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=../blackbox/harness.sh
-source "$_BROWSER_DIR/../blackbox/harness.sh"
+# shellcheck source=driver.sh
+source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 # shellcheck source=../blackbox/oauth_provider.sh
 source "$_BROWSER_DIR/../blackbox/oauth_provider.sh"
-
-CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
-[[ -x $CHROMIUM ]] ||
-  _harness_die "Chromium is not installed at $CHROMIUM (Debian package 'chromium'; scripts/deps.sh test installs it)"
-export CHROMIUM SCREENSHOT_DIR=${SCREENSHOT_DIR:-$PWD/screenshots}
-
-# shellcheck source=driver.sh
-source "$_BROWSER_DIR/driver.sh"
-_driver_install
 
 provider_start
 export AUTHD_OAUTH_ISSUER=$PROVIDER_URL
@@ -62,25 +52,13 @@ smtp_pick && smtp_start || _harness_die "cannot start aiosmtpd"
 export MAILDIR AUTHD_PASSWORD_FORGOT_TIME=50
 stack_start
 
-step "pages in Chromium ($("$CHROMIUM" --version 2>/dev/null | head -n1))"
-rc=0
-(cd "$_BROWSER_DIR" && node --test --test-reporter=spec pages.test.mjs) || rc=$?
-if ((rc == 0)); then
-  pass "browser tests (pages.test.mjs)"
-else
-  fail "browser tests (pages.test.mjs)" "node --test exited $rc; screenshots in $SCREENSHOT_DIR"
-fi
+browser_step "pages"
+browser_run pages.test.mjs
 
 step "the login page with signup_mode = invite"
 authd_stop
 export AUTHD_SIGNUP_MODE=invite
 authd_start || _harness_die "authd did not start again with AUTHD_SIGNUP_MODE=invite"
-rc=0
-(cd "$_BROWSER_DIR" && node --test --test-reporter=spec login_invite_mode.test.mjs) || rc=$?
-if ((rc == 0)); then
-  pass "browser tests (login_invite_mode.test.mjs)"
-else
-  fail "browser tests (login_invite_mode.test.mjs)" "node --test exited $rc; screenshots in $SCREENSHOT_DIR"
-fi
+browser_run login_invite_mode.test.mjs
 echo "screenshots: $SCREENSHOT_DIR"
 finish

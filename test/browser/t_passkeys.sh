@@ -10,13 +10,9 @@
 # WebAuthn refuses IP addresses as relying-party ids: the pages are opened at
 # http://localhost:PORT (a secure context, like 127.0.0.1).
 # CTest runs it as browser.passkeys (label browser).
-_BROWSER_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=../blackbox/harness.sh
-source "$_BROWSER_DIR/../blackbox/harness.sh"
 # shellcheck source=driver.sh
-source "$_BROWSER_DIR/driver.sh"
-need_tools oathtool node
-_driver_install
+source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
+need_tools oathtool
 
 export AUTHD_WEBAUTHN_RP_ID=localhost
 export AUTHD_WEBAUTHN_ORIGINS='http://localhost:@PORT@'
@@ -24,12 +20,6 @@ export AUTHD_WEBAUTHN_USER_VERIFICATION=true
 export AUTHD_PASSKEY_SIGNIN=true
 stack_start
 
-step "passkeys in Chromium ($("$CHROMIUM" --version 2>/dev/null | head -n1))"
-rc=0
-(cd "$_BROWSER_DIR" && node --test --test-reporter=spec passkeys.test.mjs) || rc=$?
-if ((rc == 0)); then
-  pass "browser tests (passkeys.test.mjs)"
-else
-  fail "browser tests (passkeys.test.mjs)" "node --test exited $rc; screenshots in $SCREENSHOT_DIR"
-fi
+browser_step "passkeys"
+browser_run passkeys.test.mjs
 finish

@@ -40,23 +40,29 @@ bool wait_for_count(Deliveries& d, std::size_t n, std::chrono::milliseconds limi
   return true;
 }
 
-TEST(DelayedAnswers, DeliversEachAtItsTimeInTimeOrder) {
+// A holder, what it delivered, and when the test started.
+struct Held {
   Deliveries d;
   DelayedAnswers holder;
-  const auto start = Clock::now();
-  holder.hold(start + 120ms, d.make(3));
-  holder.hold(start + 40ms, d.make(1));
-  holder.hold(start + 80ms, d.make(2));
-  EXPECT_EQ(d.count(), 0u) << "nothing is delivered before its time";
-  ASSERT_TRUE(wait_for_count(d, 3, 5s));
+  const Clock::time_point start = Clock::now();
+  // Holds the answer `tag` until `after` past the start.
+  void hold(Clock::duration after, int tag) { holder.hold(start + after, d.make(tag)); }
+};
+
+TEST(DelayedAnswers, DeliversEachAtItsTimeInTimeOrder) {
+  Held h;
+  h.hold(120ms, 3);
+  h.hold(40ms, 1);
+  h.hold(80ms, 2);
+  EXPECT_EQ(h.d.count(), 0u) << "nothing is delivered before its time";
+  ASSERT_TRUE(wait_for_count(h.d, 3, 5s));
   for (std::size_t i = 0; i < 3; ++i) {
-    EXPECT_EQ(d.seen[i].first, static_cast<int>(i + 1));
-    EXPECT_GE(d.seen[i].second, start + (i + 1) * 40ms);
+    EXPECT_EQ(h.d.seen[i].first, static_cast<int>(i + 1));
+    EXPECT_GE(h.d.seen[i].second, h.start + (i + 1) * 40ms);
   }
 }
 
 TEST(DelayedAnswers, APastTimeIsDeliveredAtOnceOnTheCallingThread) {
-  Deliveries d;
   DelayedAnswers holder;
   std::thread::id ran_on;
   holder.hold(Clock::now() - 1ms, [&] { ran_on = std::this_thread::get_id(); });
@@ -64,28 +70,24 @@ TEST(DelayedAnswers, APastTimeIsDeliveredAtOnceOnTheCallingThread) {
 }
 
 TEST(DelayedAnswers, HoldingDoesNotHoldTheCaller) {
-  DelayedAnswers holder;
-  Deliveries d;
-  const auto start = Clock::now();
-  for (int i = 0; i < 100; ++i) holder.hold(start + 10s, d.make(i));
-  EXPECT_LT(Clock::now() - start, 1s) << "hold() returns at once";
-  EXPECT_EQ(d.count(), 0u);
-  holder.stop();
+  Held h;
+  for (int i = 0; i < 100; ++i) h.hold(10s, i);
+  EXPECT_LT(Clock::now() - h.start, 1s) << "hold() returns at once";
+  EXPECT_EQ(h.d.count(), 0u);
+  h.holder.stop();
 }
 
 TEST(DelayedAnswers, StopDeliversWhatIsHeldNowAndLaterHoldsAtOnce) {
-  Deliveries d;
-  DelayedAnswers holder;
-  const auto start = Clock::now();
-  holder.hold(start + 60s, d.make(1));
-  holder.hold(start + 30s, d.make(2));
-  holder.stop();
-  ASSERT_EQ(d.count(), 2u) << "a stopping server does not wait out the delays";
-  EXPECT_EQ(d.seen[0].first, 2);
-  EXPECT_LT(Clock::now() - start, 5s);
-  holder.hold(start + 60s, d.make(3));
-  EXPECT_EQ(d.count(), 3u);
-  holder.stop();  // twice is harmless
+  Held h;
+  h.hold(60s, 1);
+  h.hold(30s, 2);
+  h.holder.stop();
+  ASSERT_EQ(h.d.count(), 2u) << "a stopping server does not wait out the delays";
+  EXPECT_EQ(h.d.seen[0].first, 2);
+  EXPECT_LT(Clock::now() - h.start, 5s);
+  h.hold(60s, 3);
+  EXPECT_EQ(h.d.count(), 3u);
+  h.holder.stop();  // twice is harmless
 }
 
 }  // namespace

@@ -46,40 +46,31 @@ TEST(BasicAuthorization, HelperProducesStandardBase64) {
   EXPECT_EQ(b64("\xfb\xff"), "+/8=");
 }
 
+// "USERNAME|PASSWORD" that `header` parses to, or "refused".
+std::string credentials(const std::string& header) {
+  auto creds = parse_basic_authorization(header);
+  return creds ? creds->username + "|" + creds->password : "refused";
+}
+
 TEST(BasicAuthorization, ParsesUsernameAndPassword) {
-  auto creds = parse_basic_authorization("Basic " + b64("alice:secret"));
-  ASSERT_TRUE(creds.has_value());
-  EXPECT_EQ(creds->username, "alice");
-  EXPECT_EQ(creds->password, "secret");
+  EXPECT_EQ(credentials("Basic " + b64("alice:secret")), "alice|secret");
 }
 
 TEST(BasicAuthorization, PasswordMayContainColons) {
-  auto creds = parse_basic_authorization("Basic " + b64("alice:pa:ss:word:"));
-  ASSERT_TRUE(creds.has_value());
-  EXPECT_EQ(creds->username, "alice");
-  EXPECT_EQ(creds->password, "pa:ss:word:");
+  EXPECT_EQ(credentials("Basic " + b64("alice:pa:ss:word:")), "alice|pa:ss:word:");
 }
 
 TEST(BasicAuthorization, EmptyPasswordParses) {
-  auto creds = parse_basic_authorization("Basic " + b64("alice:"));
-  ASSERT_TRUE(creds.has_value());
-  EXPECT_EQ(creds->username, "alice");
-  EXPECT_EQ(creds->password, "");
+  EXPECT_EQ(credentials("Basic " + b64("alice:")), "alice|");
 }
 
 TEST(BasicAuthorization, Utf8IsKept) {
-  auto creds = parse_basic_authorization("Basic " + b64("j\xC3\xBCrgen:p\xC3\xA4ss"));
-  ASSERT_TRUE(creds.has_value());
-  EXPECT_EQ(creds->username, "j\xC3\xBCrgen");
-  EXPECT_EQ(creds->password, "p\xC3\xA4ss");
+  EXPECT_EQ(credentials("Basic " + b64("j\xC3\xBCrgen:p\xC3\xA4ss")), "j\xC3\xBCrgen|p\xC3\xA4ss");
 }
 
 TEST(BasicAuthorization, SchemeIsCaseInsensitive) {
   for (std::string_view scheme : {"basic", "BASIC", "bAsIc", "Basic"}) {
-    auto creds = parse_basic_authorization(std::string(scheme) + " " + b64("bob:pw"));
-    ASSERT_TRUE(creds.has_value()) << scheme;
-    EXPECT_EQ(creds->username, "bob");
-    EXPECT_EQ(creds->password, "pw");
+    EXPECT_EQ(credentials(std::string(scheme) + " " + b64("bob:pw")), "bob|pw") << scheme;
   }
 }
 

@@ -83,6 +83,23 @@ Fed feed(RequestParser& parser, std::string_view bytes, std::size_t piece = SIZE
   return fed;
 }
 
+// The default limits but a body cap of `bytes`.
+Limits with_body_cap(std::size_t bytes) {
+  Limits limits;
+  limits.max_body_bytes = bytes;
+  return limits;
+}
+
+// The request was refused with `code`, then ended (FCGI_END_REQUEST) with the
+// connection closed.
+void expect_refused_then_closed(const Fed& fed, Errc code) {
+  ASSERT_EQ(fed.steps.size(), 2u);
+  EXPECT_EQ(fed.steps[0].kind, Kind::reject);
+  EXPECT_EQ(fed.steps[0].error->code, code);
+  EXPECT_EQ(fed.steps[1].kind, Kind::ended);
+  EXPECT_FALSE(fed.steps[1].keep_conn);
+}
+
 std::vector<Header> headers_of(std::string_view bytes) {
   std::vector<Header> out;
   while (bytes.size() >= kHeaderLength) {
@@ -90,6 +107,17 @@ std::vector<Header> headers_of(std::string_view bytes) {
     bytes.remove_prefix(kHeaderLength + out.back().content_length + out.back().padding_length);
   }
   return out;
+}
+
+// Request `id` ended (one FCGI_END_REQUEST for it) and the connection stays open.
+void expect_ended_on_a_kept_connection(const Fed& fed, std::uint16_t id) {
+  ASSERT_EQ(fed.steps.size(), 1u);
+  EXPECT_EQ(fed.steps[0].kind, Kind::ended);
+  EXPECT_TRUE(fed.steps[0].keep_conn);
+  const auto ends = headers_of(fed.replies);
+  ASSERT_EQ(ends.size(), 1u);
+  EXPECT_EQ(ends[0].type, RecordType::end_request);
+  EXPECT_EQ(ends[0].request_id, id);
 }
 
 std::uint8_t protocol_status_of_end(std::string_view replies) {
@@ -191,8 +219,7 @@ TEST(FcgiRequestParser, AuthorizerIsCompleteAtTheEndOfItsParameters) {
 }
 
 TEST(FcgiRequestParser, DeclaredBodyOverTheCapIsRefusedBeforeItArrives) {
-  Limits limits;
-  limits.max_body_bytes = 10;
+  const Limits limits = with_body_cap(10);
   RequestParser parser(limits);
   std::string replies;
   parser.append(begin(1, Role::responder, true) + params(1, {{"CONTENT_LENGTH", "1000"}}));
@@ -209,13 +236,7 @@ TEST(FcgiRequestParser, DeclaredBodyOverTheCapIsRefusedBeforeItArrives) {
   EXPECT_TRUE(fed.steps.empty());
   EXPECT_TRUE(fed.replies.empty());
   fed = feed(parser, record_of(RecordType::stdin_, 1, ""));
-  ASSERT_EQ(fed.steps.size(), 1u);
-  EXPECT_EQ(fed.steps[0].kind, Kind::ended);
-  EXPECT_TRUE(fed.steps[0].keep_conn);
-  const auto ends = headers_of(fed.replies);
-  ASSERT_EQ(ends.size(), 1u);
-  EXPECT_EQ(ends[0].type, RecordType::end_request);
-  EXPECT_EQ(ends[0].request_id, 1);
+  expect_ended_on_a_kept_connection(fed, 1);
   EXPECT_EQ(parser.phase(), RequestParser::Phase::idle);
   // The connection serves the next request, with the same id as web servers do.
   fed = feed(parser, request(1, "ok", true));
@@ -224,8 +245,7 @@ TEST(FcgiRequestParser, DeclaredBodyOverTheCapIsRefusedBeforeItArrives) {
 }
 
 TEST(FcgiRequestParser, WithoutKeepConnTheEarlyAnswerEndsAtOnce) {
-  Limits limits;
-  limits.max_body_bytes = 10;
+  const Limits limits = with_body_cap(10);
   RequestParser parser(limits);
   const auto fed = feed(parser, begin(1) + params(1, {{"CONTENT_LENGTH", "1000"}}));
   ASSERT_EQ(fed.steps.size(), 2u);
@@ -250,8 +270,7 @@ TEST(FcgiRequestParser, DroppedInputIsBounded) {
 }
 
 TEST(FcgiRequestParser, AnAbortEndsADrainedRequest) {
-  Limits limits;
-  limits.max_body_bytes = 10;
+  const Limits limits = with_body_cap(10);
   RequestParser parser(limits);
   const auto fed = feed(parser, begin(1, Role::responder, true) + params(1, {{"CONTENT_LENGTH", "1000"}}) +
                                     record_of(RecordType::stdin_, 1, "abc") + record_of(RecordType::abort_request, 1, ""));
@@ -264,8 +283,7 @@ TEST(FcgiRequestParser, AfterAnEarlyAnswerTheNextBeginStartsANewRequest) {
   // A web server that gives up the rest of a body answered early and reuses
   // the connection: no empty FCGI_STDIN ever ends the old request, and the
   // held FCGI_END_REQUEST is dropped (with the same id it would end the new one).
-  Limits limits;
-  limits.max_body_bytes = 10;
+  const Limits limits = with_body_cap(10);
   RequestParser parser(limits);
   const std::string bytes = begin(1, Role::responder, true) + params(1, {{"CONTENT_LENGTH", "1000"}}) +
                             record_of(RecordType::stdin_, 1, "part of it") + request(1, "next", true);
@@ -310,15 +328,10 @@ TEST(FcgiRequestParser, AnAbandonedRequestIsOver) {
 }
 
 TEST(FcgiRequestParser, UndeclaredBodyOverTheCapIsRefusedAsItArrives) {
-  Limits limits;
-  limits.max_body_bytes = 100;
+  const Limits limits = with_body_cap(100);
   RequestParser parser(limits);
   const auto fed = feed(parser, begin(1) + params(1, {{"REQUEST_METHOD", "POST"}}) + stdin_stream(1, std::string(500, 'x')), 64);
-  ASSERT_EQ(fed.steps.size(), 2u);
-  EXPECT_EQ(fed.steps[0].kind, Kind::reject);
-  EXPECT_EQ(fed.steps[0].error->code, Errc::too_large);
-  EXPECT_EQ(fed.steps[1].kind, Kind::ended);
-  EXPECT_FALSE(fed.steps[1].keep_conn);
+  expect_refused_then_closed(fed, Errc::too_large);
   EXPECT_TRUE(fed.requests.empty());
 }
 
@@ -361,8 +374,7 @@ TEST(FcgiRequestParser, UnknownContentLengthReadsTheStreamToItsEnd) {
     EXPECT_EQ(fed.requests[0].body, "{\"a\":1}");
   }
   {
-    Limits limits;
-    limits.max_body_bytes = 10;
+    const Limits limits = with_body_cap(10);
     RequestParser parser(limits);
     const auto fed = feed(parser, begin(1) + params(1, {{"CONTENT_LENGTH", "-1"}}) + stdin_stream(1, std::string(11, 'x')));
     ASSERT_FALSE(fed.steps.empty());
@@ -377,11 +389,7 @@ TEST(FcgiRequestParser, ParametersOverTheCapAreRefusedAndTheConnectionClosed) {
   limits.max_params_bytes = 1024;
   RequestParser parser(limits);
   const auto fed = feed(parser, begin(1, Role::responder, true) + params(1, {{"HTTP_COOKIE", std::string(5000, 'c')}}));
-  ASSERT_EQ(fed.steps.size(), 2u);
-  EXPECT_EQ(fed.steps[0].kind, Kind::reject);
-  EXPECT_EQ(fed.steps[0].error->code, Errc::too_large);
-  EXPECT_EQ(fed.steps[1].kind, Kind::ended);
-  EXPECT_FALSE(fed.steps[1].keep_conn);
+  expect_refused_then_closed(fed, Errc::too_large);
 }
 
 TEST(FcgiRequestParser, MalformedParametersAreRefused) {
@@ -389,11 +397,7 @@ TEST(FcgiRequestParser, MalformedParametersAreRefused) {
   std::string bad;
   append_stream(bad, RecordType::params, 1, std::string("\x05\x01", 2) + "ab");  // name length 5, only 2 bytes follow
   const auto fed = feed(parser, begin(1, Role::responder, true) + bad);
-  ASSERT_EQ(fed.steps.size(), 2u);
-  EXPECT_EQ(fed.steps[0].kind, Kind::reject);
-  EXPECT_EQ(fed.steps[0].error->code, Errc::invalid_input);
-  EXPECT_EQ(fed.steps[1].kind, Kind::ended);
-  EXPECT_FALSE(fed.steps[1].keep_conn);
+  expect_refused_then_closed(fed, Errc::invalid_input);
 }
 
 TEST(FcgiRequestParser, MultiplexingIsRefusedAndTheOpenRequestGoesOn) {
@@ -427,12 +431,7 @@ TEST(FcgiRequestParser, AbortEndsTheOpenRequest) {
   std::string abort;
   append_record(abort, RecordType::abort_request, 1, "");
   const auto fed = feed(parser, begin(1, Role::responder, true) + params(1, {{"CONTENT_LENGTH", "10"}}) + abort);
-  ASSERT_EQ(fed.steps.size(), 1u);
-  EXPECT_EQ(fed.steps[0].kind, Kind::ended);
-  EXPECT_TRUE(fed.steps[0].keep_conn);
-  const auto replies = headers_of(fed.replies);
-  ASSERT_EQ(replies.size(), 1u);
-  EXPECT_EQ(replies[0].type, RecordType::end_request);
+  expect_ended_on_a_kept_connection(fed, 1);
   EXPECT_EQ(protocol_status_of_end(fed.replies), static_cast<std::uint8_t>(ProtocolStatus::request_complete));
   // An abort for nothing open is ignored.
   RequestParser idle(kDefaults);

@@ -9,8 +9,6 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <filesystem>
-#include <fstream>
 #include <thread>
 
 #include "authd/crypto.hpp"
@@ -276,10 +274,7 @@ TEST(SignupModeInvite, AThirdPartyIdentityWithoutAnAccountIsRefused) {
 
 // docs/mail.md cannot drift from the settings table: each row, with its default.
 TEST(InvitationDocs, EverySettingIsDocumentedWithItsDefault) {
-  const auto doc_path = std::filesystem::path(__FILE__).parent_path() / ".." / ".." / "docs" / "mail.md";
-  std::ifstream in(doc_path);
-  ASSERT_TRUE(in) << doc_path;
-  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string doc = test::doc_text("mail.md");
   InvitationSettings settings;
   for (const auto& row : invitation_settings(settings)) {
     const std::string expected = "| `" + row.name + "` | `" + row.show() + "` |";

@@ -93,17 +93,18 @@ Result<void> insert(Store& store, const User& user) {
 
 using Names = std::vector<std::string>;
 
+// Opens the LMDB store at `db` (made when missing), inserts `users`, closes it.
+void store_with(const std::filesystem::path& db, const std::vector<User>& users) {
+  auto store = open_lmdb_store(options_in(db));
+  ASSERT_TRUE(store.has_value()) << store.error().message;
+  for (const User& user : users) ASSERT_EQ("ok", outcome(insert(**store, user))) << user.username;
+}
+
 TEST(LmdbEmailIndex, AStoreWhoseIndexIsMissingGetsItBuiltAtOpen) {
   test::TempDir dir;
   const auto db = dir.path() / "db";
-  {
-    auto store = open_lmdb_store(options_in(db));
-    ASSERT_TRUE(store.has_value()) << store.error().message;
-    ASSERT_EQ("ok", outcome(insert(**store, user_with("alice", "Alice@example.org"))));
-    ASSERT_EQ("ok", outcome(insert(**store, user_with("bob", "shared@example.org"))));
-    ASSERT_EQ("ok", outcome(insert(**store, user_with("carl", "SHARED@example.org"))));
-    ASSERT_EQ("ok", outcome(insert(**store, user_with("nomail", ""))));
-  }
+  ASSERT_NO_FATAL_FAILURE(store_with(db, {user_with("alice", "Alice@example.org"), user_with("bob", "shared@example.org"),
+                                           user_with("carl", "SHARED@example.org"), user_with("nomail", "")}));
   {
     RawEnv raw(db);
     ASSERT_EQ(3, raw.entries(kIndexTable));
@@ -209,11 +210,7 @@ TEST(LmdbEmailIndex, AFullMapLeavesTheIndexAsCompleteAsTheUsers) {
 TEST(LmdbEmailIndex, TheLookupReadsOnlyTheUsersOfTheAddress) {
   test::TempDir dir;
   const auto db = dir.path() / "db";
-  {
-    auto store = open_lmdb_store(options_in(db));
-    ASSERT_TRUE(store.has_value()) << store.error().message;
-    ASSERT_EQ("ok", outcome(insert(**store, user_with("alice", "alice@example.org"))));
-  }
+  ASSERT_NO_FATAL_FAILURE(store_with(db, {user_with("alice", "alice@example.org")}));
   {
     RawEnv raw(db);
     MDB_dbi users = 0;

@@ -271,10 +271,7 @@ namespace {
 // docs/mail.md cannot drift from the settings table: every row is in its
 // table with the declared default.
 TEST(MailDocs, EverySettingIsDocumentedWithItsDefault) {
-  const auto doc_path = std::filesystem::path(__FILE__).parent_path() / ".." / ".." / "docs" / "mail.md";
-  std::ifstream in(doc_path);
-  ASSERT_TRUE(in) << doc_path;
-  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string doc = test::doc_text("mail.md");
   MailSettings settings;
   for (const auto& row : mail_settings(settings)) {
     const auto shown = row.show();

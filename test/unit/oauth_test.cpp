@@ -551,26 +551,22 @@ Json parse(std::string_view text) {
   return std::move(*json);
 }
 
+// "provider subject hint | fullname | email" of the identity the claims give, or "error: MESSAGE".
+std::string identity(const OAuthProvider& provider, std::string_view claims_json) {
+  auto id = identity_from_claims(provider, parse(claims_json));
+  if (!id) return "error: " + id.error().message;
+  return id->provider + " " + id->subject + " " + id->username_hint + " | " + id->fullname + " | " + id->email;
+}
+
 TEST(IdentityFromClaims, OpenIdConnectClaims) {
-  auto id = identity_from_claims(oidc_provider(), parse(
-      R"({"sub":"1234","preferred_username":"jdoe","name":"J Doe","email":"j@example.test","email_verified":true})"));
-  ASSERT_TRUE(id.has_value()) << id.error().message;
-  EXPECT_EQ(id->provider, "google");
-  EXPECT_EQ(id->subject, "1234");
-  EXPECT_EQ(id->username_hint, "jdoe");
-  EXPECT_EQ(id->fullname, "J Doe");
-  EXPECT_EQ(id->email, "j@example.test");
+  EXPECT_EQ(identity(oidc_provider(),
+                     R"({"sub":"1234","preferred_username":"jdoe","name":"J Doe","email":"j@example.test","email_verified":true})"),
+            "google 1234 jdoe | J Doe | j@example.test");
 }
 
 TEST(IdentityFromClaims, GithubNumericIdBecomesAString) {
-  auto id = identity_from_claims(github_provider(), parse(
-      R"({"id":4242,"login":"octocat","name":"The Octocat","email":null})"));
-  ASSERT_TRUE(id.has_value()) << id.error().message;
-  EXPECT_EQ(id->provider, "github");
-  EXPECT_EQ(id->subject, "4242");
-  EXPECT_EQ(id->username_hint, "octocat");
-  EXPECT_EQ(id->fullname, "The Octocat");
-  EXPECT_EQ(id->email, "");
+  EXPECT_EQ(identity(github_provider(), R"({"id":4242,"login":"octocat","name":"The Octocat","email":null})"),
+            "github 4242 octocat | The Octocat | ");
 }
 
 TEST(IdentityFromClaims, HintFallsBackThroughPreferredUsernameLoginEmailName) {
@@ -621,6 +617,14 @@ EnvLookup env_of(std::map<std::string, std::string> vars = {}) {
     auto it = shared->find(name);
     return it == shared->end() ? nullptr : it->second.c_str();
   };
+}
+
+// The message of the config error that refused the settings; "accepted", or
+// "not a config error: CODE" (no message), when they were not refused so.
+std::string config_refusal(const Result<CoreSettings>& config) {
+  if (config) return "accepted";
+  if (config.error().code != Errc::config) return "not a config error: " + std::string(to_string(config.error().code));
+  return config.error().message;
 }
 
 // The core's settings as authd reads them: `file` (empty: none), then `env`.
@@ -819,26 +823,21 @@ TEST(OAuthSettings, JwksUrlWithoutIssuerIsRefusedAtStart) {
                                         {"AUTHD_OAUTH_JWKS_URL", "https://idp.example.test/jwks"},
                                         {"AUTHD_OAUTH_CLIENT_ID", "x"},
                                         {"AUTHD_OAUTH_REDIRECT_URI", "https://app.example.com/oauth"}}));
-  ASSERT_FALSE(config.has_value()) << "accepted a provider whose ID tokens can never pass the iss check";
-  EXPECT_EQ(config.error().code, Errc::config);
-  EXPECT_NE(config.error().message.find("issuer"), std::string::npos) << config.error().message;
+  const std::string why = config_refusal(config);
+  EXPECT_NE(why.find("issuer"), std::string::npos) << why << " (a provider whose ID tokens can never pass the iss check)";
 }
 
 TEST(OAuthSettings, BadProviderNameInTheFile) {
   test::TempDir dir;
-  auto config = load_config(write_conf(dir, "oauth.Bad-Name.client_id = x\n"), env_of());
-  ASSERT_FALSE(config.has_value());
-  EXPECT_EQ(config.error().code, Errc::config);
-  EXPECT_NE(config.error().message.find("authd.conf:1:"), std::string::npos) << config.error().message;
-  EXPECT_NE(config.error().message.find("Bad-Name"), std::string::npos) << config.error().message;
+  const std::string why = config_refusal(load_config(write_conf(dir, "oauth.Bad-Name.client_id = x\n"), env_of()));
+  EXPECT_NE(why.find("authd.conf:1:"), std::string::npos) << why;
+  EXPECT_NE(why.find("Bad-Name"), std::string::npos) << why;
 }
 
 TEST(OAuthSettings, UnknownProviderSettingInTheFileIsAnError) {
   test::TempDir dir;
-  auto config = load_config(write_conf(dir, "oauth.github.client_idd = x\n"), env_of());
-  ASSERT_FALSE(config.has_value());
-  EXPECT_EQ(config.error().code, Errc::config);
-  EXPECT_NE(config.error().message.find("client_idd"), std::string::npos) << config.error().message;
+  const std::string why = config_refusal(load_config(write_conf(dir, "oauth.github.client_idd = x\n"), env_of()));
+  EXPECT_NE(why.find("client_idd"), std::string::npos) << why;
 }
 
 // ---- the authorization URL ------------------------------------------------------------------

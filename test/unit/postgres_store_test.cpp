@@ -20,6 +20,8 @@ namespace authd {
 namespace {
 
 using test::PgCluster;
+using test::PgDatabase;
+using test::within;
 using namespace std::chrono_literals;
 using SteadyClock = std::chrono::steady_clock;
 
@@ -50,15 +52,18 @@ Result<void> insert(Store& store, const User& user) {
   return store.write([&](StoreTxn& txn) { return txn.insert_user(user); });
 }
 
-// Polls `done` every 10 ms until it holds or `limit` passes.
-template <class F>
-bool within(std::chrono::milliseconds limit, F&& done) {
-  const auto deadline = SteadyClock::now() + limit;
-  while (SteadyClock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(10ms);
-  }
-  return done();
+
+// How many connections LISTEN for user changes on `db` ("1" once the store's listener is up).
+std::string listeners(const PgDatabase& db) {
+  return db.psql("SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'LISTEN authd_users%' AND datname = current_database()");
+}
+
+// True when `username`'s role as `store` reads it becomes `role` within a second.
+bool role_becomes(Store& store, const std::string& username, Role role) {
+  return within(1000ms, [&] {
+    auto found = store.find_user(username);
+    return found && found->role == role;
+  });
 }
 
 TEST(PostgresStore, DatabaseDownAtStartAnswersUnavailableThenRecovers) {
@@ -111,9 +116,8 @@ TEST(PostgresStore, RestartedDatabaseLosesNothingAndConnectionsAreReplaced) {
 }
 
 TEST(PostgresStore, NoStatementWaitsLongerThanTheTimeout) {
-  PgCluster& cluster = PgCluster::shared();
-  const std::string db = cluster.create_database("timeout");
-  auto options = options_for(cluster.url(db));
+  PgDatabase db("timeout");
+  auto options = options_for(db.url());
   options.statement_timeout = 300ms;
   auto store = open(options);
   ASSERT_TRUE(store);
@@ -137,14 +141,11 @@ TEST(PostgresStore, NoStatementWaitsLongerThanTheTimeout) {
   ASSERT_FALSE(blocked);
   EXPECT_EQ(Errc::unavailable, blocked.error().code);
   EXPECT_LT(waited, 1000ms) << "waited " << std::chrono::duration_cast<std::chrono::milliseconds>(waited).count() << " ms";
-  store.reset();
-  cluster.drop_database(db);
 }
 
 TEST(PostgresStore, NodesStartingTogetherMigrateExactlyOnce) {
-  PgCluster& cluster = PgCluster::shared();
-  const std::string db = cluster.create_database("migrate");
-  const std::string url = cluster.url(db);
+  PgDatabase db("migrate");
+  const std::string url = db.url();
   constexpr int kNodes = 8;
   std::vector<std::thread> nodes;
   std::atomic<int> ok{0};
@@ -155,34 +156,30 @@ TEST(PostgresStore, NodesStartingTogetherMigrateExactlyOnce) {
     });
   for (auto& node : nodes) node.join();
   EXPECT_EQ(kNodes, ok.load());
-  EXPECT_EQ("t|t", cluster.psql(db, "SELECT count(*) >= 1, count(*) = count(DISTINCT version) FROM schema_migrations"));
-  EXPECT_EQ("8", cluster.psql(db, "SELECT count(*) FROM users"));
-  cluster.drop_database(db);
+  EXPECT_EQ("t|t", db.psql("SELECT count(*) >= 1, count(*) = count(DISTINCT version) FROM schema_migrations"));
+  EXPECT_EQ("8", db.psql("SELECT count(*) FROM users"));
 }
 
 // list_users with UserQuery::email (POST /password/forgot) reads through the
 // index of migration 006, not the whole users table.
 TEST(PostgresStore, TheUsersOfAnAddressAreFoundThroughAnIndex) {
-  PgCluster& cluster = PgCluster::shared();
-  const std::string db = cluster.create_database("email");
-  auto store = open(options_for(cluster.url(db)));
+  PgDatabase db("email");
+  auto store = open(options_for(db.url()));
   ASSERT_TRUE(store);
   ASSERT_TRUE(insert(*store, make_user("alice")).has_value());
-  const std::string plan = cluster.psql(
-      db, "SET enable_seqscan = off; EXPLAIN (COSTS OFF) SELECT username FROM users "
-          "WHERE lower(email COLLATE \"C\") = lower('SomeOne@example.org'::text COLLATE \"C\")");
+  const std::string plan = db.psql(
+      "SET enable_seqscan = off; EXPLAIN (COSTS OFF) SELECT username FROM users "
+      "WHERE lower(email COLLATE \"C\") = lower('SomeOne@example.org'::text COLLATE \"C\")");
   EXPECT_NE(std::string::npos, plan.find("users_email_lower")) << plan;
-  store.reset();
-  cluster.drop_database(db);
 }
 
 TEST(PostgresStore, PasswordComesFromPgpassfile) {
-  PgCluster& cluster = PgCluster::shared();
-  const std::string db = cluster.create_database("pass");
+  PgDatabase db("pass");
+  PgCluster& cluster = db.cluster();
   cluster.psql("postgres", "DO $$ BEGIN CREATE ROLE authd_pw LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$");
   cluster.psql("postgres", "ALTER ROLE authd_pw PASSWORD 'correct horse'");
-  cluster.psql(db, "GRANT ALL ON SCHEMA public TO authd_pw");
-  const std::string url = cluster.tcp_url(db) + " user=authd_pw";  // TCP: this role needs its password there
+  db.psql("GRANT ALL ON SCHEMA public TO authd_pw");
+  const std::string url = db.tcp_url() + " user=authd_pw";  // TCP: this role needs its password there
 
   test::TempDir dir;
   const auto passfile = dir.path() / "pgpass";
@@ -212,110 +209,80 @@ TEST(PostgresStore, PasswordComesFromPgpassfile) {
     EXPECT_EQ("ok", outcome(insert(*store, make_user("withenv"))));
   }
   ::unsetenv("PGPASSWORD");
-  cluster.drop_database(db);
 }
 
 TEST(PostgresStore, CacheFollowsChangesMadeInSqlByHand) {
-  PgCluster& cluster = PgCluster::shared();
-  const std::string db = cluster.create_database("byhand");
-  auto store = open(options_for(cluster.url(db)));
+  PgDatabase db("byhand");
+  auto store = open(options_for(db.url()));
   ASSERT_TRUE(store);
   ASSERT_EQ("ok", outcome(insert(*store, make_user("quinn", Role::admin))));
   ASSERT_EQ(Role::admin, store->find_user("quinn")->role);
   ASSERT_EQ(Role::admin, store->find_user("quinn")->role);  // cached now
 
-  cluster.psql(db, "UPDATE users SET role = 'user' WHERE username = 'quinn'");
-  EXPECT_TRUE(within(1000ms, [&] {
-    auto found = store->find_user("quinn");
-    return found && found->role == Role::user;
-  }));
-  cluster.psql(db, "DELETE FROM users");
+  db.psql("UPDATE users SET role = 'user' WHERE username = 'quinn'");
+  EXPECT_TRUE(role_becomes(*store, "quinn", Role::user));
+  db.psql("DELETE FROM users");
   EXPECT_TRUE(within(1000ms, [&] { return !store->find_user("quinn"); }));
-  store.reset();
-  cluster.drop_database(db);
 }
 
 TEST(PostgresStore, LostListenConnectionDropsTheCache) {
-  PgCluster& cluster = PgCluster::shared();
-  const std::string db = cluster.create_database("listen");
-  auto store = open(options_for(cluster.url(db)));
+  PgDatabase db("listen");
+  auto store = open(options_for(db.url()));
   ASSERT_TRUE(store);
   ASSERT_EQ("ok", outcome(insert(*store, make_user("rose", Role::admin))));
   ASSERT_TRUE(within(2000ms, [&] {  // the listener is up once answers are cached
-    return store->find_user("rose").has_value() &&
-           cluster.psql(db, "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'LISTEN authd_users%' AND datname = current_database()") == "1";
+    return store->find_user("rose").has_value() && listeners(db) == "1";
   }));
   ASSERT_EQ(Role::admin, store->find_user("rose")->role);
 
   // Kill the LISTEN connection, then change the user: that notification
   // reaches nobody. The cache must not answer from before the change.
-  cluster.psql(db,
-               "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN authd_users%' AND "
-               "datname = current_database(); UPDATE users SET role = 'user' WHERE username = 'rose'");
-  EXPECT_TRUE(within(1000ms, [&] {
-    auto found = store->find_user("rose");
-    return found && found->role == Role::user;
-  }));
+  db.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN authd_users%' AND "
+          "datname = current_database(); UPDATE users SET role = 'user' WHERE username = 'rose'");
+  EXPECT_TRUE(role_becomes(*store, "rose", Role::user));
   // And it listens again by itself.
-  EXPECT_TRUE(within(5000ms, [&] {
-    return cluster.psql(db, "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'LISTEN authd_users%' AND datname = current_database()") == "1";
-  }));
-  cluster.psql(db, "UPDATE users SET role = 'writer' WHERE username = 'rose'");
-  EXPECT_TRUE(within(1000ms, [&] {
-    auto found = store->find_user("rose");
-    return found && found->role == Role::writer;
-  }));
-  store.reset();
-  cluster.drop_database(db);
+  EXPECT_TRUE(within(5000ms, [&] { return listeners(db) == "1"; }));
+  db.psql("UPDATE users SET role = 'writer' WHERE username = 'rose'");
+  EXPECT_TRUE(role_becomes(*store, "rose", Role::writer));
 }
 
 // The records list is served from a cache (records_cache.hpp): a change made
 // through this store shows at once, one made elsewhere (another node, SQL by
 // hand) within a second, through NOTIFY authd_records.
 TEST(PostgresStore, RecordsListFollowsEveryChange) {
-  PgCluster& cluster = PgCluster::shared();
-  const std::string db = cluster.create_database("records_cache");
-  auto store = open(options_for(cluster.url(db)));
+  PgDatabase db("records_cache");
+  auto store = open(options_for(db.url()));
   ASSERT_TRUE(store);
   auto listed = [&] { return read_value(*store, [](StoreTxn& txn) { return txn.list_records(); }).value_or("error"); };
-  ASSERT_TRUE(within(2000ms, [&] {  // the listener is up
-    return cluster.psql(db, "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'LISTEN authd_users%' AND datname = current_database()") == "1";
-  }));
+  ASSERT_TRUE(within(2000ms, [&] { return listeners(db) == "1"; }));  // the listener is up
   EXPECT_EQ("[]", listed());
   EXPECT_EQ("[]", listed());  // cached now
   ASSERT_TRUE(store->write([](StoreTxn& txn) { return txn.insert_record("a1", R"({"_id":"a1"})"); }));
   EXPECT_EQ(R"([{"_id":"a1"}])", listed()) << "a write through this store shows at once";
   EXPECT_EQ(R"([{"_id":"a1"}])", listed());
-  cluster.psql(db, R"(INSERT INTO records (id, body) VALUES ('b2', '{"_id":"b2"}'))");
+  db.psql(R"(INSERT INTO records (id, body) VALUES ('b2', '{"_id":"b2"}'))");
   EXPECT_TRUE(within(1000ms, [&] { return listed() == R"([{"_id":"a1"},{"_id":"b2"}])"; }))
       << "a change made elsewhere shows within a second";
-  cluster.psql(db, "DELETE FROM records");
+  db.psql("DELETE FROM records");
   EXPECT_TRUE(within(1000ms, [&] { return listed() == "[]"; }));
-  store.reset();
-  cluster.drop_database(db);
 }
 
 // The capability read (Store::find_record) is served from the same cache: a
 // record changed by SQL by hand shows within a second, and while the LISTEN
 // connection is lost nothing is served from it.
 TEST(PostgresStore, FindRecordFollowsChangesMadeElsewhere) {
-  PgCluster& cluster = PgCluster::shared();
-  const std::string db = cluster.create_database("record_cache");
-  auto store = open(options_for(cluster.url(db)));
+  PgDatabase db("record_cache");
+  auto store = open(options_for(db.url()));
   ASSERT_TRUE(store);
   auto found = [&] { return store->find_record("c3").value_or("missing"); };
-  ASSERT_TRUE(within(2000ms, [&] {  // the listener is up
-    return cluster.psql(db, "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'LISTEN authd_users%' AND datname = current_database()") == "1";
-  }));
+  ASSERT_TRUE(within(2000ms, [&] { return listeners(db) == "1"; }));  // the listener is up
   ASSERT_TRUE(store->write([](StoreTxn& txn) { return txn.insert_record("c3", R"({"v":1})"); }));
   EXPECT_EQ(R"({"v":1})", found());
   EXPECT_EQ(R"({"v":1})", found());  // cached now
-  cluster.psql(db, R"(UPDATE records SET body = '{"v":2}' WHERE id = 'c3')");
+  db.psql(R"(UPDATE records SET body = '{"v":2}' WHERE id = 'c3')");
   EXPECT_TRUE(within(1000ms, [&] { return found() == R"({"v":2})"; })) << "an update made elsewhere shows within a second";
-  cluster.psql(db, "DELETE FROM records WHERE id = 'c3'");
+  db.psql("DELETE FROM records WHERE id = 'c3'");
   EXPECT_TRUE(within(1000ms, [&] { return found() == "missing"; })) << "and a deletion";
-  store.reset();
-  cluster.drop_database(db);
 }
 
 }  // namespace

@@ -98,4 +98,14 @@ void PgCluster::drop_database(const std::string& name) {
   psql("postgres", "DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
 }
 
+PgDatabase::PgDatabase(const std::string& prefix)
+    : cluster_(PgCluster::shared()), name_(cluster_.create_database(prefix)) {}
+
+PgDatabase::~PgDatabase() {
+  try {
+    cluster_.drop_database(name_);
+  } catch (...) {
+  }
+}
+
 }  // namespace authd::test

@@ -4,7 +4,8 @@
 //
 // shared(): the cluster of this CTest run (started by the fixture test
 // postgres.cluster_start, named by $TEST_PG_STATE), or, when the test
-// binary runs by hand, one of its own, removed at exit.
+// binary runs by hand, one of its own, removed at exit. PgDatabase: one
+// test's own database in it, dropped at the end of its scope.
 #pragma once
 
 #include <string>
@@ -43,6 +44,26 @@ class PgCluster {
   PgCluster(std::string dir, bool owned) : dir_(std::move(dir)), owned_(owned) {}
   std::string dir_;
   bool owned_ = false;
+};
+
+// A new empty database in the shared cluster, dropped when this object goes
+// (declare it before the stores that use it, so that they close first).
+class PgDatabase {
+ public:
+  explicit PgDatabase(const std::string& prefix);
+  PgDatabase(const PgDatabase&) = delete;
+  PgDatabase& operator=(const PgDatabase&) = delete;
+  ~PgDatabase();  // drops it; a failure to drop is not thrown
+
+  PgCluster& cluster() const noexcept { return cluster_; }
+  const std::string& name() const noexcept { return name_; }
+  std::string url() const { return cluster_.url(name_); }
+  std::string tcp_url() const { return cluster_.tcp_url(name_); }
+  std::string psql(const std::string& sql) const { return cluster_.psql(name_, sql); }
+
+ private:
+  PgCluster& cluster_;
+  std::string name_;
 };
 
 }  // namespace authd::test

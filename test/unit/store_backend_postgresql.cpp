@@ -1,5 +1,6 @@
 // The contract suite on PostgreSQL: every test gets a new database in the
 // shared test cluster (see postgres_test_cluster.hpp), dropped afterwards.
+#include <memory>
 #include <stdexcept>
 
 #include "authd/postgres_store.hpp"
@@ -25,16 +26,10 @@ std::unique_ptr<Store> open_or_throw(const std::string& url) {
 }
 
 StoreUnderTest fresh_postgres() {
-  PgCluster& cluster = PgCluster::shared();
-  const std::string db = cluster.create_database("contract");
-  const std::string url = cluster.url(db);
+  auto db = std::make_shared<PgDatabase>("contract");
+  const std::string url = db->url();
   StoreUnderTest out;
-  out.keep_alive = std::shared_ptr<void>(nullptr, [&cluster, db](void*) {
-    try {
-      cluster.drop_database(db);
-    } catch (...) {
-    }
-  });
+  out.keep_alive = db;
   out.store = open_or_throw(url);
   out.open_again = [url] { return open_or_throw(url); };
   return out;

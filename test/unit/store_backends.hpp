@@ -72,16 +72,19 @@ class StoreBackendTest : public ::testing::TestWithParam<StoreBackend> {
     ASSERT_EQ("ok", outcome(write([&](StoreTxn& txn) { return txn.insert_user(user); })));
   }
 
+  // What `query` answers in a read transaction (read_value, authd/store.hpp);
+  // a failed check, and an empty value, when the read fails.
+  template <class Query>
+  auto read_ok(Query&& query) {
+    auto got = read_value(store(), std::forward<Query>(query));
+    EXPECT_EQ("ok", outcome(got));
+    using Value = typename decltype(got)::value_type;
+    return got ? std::move(*got) : Value{};
+  }
+
   // The page list_users answers (a failed check when it fails).
   UserPage list_users(const UserQuery& query) {
-    UserPage page;
-    EXPECT_EQ("ok", outcome(read([&](StoreTxn& txn) -> Result<void> {
-                auto got = txn.list_users(query);
-                if (!got) return std::unexpected(got.error());
-                page = std::move(*got);
-                return {};
-              })));
-    return page;
+    return read_ok([&](StoreTxn& txn) { return txn.list_users(query); });
   }
   // The usernames of a page, in its order.
   static std::vector<std::string> names(const UserPage& page) {

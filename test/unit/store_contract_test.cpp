@@ -9,6 +9,7 @@
 #include <future>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "authd/store.hpp"
@@ -36,42 +37,37 @@ User make_user(std::string username, Role role = Role::user) {
   return user;
 }
 
-void expect_same_user(const User& expected, const User& actual) {
-  EXPECT_EQ(expected.id, actual.id);
-  EXPECT_EQ(expected.username, actual.username);
-  EXPECT_EQ(expected.password_hash, actual.password_hash);
-  EXPECT_EQ(expected.fullname, actual.fullname);
-  EXPECT_EQ(expected.email, actual.email);
-  EXPECT_EQ(expected.email_verified, actual.email_verified);
-  EXPECT_EQ(expected.role, actual.role);
-  EXPECT_EQ(expected.version, actual.version);
-  EXPECT_EQ(expected.created_at, actual.created_at);
-  EXPECT_EQ(expected.updated_at, actual.updated_at);
-  EXPECT_EQ(expected.links, actual.links);
-  EXPECT_EQ(expected.token_generation, actual.token_generation);
-  EXPECT_EQ(expected.last_revocation, actual.last_revocation);
+// Like read_value (authd/store.hpp), in a write transaction: what `query`
+// answers; a failed answer ends the transaction without a commit.
+template <class Query>
+auto write_value(Store& store, Query&& query) -> decltype(query(std::declval<StoreTxn&>())) {
+  std::optional<decltype(query(std::declval<StoreTxn&>()))> answer;
+  auto done = store.write([&](StoreTxn& txn) -> Result<void> {
+    auto got = query(txn);
+    if (!got) return std::unexpected(got.error());
+    answer.emplace(std::move(got));
+    return {};
+  });
+  if (!done) return std::unexpected(done.error());
+  return std::move(*answer);
 }
+
+// Every field of a user (authd/user.hpp), in its order: two users compare in
+// one check, and a mismatch prints both.
+auto fields(const User& u) {
+  return std::tie(u.id, u.username, u.password_hash, u.fullname, u.email, u.email_verified, u.role, u.version,
+                  u.created_at, u.updated_at, u.links, u.token_generation, u.last_revocation);
+}
+
+void expect_same_user(const User& expected, const User& actual) { EXPECT_EQ(fields(expected), fields(actual)); }
 
 class StoreContract : public test::StoreBackendTest {
  protected:
   Result<User> find(std::string_view username) {
-    Result<User> out = std::unexpected(Error(Errc::internal, "not run"));
-    auto ran = read([&](StoreTxn& txn) -> Result<void> {
-      out = txn.find_user(username);
-      return {};
-    });
-    if (!ran) return std::unexpected(ran.error());
-    return out;
+    return read_value(store(), [&](StoreTxn& txn) { return txn.find_user(username); });
   }
   std::string records() {
-    std::string out;
-    EXPECT_EQ("ok", outcome(read([&](StoreTxn& txn) -> Result<void> {
-                auto list = txn.list_records();
-                if (!list) return std::unexpected(list.error());
-                out = *list;
-                return {};
-              })));
-    return out;
+    return read_ok([](StoreTxn& txn) { return txn.list_records(); });
   }
 };
 
@@ -203,14 +199,7 @@ TEST_P(ListUsers, AllInUsernameByteOrder) {
 
 TEST_P(ListUsers, UsernamesPageAfterTheLastNameOfTheOneBefore) {
   auto names_after = [&](std::string after, std::size_t limit) {
-    std::vector<std::string> out;
-    EXPECT_EQ("ok", outcome(read([&](StoreTxn& txn) -> Result<void> {
-                auto got = txn.list_usernames(after, limit);
-                if (!got) return std::unexpected(got.error());
-                out = *got;
-                return {};
-              })));
-    return out;
+    return read_ok([&](StoreTxn& txn) { return txn.list_usernames(after, limit); });
   };
   using Names = std::vector<std::string>;
   EXPECT_EQ((Names{"Zed", "al.x"}), names_after("", 2));
@@ -293,21 +282,12 @@ TEST_P(ListUsers, EmptyStoreListsNothing) {
 // --- links -------------------------------------------------------------------
 
 TEST_P(StoreContract, LinksInsertFindDelete) {
-  EXPECT_EQ("not_found", outcome(write([&](StoreTxn& txn) -> Result<void> {
-              auto found = txn.find_link("github:1");
-              if (!found) return std::unexpected(found.error());
-              return {};
-            })));
+  EXPECT_EQ("not_found", outcome(write_value(store(), [](StoreTxn& txn) { return txn.find_link("github:1"); })));
   ASSERT_EQ("ok", outcome(write([&](StoreTxn& txn) { return txn.insert_link("github:1", "alice"); })));
   EXPECT_EQ("conflict", outcome(write([&](StoreTxn& txn) { return txn.insert_link("github:1", "bob"); })));
-  std::string owner;
-  ASSERT_EQ("ok", outcome(read([&](StoreTxn& txn) -> Result<void> {
-              auto found = txn.find_link("github:1");
-              if (!found) return std::unexpected(found.error());
-              owner = *found;
-              return {};
-            })));
-  EXPECT_EQ("alice", owner);
+  auto owner = read_value(store(), [](StoreTxn& txn) { return txn.find_link("github:1"); });
+  ASSERT_EQ("ok", outcome(owner));
+  EXPECT_EQ("alice", *owner);
   ASSERT_EQ("ok", outcome(write([&](StoreTxn& txn) { return txn.delete_link("github:1"); })));
   EXPECT_EQ("not_found", outcome(write([&](StoreTxn& txn) { return txn.delete_link("github:1"); })));
   EXPECT_EQ("ok", outcome(write([&](StoreTxn& txn) { return txn.insert_link("github:1", "bob"); })));
@@ -318,14 +298,9 @@ TEST_P(StoreContract, LinksInsertFindDelete) {
 TEST_P(StoreContract, RecordsKeepTheirTextExactly) {
   const std::string body = R"({"_id":"a1",  "name" : "x y", "n":[1, 2.50],"u":"\u00e9"})";
   ASSERT_EQ("ok", outcome(write([&](StoreTxn& txn) { return txn.insert_record("a1", body); })));
-  std::string found;
-  ASSERT_EQ("ok", outcome(read([&](StoreTxn& txn) -> Result<void> {
-              auto got = txn.find_record("a1");
-              if (!got) return std::unexpected(got.error());
-              found = *got;
-              return {};
-            })));
-  EXPECT_EQ(body, found);
+  auto found = read_value(store(), [](StoreTxn& txn) { return txn.find_record("a1"); });
+  ASSERT_EQ("ok", outcome(found));
+  EXPECT_EQ(body, *found);
 }
 
 TEST_P(StoreContract, RecordsConflictNotFoundReplaceDelete) {
@@ -333,11 +308,7 @@ TEST_P(StoreContract, RecordsConflictNotFoundReplaceDelete) {
   EXPECT_EQ("conflict", outcome(write([&](StoreTxn& txn) { return txn.insert_record("r1", R"({"v":2})"); })));
   EXPECT_EQ("not_found", outcome(write([&](StoreTxn& txn) { return txn.replace_record("r9", R"({"v":2})"); })));
   EXPECT_EQ("not_found", outcome(write([&](StoreTxn& txn) { return txn.delete_record("r9"); })));
-  EXPECT_EQ("not_found", outcome(read([&](StoreTxn& txn) -> Result<void> {
-              auto got = txn.find_record("r9");
-              if (!got) return std::unexpected(got.error());
-              return {};
-            })));
+  EXPECT_EQ("not_found", outcome(read_value(store(), [](StoreTxn& txn) { return txn.find_record("r9"); })));
   EXPECT_EQ(R"([{"v":1}])", records());
   ASSERT_EQ("ok", outcome(write([&](StoreTxn& txn) { return txn.replace_record("r1", R"({"v":3})"); })));
   EXPECT_EQ(R"([{"v":3}])", records());
@@ -362,14 +333,7 @@ TEST_P(StoreContract, EntriesPutGetOverwriteDelete) {
   const std::string binary_key("k\0\xff", 3);
   const std::string binary_value("\0\x01\x02\xfe\xff", 5);
   auto get = [&](std::string_view ns, std::string_view key) {
-    std::optional<std::string> out;
-    EXPECT_EQ("ok", outcome(read([&](StoreTxn& txn) -> Result<void> {
-                auto got = txn.get_entry(ns, key);
-                if (!got) return std::unexpected(got.error());
-                out = *got;
-                return {};
-              })));
-    return out;
+    return read_ok([&](StoreTxn& txn) { return txn.get_entry(ns, key); });
   };
   EXPECT_EQ(std::nullopt, get("throttle", "u:alice"));
   ASSERT_EQ("ok", outcome(write([&](StoreTxn& txn) { return txn.put_entry("throttle", "u:alice", "3", 0); })));
@@ -391,21 +355,12 @@ TEST_P(StoreContract, ListEntriesOfOneNamespaceInKeyOrder) {
                 if (auto ok = txn.put_entry(ns, key, value, 0); !ok) return ok;
               return {};
             })));
-  std::vector<std::pair<std::string, std::string>> listed;
-  ASSERT_EQ("ok", outcome(read([&](StoreTxn& txn) -> Result<void> {
-              auto got = txn.list_entries("a");
-              if (!got) return std::unexpected(got.error());
-              listed = *got;
-              return {};
-            })));
-  EXPECT_EQ((std::vector<std::pair<std::string, std::string>>{{"K1", "v1"}, {"k1", "v3"}, {"k2", "v2"}}), listed);
-  ASSERT_EQ("ok", outcome(read([&](StoreTxn& txn) -> Result<void> {
-              auto got = txn.list_entries("none");
-              if (!got) return std::unexpected(got.error());
-              listed = *got;
-              return {};
-            })));
-  EXPECT_TRUE(listed.empty());
+  auto listed = read_value(store(), [](StoreTxn& txn) { return txn.list_entries("a"); });
+  ASSERT_EQ("ok", outcome(listed));
+  EXPECT_EQ((std::vector<std::pair<std::string, std::string>>{{"K1", "v1"}, {"k1", "v3"}, {"k2", "v2"}}), *listed);
+  listed = read_value(store(), [](StoreTxn& txn) { return txn.list_entries("none"); });
+  ASSERT_EQ("ok", outcome(listed));
+  EXPECT_TRUE(listed->empty());
 }
 
 // Removing an OpenID client sweeps every user's refresh namespace: the
@@ -419,25 +374,16 @@ TEST_P(StoreContract, ListEntriesUnderANamespacePrefix) {
                 if (auto ok = txn.put_entry(ns, key, value, 0); !ok) return ok;
               return {};
             })));
-  std::vector<NamespacedEntry> listed;
-  ASSERT_EQ("ok", outcome(read([&](StoreTxn& txn) -> Result<void> {
-              auto got = txn.list_entries_under("refresh:");
-              if (!got) return std::unexpected(got.error());
-              listed = *got;
-              return {};
-            })));
+  auto listed = read_value(store(), [](StoreTxn& txn) { return txn.list_entries_under("refresh:"); });
+  ASSERT_EQ("ok", outcome(listed));
   EXPECT_EQ((std::vector<NamespacedEntry>{{"refresh:", "k", "empty rest"},
                                           {"refresh:u1", "f1", "c"},
                                           {"refresh:u1", "f2", "b"},
                                           {"refresh:u2", "f1", "a"}}),
-            listed);
-  ASSERT_EQ("ok", outcome(read([&](StoreTxn& txn) -> Result<void> {
-              auto got = txn.list_entries_under("nothing:");
-              if (!got) return std::unexpected(got.error());
-              listed = *got;
-              return {};
-            })));
-  EXPECT_TRUE(listed.empty());
+            *listed);
+  listed = read_value(store(), [](StoreTxn& txn) { return txn.list_entries_under("nothing:"); });
+  ASSERT_EQ("ok", outcome(listed));
+  EXPECT_TRUE(listed->empty());
 }
 
 TEST_P(StoreContract, ExpiredEntriesStayUntilPurgedThenGo) {
@@ -448,38 +394,19 @@ TEST_P(StoreContract, ExpiredEntriesStayUntilPurgedThenGo) {
               return txn.put_entry("other", "past", "v", 50);
             })));
   // The store reads no clock: an expired entry is there until purged.
-  std::optional<std::string> past;
-  ASSERT_EQ("ok", outcome(read([&](StoreTxn& txn) -> Result<void> {
-              auto got = txn.get_entry("ns", "past");
-              if (!got) return std::unexpected(got.error());
-              past = *got;
-              return {};
-            })));
-  EXPECT_EQ(std::optional<std::string>("v"), past);
+  auto past = read_value(store(), [](StoreTxn& txn) { return txn.get_entry("ns", "past"); });
+  ASSERT_EQ("ok", outcome(past));
+  EXPECT_EQ(std::optional<std::string>("v"), *past);
 
-  std::size_t purged = 0;
-  ASSERT_EQ("ok", outcome(write([&](StoreTxn& txn) -> Result<void> {
-              auto got = txn.purge_expired(200);
-              if (!got) return std::unexpected(got.error());
-              purged = *got;
-              return {};
-            })));
-  EXPECT_EQ(3u, purged);  // past, now, and other/past
-  std::vector<std::pair<std::string, std::string>> left;
-  ASSERT_EQ("ok", outcome(read([&](StoreTxn& txn) -> Result<void> {
-              auto got = txn.list_entries("ns");
-              if (!got) return std::unexpected(got.error());
-              left = *got;
-              return {};
-            })));
-  EXPECT_EQ((std::vector<std::pair<std::string, std::string>>{{"future", "v"}, {"never", "v"}}), left);
-  ASSERT_EQ("ok", outcome(write([&](StoreTxn& txn) -> Result<void> {
-              auto got = txn.purge_expired(200);
-              if (!got) return std::unexpected(got.error());
-              purged = *got;
-              return {};
-            })));
-  EXPECT_EQ(0u, purged);
+  auto purged = write_value(store(), [](StoreTxn& txn) { return txn.purge_expired(200); });
+  ASSERT_EQ("ok", outcome(purged));
+  EXPECT_EQ(3u, *purged);  // past, now, and other/past
+  auto left = read_value(store(), [](StoreTxn& txn) { return txn.list_entries("ns"); });
+  ASSERT_EQ("ok", outcome(left));
+  EXPECT_EQ((std::vector<std::pair<std::string, std::string>>{{"future", "v"}, {"never", "v"}}), *left);
+  purged = write_value(store(), [](StoreTxn& txn) { return txn.purge_expired(200); });
+  ASSERT_EQ("ok", outcome(purged));
+  EXPECT_EQ(0u, *purged);
 }
 
 // --- transactions --------------------------------------------------------------
@@ -637,14 +564,9 @@ TEST_P(StoreContract, ConcurrentReadModifyWritesLoseNoUpdate) {
     });
   for (auto& thread : threads) thread.join();
   EXPECT_EQ(0, failures.load());
-  std::optional<std::string> final_value;
-  ASSERT_EQ("ok", outcome(read([&](StoreTxn& txn) -> Result<void> {
-              auto got = txn.get_entry("counter", "c");
-              if (!got) return std::unexpected(got.error());
-              final_value = *got;
-              return {};
-            })));
-  EXPECT_EQ(std::optional<std::string>(std::to_string(kThreads * kIncrements)), final_value);
+  auto final_value = read_value(store(), [](StoreTxn& txn) { return txn.get_entry("counter", "c"); });
+  ASSERT_EQ("ok", outcome(final_value));
+  EXPECT_EQ(std::optional<std::string>(std::to_string(kThreads * kIncrements)), *final_value);
 }
 
 // The last-admin rule (Accounts::set_role/remove) counts admins and demotes
@@ -770,14 +692,7 @@ TEST_P(StoreContract, FindUserSeesAnotherNodesChangeWithinOneSecond) {
   ASSERT_EQ("ok", outcome(store().find_user("noah")));
   ASSERT_EQ(Role::admin, store().find_user("noah")->role);
 
-  auto seen_within = [&](auto&& done) {
-    const auto deadline = std::chrono::steady_clock::now() + 1s;
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (done()) return true;
-      std::this_thread::sleep_for(5ms);
-    }
-    return done();
-  };
+  auto seen_within = [](auto&& done) { return test::within(1s, done, 5ms); };
   ASSERT_EQ("ok", outcome(other->write([&](StoreTxn& txn) { return txn.replace_user(make_user("noah", Role::user)); })));
   EXPECT_TRUE(seen_within([&] {
     auto found = store().find_user("noah");
@@ -819,14 +734,7 @@ TEST_P(StoreContract, FindRecordSeesAnotherNodesChangeWithinOneSecond) {
   ASSERT_EQ("ok", outcome(write([&](StoreTxn& txn) { return txn.insert_record("r2", R"({"v":1})"); })));
   for (int i = 0; i < 3; ++i) ASSERT_EQ(R"({"v":1})", store().find_record("r2").value_or("error"));
 
-  auto seen_within = [&](auto&& done) {
-    const auto deadline = std::chrono::steady_clock::now() + 1s;
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (done()) return true;
-      std::this_thread::sleep_for(5ms);
-    }
-    return done();
-  };
+  auto seen_within = [](auto&& done) { return test::within(1s, done, 5ms); };
   ASSERT_EQ("ok", outcome(other->write([&](StoreTxn& txn) { return txn.replace_record("r2", R"({"v":2})"); })));
   EXPECT_TRUE(seen_within([&] { return store().find_record("r2").value_or("error") == R"({"v":2})"; }));
   ASSERT_EQ("ok", outcome(other->write([&](StoreTxn& txn) { return txn.delete_record("r2"); })));

@@ -1,13 +1,17 @@
 // Helpers shared by the unit tests.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <ostream>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <system_error>
+#include <thread>
 
 #include "authd/clock.hpp"
 #include "authd/error.hpp"
@@ -64,6 +68,26 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// The text of docs/NAME in this source tree; throws when it cannot be read.
+inline std::string doc_text(const std::string& name) {
+  const auto path = std::filesystem::path(__FILE__).parent_path() / ".." / ".." / "docs" / name;
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Polls `done` every `poll` until it holds or `limit` passes; true when it
+// held (for changes another thread, node or process makes).
+template <class F>
+bool within(std::chrono::milliseconds limit, F&& done, std::chrono::milliseconds poll = std::chrono::milliseconds(10)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(poll);
+  }
+  return done();
+}
 
 // The spec's role table, as the tests check it against the code.
 struct CapabilityRow {

@@ -259,10 +259,14 @@ TEST(Token, TamperedSignatureIsRejected) {
   expect_invalid(service, no_sig);
 }
 
+// The three parts of a token `service` issues now.
+std::vector<std::string> issued_parts(TokenService& service) {
+  return split(service.issue(kAccessTokenType, kSubject, "alice", kNow));
+}
+
 TEST(Token, TamperedPayloadIsRejected) {
   TokenService service = make_service();
-  std::string token = service.issue(kAccessTokenType, kSubject, "alice", kNow);
-  auto parts = split(token);
+  auto parts = issued_parts(service);
   ASSERT_EQ(parts.size(), 3u);
   auto payload = Json::parse(*crypto::base64url_decode(parts[1]));
   ASSERT_TRUE(payload.has_value());
@@ -273,12 +277,9 @@ TEST(Token, TamperedPayloadIsRejected) {
 
 TEST(Token, TamperedHeaderIsRejected) {
   TokenService service = make_service();
-  std::string token = service.issue(kAccessTokenType, kSubject, "alice", kNow);
-  auto parts = split(token);
+  auto parts = issued_parts(service);
   ASSERT_EQ(parts.size(), 3u);
-  std::string forged =
-      b64u(R"({"alg":"HS256","typ":"at+jwt","kid":"x"})") + "." + parts[1] + "." + parts[2];
-  expect_invalid(service, forged);
+  expect_invalid(service, b64u(R"({"alg":"HS256","typ":"at+jwt","kid":"x"})") + "." + parts[1] + "." + parts[2]);
 }
 
 TEST(Token, AlgNoneIsRejected) {
@@ -327,25 +328,29 @@ TEST(Token, WrongKeyIsRejected) {
   expect_invalid(service, hand_token(kGoodHeader, payload_with(), kOtherKey));
 }
 
-TEST(Token, IssuerMismatchIsRejected) {
+// A service with `policy` (same key): it and the default service each refuse
+// the tokens the other issues.
+TokenService refusing_each_other(const TokenPolicy& policy) {
   TokenService service = make_service();
-  TokenPolicy policy;
-  policy.issuer = "someone-else";
   TokenService other = make_service(kKey, policy);
   expect_invalid(other, service.issue(kAccessTokenType, kSubject, "alice", kNow));
   expect_invalid(service, other.issue(kAccessTokenType, kSubject, "alice", kNow));
+  return other;
+}
+
+TEST(Token, IssuerMismatchIsRejected) {
+  TokenPolicy policy;
+  policy.issuer = "someone-else";
+  TokenService other = refusing_each_other(policy);
   EXPECT_TRUE(other.verify(other.issue(kAccessTokenType, kSubject, "a", kNow), kAccessTokenType,
                            kNow)
                   .has_value());
 }
 
 TEST(Token, AudienceMismatchIsRejected) {
-  TokenService service = make_service();
   TokenPolicy policy;
   policy.audience = "another-api";
-  TokenService other = make_service(kKey, policy);
-  expect_invalid(other, service.issue(kAccessTokenType, kSubject, "alice", kNow));
-  expect_invalid(service, other.issue(kAccessTokenType, kSubject, "alice", kNow));
+  refusing_each_other(policy);
 }
 
 TEST(Token, MissingIssuerOrAudienceIsRejected) {
