@@ -1,4 +1,4 @@
-"""The route table of src/routes.cpp, read by the docs checks (check_openapi.py,
+"""The route table of src/api/routes.cpp, read by the docs checks (check_openapi.py,
 check_route_prefixes.py): every Route{"METHOD", "/path", ...} in table order."""
 import re
 import sys
@@ -6,8 +6,8 @@ import sys
 
 def routes(source):
     """[(method, path)] in the table's order; method "*" means any."""
-    with open(f"{source}/src/routes.cpp", encoding="utf-8") as f:
+    with open(f"{source}/src/api/routes.cpp", encoding="utf-8") as f:
         found = re.findall(r'Route\{"([A-Z]+|\*)",\s*"([^"]+)"', f.read())
     if not found:
-        sys.exit("no Route{...} found in src/routes.cpp (has the table moved?)")
+        sys.exit("no Route{...} found in src/api/routes.cpp (has the table moved?)")
     return found
