@@ -21,7 +21,7 @@
 #include "authd/clock.hpp"
 #include "http/response.hpp"
 #include "program/log.hpp"
-#include "api/routes.hpp"
+#include "api/router.hpp"
 #include "support.hpp"
 
 namespace authd::bench {

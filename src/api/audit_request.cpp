@@ -1,4 +1,4 @@
-#include "api/handlers.hpp"
+#include "api/audit_request.hpp"
 
 namespace authd::handlers {
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "http/error_response.hpp"
-#include "api/routes.hpp"
+#include "api/router.hpp"
 
 namespace authd {
 

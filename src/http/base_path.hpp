@@ -14,7 +14,7 @@
 
 namespace authd {
 
-// prepare() (routes.hpp) for an authd mounted at app.server.base_path:
+// prepare() (api/router.hpp) for an authd mounted at app.server.base_path:
 //  - the web server already named the prefix (request.base_path set by
 //    route_path): the route is relative already; a configured base_path
 //    replaces the prefix in the URLs authd writes;

@@ -7,7 +7,7 @@
 // — password hashing, identity-provider calls — run on bounded lanes (worker
 // pools with a queue), so that those can never hold a loop or every thread;
 // their answers go back to the connection's loop. See Lane in lane.hpp. The
-// server knows nothing of routes: `prepare` (routes.cpp) resolves each
+// server knows nothing of routes: `prepare` (api/router.cpp) resolves each
 // request once.
 #pragma once
 

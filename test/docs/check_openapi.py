@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""docs/openapi.yaml names exactly the routes of the route table (src/api/routes.cpp).
+"""docs/openapi.yaml names exactly the routes of the route table (the rows of src/api/<group>/routes.hpp).
 
 Fails, naming each difference, when a route of the table is missing from the
 document or the document names a method and path that the table does not have.

@@ -5,7 +5,7 @@ The web servers hand authd only the paths that their configuration's regular
 expression names (lighttpd's $HTTP["url"], Apache's ProxyPassMatch and
 LocationMatch, mod_fcgid's LocationMatch, the hosting release's RewriteRule,
 nginx's location, and the copies of them in the docs). A route added to
-src/api/routes.cpp but not to one of them answers that server's 404 page instead.
+a src/api/<group>/routes.hpp but not to one of them answers that server's 404 page instead.
 This test takes each such expression (the lines that route /signup, /signin
 and /signout together) and fails, naming file, line and path, for each route
 path it does not match.

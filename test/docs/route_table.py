@@ -1,13 +1,17 @@
-"""The route table of src/api/routes.cpp, read by the docs checks (check_openapi.py,
-check_route_prefixes.py): every Route{"METHOD", "/path", ...} in table order."""
+"""The route table, as the route groups declare it: every Route{"METHOD",
+"/path", ...} row of src/api/<group>/routes.hpp (src/api/router.cpp joins
+them). Read by the docs checks (check_openapi.py, check_route_prefixes.py)."""
+import glob
 import re
 import sys
 
 
 def routes(source):
-    """[(method, path)] in the table's order; method "*" means any."""
-    with open(f"{source}/src/api/routes.cpp", encoding="utf-8") as f:
-        found = re.findall(r'Route\{"([A-Z]+|\*)",\s*"([^"]+)"', f.read())
+    """[(method, path)], group by group; method "*" means any."""
+    found = []
+    for name in sorted(glob.glob(f"{source}/src/api/*/routes.hpp")):
+        with open(name, encoding="utf-8") as f:
+            found += re.findall(r'Route\{"([A-Z]+|\*)",\s*"([^"]+)"', f.read())
     if not found:
-        sys.exit("no Route{...} found in src/api/routes.cpp (has the table moved?)")
+        sys.exit("no Route{...} row found in src/api/*/routes.hpp (has the table moved?)")
     return found

@@ -11,7 +11,9 @@
 // Every change is audited.
 #include "authd/clock.hpp"
 #include "authd/oidc_clients.hpp"
-#include "api/handlers.hpp"
+#include "api/admin/routes.hpp"
+#include "api/audit_request.hpp"
+#include "api/json_body.hpp"
 
 namespace authd::handlers {
 namespace {

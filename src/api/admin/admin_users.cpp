@@ -1,4 +1,4 @@
-// User administration for the admin role (the guard in routes.cpp checks the
+// User administration for the admin role (the guard in api/access_policy.cpp checks the
 // role, by bearer token or the `auth` cookie):
 //   GET    /admin/users?role=&q=&page=&per_page=  -> {"users":[{username,role,_id}],"total":N}
 //   GET    /admin/users/{username}                -> the user (never its hash)
@@ -10,7 +10,9 @@
 
 #include "authd/text.hpp"
 #include "authd/user_admin.hpp"
-#include "api/handlers.hpp"
+#include "api/admin/routes.hpp"
+#include "api/audit_request.hpp"
+#include "api/json_body.hpp"
 #include "http/query.hpp"
 
 namespace authd::handlers {

@@ -9,11 +9,14 @@
 //          and the invited address, verified. 400 for an unknown, used,
 //          revoked or expired token; 409 for a taken username (the
 //          invitation stays usable). Open whatever signup_mode says.
-// The admin routes take the admin's bearer token or `auth` cookie (routes.cpp);
+// The admin routes take the admin's bearer token or `auth` cookie (api/access_policy.cpp);
 // every route here refuses other sites (the route table).
 #include "authd/clock.hpp"
 #include "authd/invitations.hpp"
-#include "api/handlers.hpp"
+#include "api/admin/routes.hpp"
+#include "api/audit_request.hpp"
+#include "api/json_body.hpp"
+#include "api/session/session_answers.hpp"
 #include "program/log.hpp"
 #include "serving/mail_sender.hpp"
 #include "serving/metrics.hpp"

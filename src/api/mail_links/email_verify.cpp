@@ -14,7 +14,10 @@
 #include "authd/clock.hpp"
 #include "authd/mfa.hpp"
 #include "authd/text.hpp"
-#include "api/handlers.hpp"
+#include "api/audit_request.hpp"
+#include "api/json_body.hpp"
+#include "api/mail_links/mailing_request.hpp"
+#include "api/mail_links/routes.hpp"
 #include "program/log.hpp"
 #include "serving/mail_sender.hpp"
 
@@ -41,12 +44,6 @@ std::string_view amr_of(const Principal& principal) {
 }
 
 }  // namespace
-
-void notify(App& app, const User& user, std::string_view kind) {
-  auto sent = send_notice(app.core->store(), app.core->settings().mail, *app.mail_templates, kind, user, unix_now());
-  if (!sent) log::warn("cannot queue the " + std::string(kind) + " notice: " + sent.error().message);
-  else if (*sent) mail_sender::wake();
-}
 
 HandlerResult email_verify_link(App&, const http::Request& request, const RouteContext&) {
   // Relative, so that it works below any prefix: /email/verify -> /verify.html.

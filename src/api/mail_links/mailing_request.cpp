@@ -1,10 +1,11 @@
 // The answer to a request that may mail a link (POST /password/forgot, POST
-// /email/verify/resend; declared in handlers.hpp): the per-address limit's
+// /email/verify/resend; declared in mailing_request.hpp): the per-address limit's
 // refusal audited, a storage error as 503, the sender woken when a mail was
 // queued, and always the same 202 body at the same time after the request
 // started, whatever happened, so that the answer tells nothing of the account.
 
-#include "api/handlers.hpp"
+#include "api/audit_request.hpp"
+#include "api/mail_links/mailing_request.hpp"
 #include "program/log.hpp"
 #include "serving/mail_sender.hpp"
 

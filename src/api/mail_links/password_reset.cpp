@@ -9,7 +9,12 @@
 // Both refuse cross-site requests and take application/json only.
 
 #include "authd/clock.hpp"
-#include "api/handlers.hpp"
+#include "api/audit_request.hpp"
+#include "api/json_body.hpp"
+#include "api/mail_links/mailing_request.hpp"
+#include "api/mail_links/routes.hpp"
+#include "api/mfa/factor_checks.hpp"
+#include "api/session/session_answers.hpp"
 #include "http/cross_site.hpp"
 
 namespace authd::handlers {

@@ -9,7 +9,10 @@
 
 #include "authd/clock.hpp"
 #include "authd/mfa.hpp"
-#include "api/handlers.hpp"
+#include "api/audit_request.hpp"
+#include "api/mfa/factor_checks.hpp"
+#include "api/route.hpp"
+#include "api/session/session_answers.hpp"
 #include "program/log.hpp"
 
 namespace authd::handlers {
@@ -21,11 +24,6 @@ std::string_view amr_of(const Principal& principal) {
 }
 
 }  // namespace
-
-Result<Json> optional_json_body(const App& app, const http::Request& request) {
-  if (request.body.empty()) return Json::object();
-  return parse_json_body(app, request);
-}
 
 Result<void> allow_factor_change(App& app, const http::Request& request, const RouteContext& context, const Json& body) {
   const User& user = context.principal->user();

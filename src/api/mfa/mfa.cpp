@@ -1,6 +1,6 @@
 // The signed-in user's second factors (bearer token or the pages' cookie;
 // reachable without a second factor, so that a user of a role in
-// mfa_required_roles can enrol one: Access::enrol in routes.cpp).
+// mfa_required_roles can enrol one: Access::enrol in routes.hpp).
 //   GET    /me/mfa               {"totp","totp_pending","recovery_codes","passkeys":[...],"methods":[...],"required",
 //                                  "passkeys_enabled"}: the members before "methods" come from the
 //                                  registered second-factor methods (second_factor_methods.hpp)
@@ -15,7 +15,12 @@
 
 #include "authd/clock.hpp"
 #include "authd/qr_svg.hpp"
-#include "api/handlers.hpp"
+#include "api/audit_request.hpp"
+#include "api/json_body.hpp"
+#include "api/mfa/factor_checks.hpp"
+#include "api/mfa/routes.hpp"
+#include "api/security_notices.hpp"
+#include "api/session/session_answers.hpp"
 #include "program/log.hpp"
 
 namespace authd::handlers {
@@ -40,14 +45,6 @@ Result<std::string> code_field(const Json& body) {
 }
 
 }  // namespace
-
-Result<std::string> required_field(const Json& body, std::string_view field) {
-  if (!body.is_object()) return fail(Errc::invalid_input, "request body must be a JSON object");
-  if (!body.has(field)) return fail_field(std::string(field), std::string(field) + " is required");
-  const auto value = body.get_string(field);
-  if (!value) return fail_field(std::string(field), std::string(field) + " must be a string");
-  return std::string(*value);
-}
 
 HandlerResult mfa_status(App& app, const http::Request&, const RouteContext& context) {
   const User& user = context.principal->user();

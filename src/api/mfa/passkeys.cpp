@@ -15,7 +15,12 @@
 // the user's other sessions end (factor_change.cpp).
 #include "authd/clock.hpp"
 #include "authd/passkeys.hpp"
-#include "api/handlers.hpp"
+#include "api/audit_request.hpp"
+#include "api/json_body.hpp"
+#include "api/mfa/factor_checks.hpp"
+#include "api/mfa/routes.hpp"
+#include "api/security_notices.hpp"
+#include "api/session/session_answers.hpp"
 
 namespace authd::handlers {
 namespace {

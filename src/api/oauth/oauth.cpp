@@ -9,7 +9,9 @@
 #include "authd/clock.hpp"
 #include "authd/crypto.hpp"
 #include "authd/oauth.hpp"
-#include "api/handlers.hpp"
+#include "api/audit_request.hpp"
+#include "api/oauth/routes.hpp"
+#include "api/session/session_answers.hpp"
 #include "http/query.hpp"
 
 namespace authd::handlers {

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "api/handlers.hpp"
+#include "api/route.hpp"
 
 namespace authd::handlers::oidc {
 

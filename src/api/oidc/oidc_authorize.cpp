@@ -26,6 +26,8 @@
 #include "authd/clock.hpp"
 #include "authd/oidc_consents.hpp"
 #include "authd/text.hpp"
+#include "api/audit_request.hpp"
+#include "api/oidc/routes.hpp"
 #include "api/oidc/oidc.hpp"
 #include "http/query.hpp"
 

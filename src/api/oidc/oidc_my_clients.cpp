@@ -4,7 +4,8 @@
 //                             tokens of that client -> {"client_id","revoked":true}
 #include "authd/clock.hpp"
 #include "authd/oidc_consents.hpp"
-#include "api/handlers.hpp"
+#include "api/audit_request.hpp"
+#include "api/oidc/routes.hpp"
 
 namespace authd::handlers {
 

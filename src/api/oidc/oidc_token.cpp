@@ -14,6 +14,8 @@
 #include "authd/clock.hpp"
 #include "authd/id_token.hpp"
 #include "authd/jws.hpp"
+#include "api/audit_request.hpp"
+#include "api/oidc/routes.hpp"
 #include "api/oidc/oidc.hpp"
 #include "http/query.hpp"
 #include "program/log.hpp"

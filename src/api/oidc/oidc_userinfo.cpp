@@ -7,6 +7,7 @@
 // A token whose client has been removed is refused (401): the registry is
 // read from the store on every request, so a removal holds on every node at once.
 #include "authd/clock.hpp"
+#include "api/oidc/routes.hpp"
 #include "api/oidc/oidc.hpp"
 
 namespace authd::handlers {

@@ -6,6 +6,7 @@
 // With oidc_provider the configuration is the OpenID provider's: issuer =
 // public_url, every endpoint and choice authd supports, and nothing else.
 #include "authd/oidc_clients.hpp"
+#include "api/oidc/routes.hpp"
 #include "api/oidc/oidc.hpp"
 
 namespace authd::handlers {

@@ -3,7 +3,7 @@
 // credentials; nothing is logged for them at info level. GET /metrics: the
 // Prometheus exposition, to metrics_allow addresses only (others: 404, as if
 // the route did not exist).
-#include "api/handlers.hpp"
+#include "api/operations/routes.hpp"
 #include "serving/metrics.hpp"
 
 namespace authd::handlers {

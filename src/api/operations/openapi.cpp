@@ -1,6 +1,6 @@
 // GET /openapi.json: the OpenAPI 3.1 description of every route
 // (docs/openapi.yaml, turned into JSON when authd is built).
-#include "api/handlers.hpp"
+#include "api/operations/routes.hpp"
 
 namespace authd::handlers {
 

@@ -8,7 +8,8 @@
 // Refusals are the same 401/403 {"error":"Access Denied"} as our own routes.
 #include "authd/access_rules.hpp"
 #include "authd/request_path.hpp"
-#include "api/handlers.hpp"
+#include "api/audit_request.hpp"
+#include "api/portal/routes.hpp"
 #include "http/query.hpp"
 
 namespace authd::handlers {

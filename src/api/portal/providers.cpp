@@ -6,7 +6,7 @@
 // sorted by name; an empty list when third-party sign-in is not configured.
 // "signup" is signup_mode (open, invite): the portal offers "Create an
 // account" only when it is open.
-#include "api/handlers.hpp"
+#include "api/portal/routes.hpp"
 
 namespace authd::handlers {
 

@@ -10,7 +10,7 @@
 //       encode it itself, and an unencoded '&' or '+' would corrupt it.
 // Both answer {"location": ...} too, and are never cached.
 #include "authd/return_to.hpp"
-#include "api/handlers.hpp"
+#include "api/portal/routes.hpp"
 #include "http/query.hpp"
 
 namespace authd::handlers {

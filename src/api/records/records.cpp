@@ -1,6 +1,7 @@
 // The demo resource that shows the guard: /records and /records/{id}.
-// The route table (routes.cpp) says which capability each method needs.
-#include "api/handlers.hpp"
+// The route table (routes.hpp) says which capability each method needs.
+#include "api/json_body.hpp"
+#include "api/records/routes.hpp"
 
 namespace authd::handlers {
 

@@ -2,7 +2,9 @@
 // clients without cookies -> 200 {"token","refresh_token"} + auth cookie +
 // token header + the next refresh cookie. 404 when refresh_token_ttl = 0.
 #include "authd/clock.hpp"
-#include "api/handlers.hpp"
+#include "api/json_body.hpp"
+#include "api/session/routes.hpp"
+#include "api/session/session_answers.hpp"
 #include "http/query.hpp"
 #include "http/cross_site.hpp"
 

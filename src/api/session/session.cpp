@@ -6,7 +6,11 @@
 //   PUT  /me/password   {"current_password","new_password"} -> 200 like sign-in,
 //                       every other token of the user ends; throttled like sign-in.
 #include "authd/clock.hpp"
-#include "api/handlers.hpp"
+#include "api/audit_request.hpp"
+#include "api/json_body.hpp"
+#include "api/security_notices.hpp"
+#include "api/session/routes.hpp"
+#include "api/session/session_answers.hpp"
 #include "http/query.hpp"
 #include "program/log.hpp"
 

@@ -4,7 +4,8 @@
 // 200 {token, user:{acl, username}} with the session's cookies, or the
 // 401 MFA Required challenge (http/error_mapping.cpp).
 #include "authd/clock.hpp"
-#include "api/handlers.hpp"
+#include "api/session/routes.hpp"
+#include "api/session/session_answers.hpp"
 #include "http/query.hpp"
 #include "program/log.hpp"
 #include "serving/mail_sender.hpp"

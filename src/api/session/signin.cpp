@@ -8,12 +8,13 @@
 // The flow itself is the sign-in use case (lib/core/sign_in.cpp).
 #include "authd/authorization.hpp"
 #include "authd/clock.hpp"
-#include "api/handlers.hpp"
+#include "api/session/routes.hpp"
+#include "api/session/session_answers.hpp"
 
 namespace authd::handlers {
 
 HandlerResult signin(App& app, const http::Request& request, const RouteContext&) {
-  // Never from another site: the route table refuses it (routes.cpp, admit()).
+  // Never from another site: the route table refuses it (api/access_policy.cpp, admit()).
   auto credentials = parse_basic_authorization(request.authorization());
   if (!credentials) return fail(Errc::invalid_login, "malformed Basic credentials");  // no hash, nothing to guess
   return sign_in_answer(app, request, sign_in_of(app).with_password(*credentials, sign_in_client(request), unix_now()));

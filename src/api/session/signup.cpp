@@ -1,6 +1,6 @@
 // POST /signup {username, password, fullname, email} -> 201 {token, user}
 // Only as application/json and not from another site (no login CSRF through
-// a form: the route table's checks, routes.cpp admit()); sign-ups per
+// a form: the route table's checks, api/access_policy.cpp admit()); sign-ups per
 // address are limited (signup_address_limit). With mail on, the email is
 // mailed a verification link (email_verify.cpp). The browser that made the
 // account gets the device cookie a sign-in gives (sign_in_answer.cpp): its
@@ -8,7 +8,10 @@
 // With signup_mode = invite: 403 {"error":"Sign-up Closed",...} (invitations.cpp
 // is the way in then).
 #include "authd/clock.hpp"
-#include "api/handlers.hpp"
+#include "api/audit_request.hpp"
+#include "api/json_body.hpp"
+#include "api/session/routes.hpp"
+#include "api/session/session_answers.hpp"
 #include "program/log.hpp"
 #include "serving/mail_sender.hpp"
 

@@ -1,7 +1,7 @@
 #include <algorithm>
 
 #include "authd/clock.hpp"
-#include "api/handlers.hpp"
+#include "api/session/session_answers.hpp"
 #include "http/cross_site.hpp"
 
 namespace authd::handlers {
@@ -65,15 +65,6 @@ std::string expired_cookie(const App& app, const http::Request& request, std::st
 bool secure_cookies(const App& app, const http::Request& request) {
   return app.server.cookie_secure == CookieSecure::always ||
          (app.server.cookie_secure == CookieSecure::automatic && request.https);
-}
-
-Result<Json> parse_json_body(const App& app, const http::Request& request) {
-  // The route table checks this first (routes.cpp, admit()); here again so
-  // that a handler that parses a body its row forgot to declare cannot take
-  // a cross-site form or text/plain (login CSRF).
-  if (auto json = http::require_json_body(request); !json) return std::unexpected(json.error());
-  if (request.body.empty()) return fail(Errc::invalid_input, "request body must be a JSON object");
-  return Json::parse(request.body, app.server.max_json_depth);
 }
 
 }  // namespace authd::handlers
