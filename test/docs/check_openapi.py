@@ -8,11 +8,14 @@ can name for a path: get, put, post, delete, options, head, patch.
 
 usage: check_openapi.py SOURCE_DIR
 """
+import os
 import sys
 
 import yaml
 
-from route_table import routes
+# The route table's reader lives beside the front servers' prefix generator.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from route_table import routes  # noqa: E402
 
 ANY = {"get", "put", "post", "delete", "options", "head", "patch"}
 

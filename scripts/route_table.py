@@ -1,6 +1,6 @@
 """The route table, as the route groups declare it: every Route{"METHOD",
 "/path", ...} row of src/api/<group>/routes.hpp (src/api/router.cpp joins
-them). Read by the docs checks (check_openapi.py, check_route_prefixes.py)."""
+them). Read by scripts/front-routes.py and test/docs/check_openapi.py."""
 import glob
 import re
 import sys
