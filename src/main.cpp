@@ -1,10 +1,10 @@
 // authd: the FastCGI responder. Accepts on the socket systemd (LISTEN_FDS),
 // the web server or spawn-fcgi (fd 0) hands over, or --listen PATH|:PORT,
 // serves requests on a pool of threads, on SIGHUP re-reads its configuration
-// and key ring (app_reload.hpp), and on SIGTERM/SIGINT lets in-flight
+// and key ring (serving/app_reload.hpp), and on SIGTERM/SIGINT lets in-flight
 // requests finish.
 // Started as a CGI program instead (shared hosting), it answers one request
-// (cgi_mode.hpp).
+// (serving/cgi_mode.hpp).
 #include <signal.h>
 
 #include <algorithm>

@@ -28,11 +28,11 @@ struct ServerSettings {
   std::size_t max_json_depth = 16;
   CookieSecure cookie_secure = CookieSecure::automatic;
   std::string log_level = "info";
-  std::string base_path;            // URL prefix authd is mounted under ("" = the site root); see base_path.hpp
+  std::string base_path;            // URL prefix authd is mounted under ("" = the site root); see http/base_path.hpp
   PortalSettings portal;            // portal_return_origins, portal_default_return
   http::AddressList metrics_allow = *http::AddressList::parse("127.0.0.1/8 ::1");    // who may GET /metrics
   http::AddressList trusted_proxies = *http::AddressList::parse("127.0.0.0/8 ::1");  // see http/forwarded.hpp
-  std::string front_secret;         // required on a TCP listener; see front_secret.hpp
+  std::string front_secret;         // required on a TCP listener; see http/front_secret.hpp
 };
 
 std::vector<settings::Setting> server_settings(ServerSettings& settings);

@@ -15,7 +15,7 @@ namespace authd {
 bool started_as_cgi();
 
 // Reads the one request (environment + stdin), answers it through
-// prepare_mounted (base_path.hpp) and writes the CGI response to stdout.
+// prepare_mounted (http/base_path.hpp) and writes the CGI response to stdout.
 // Returns the exit status: 0 once an answer was written, 1 if stdout failed.
 int serve_cgi_request(App& app);
 

@@ -2,10 +2,10 @@
 // Only as application/json and not from another site (no login CSRF through
 // a form: the route table's checks, api/access_policy.cpp admit()); sign-ups per
 // address are limited (signup_address_limit). With mail on, the email is
-// mailed a verification link (email_verify.cpp). The browser that made the
+// mailed a verification link (mail_links/email_verify.cpp). The browser that made the
 // account gets the device cookie a sign-in gives (sign_in_answer.cpp): its
 // owner's next sign-in there is no "new device" (docs/mail.md).
-// With signup_mode = invite: 403 {"error":"Sign-up Closed",...} (invitations.cpp
+// With signup_mode = invite: 403 {"error":"Sign-up Closed",...} (admin/invitations.cpp
 // is the way in then).
 #include "authd/clock.hpp"
 #include "api/audit_request.hpp"
