@@ -12,6 +12,8 @@
 #                   $(DIST_DIR)/authd-<version>-linux-<arch>.tar.gz
 #   make settings-docs  regenerate conf/authd.conf and the settings reference of
 #                   docs/configuration.md and man/authd.conf.5 from the settings tables
+#   make front-routes  regenerate the front servers' API path prefixes (conf/,
+#                   debian/, packaging/, docs/apache.md) from the route table
 #   make clean      remove the build trees
 #
 # Variables: BUILD_DIR (build), BUILD_TYPE (RelWithDebInfo), JOBS (the number of cores), PORT (8080),
@@ -26,7 +28,7 @@ PORT       ?= 8080
 DEPS  := scripts/deps.sh
 CTEST ?= ctest
 
-.PHONY: all build configure run test test-asan clean deps settings-docs
+.PHONY: all build configure run test test-asan clean deps settings-docs front-routes
 
 all: build
 
@@ -67,6 +69,12 @@ test-asan:
 # tables (scripts/settings-docs.sh; CTest docs.settings fails when they differ).
 settings-docs: build
 	scripts/settings-docs.sh $(BUILD_DIR)/authd
+
+# The "# BEGIN front-routes" regions of the front servers' configurations from
+# the route table, src/api/<group>/routes.hpp (scripts/front-routes.py; CTest
+# docs.route_prefixes fails when they differ). Needs no build.
+front-routes:
+	scripts/front-routes.py
 
 clean:
 	rm -rf $(BUILD_DIR) $(BUILD_DIR)-hosting build-asan $(DIST_DIR)

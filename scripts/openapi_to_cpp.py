@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Builds src/handlers/openapi_document.cpp's data: docs/openapi.yaml as compact JSON in a C++ string.
+"""Builds the data of openapi_document.cpp (in the build tree; served by src/api/operations/openapi.cpp): docs/openapi.yaml as compact JSON in a C++ string.
 
 usage: openapi_to_cpp.py docs/openapi.yaml OUTPUT.cpp
 The build runs it (src/CMakeLists.txt) whenever the document changes, so the

@@ -1,10 +1,10 @@
 // authd: the FastCGI responder. Accepts on the socket systemd (LISTEN_FDS),
 // the web server or spawn-fcgi (fd 0) hands over, or --listen PATH|:PORT,
 // serves requests on a pool of threads, on SIGHUP re-reads its configuration
-// and key ring (app_reload.hpp), and on SIGTERM/SIGINT lets in-flight
+// and key ring (serving/app_reload.hpp), and on SIGTERM/SIGINT lets in-flight
 // requests finish.
 // Started as a CGI program instead (shared hosting), it answers one request
-// (cgi_mode.hpp).
+// (serving/cgi_mode.hpp).
 #include <signal.h>
 
 #include <algorithm>
@@ -20,16 +20,16 @@
 #include <vector>
 #include <thread>
 
-#include "app.hpp"
-#include "app_reload.hpp"
-#include "base_path.hpp"
-#include "cgi_mode.hpp"
-#include "front_secret.hpp"
-#include "listen_socket.hpp"
-#include "log.hpp"
-#include "mail_sender.hpp"
-#include "server.hpp"
-#include "systemd_daemon.hpp"
+#include "program/app.hpp"
+#include "serving/app_reload.hpp"
+#include "http/base_path.hpp"
+#include "serving/cgi_mode.hpp"
+#include "http/front_secret.hpp"
+#include "serving/listen_socket.hpp"
+#include "program/log.hpp"
+#include "serving/mail_sender.hpp"
+#include "serving/server.hpp"
+#include "serving/systemd_daemon.hpp"
 
 namespace {
 

@@ -14,14 +14,14 @@
 #include <memory>
 #include <string>
 
-#include "app.hpp"
+#include "program/app.hpp"
 #include "fcgi/http_request.hpp"
 #include "fcgi/records.hpp"
 #include "fcgi/request_parser.hpp"
 #include "authd/clock.hpp"
 #include "http/response.hpp"
-#include "log.hpp"
-#include "routes.hpp"
+#include "program/log.hpp"
+#include "api/router.hpp"
 #include "support.hpp"
 
 namespace authd::bench {

@@ -1,6 +1,6 @@
 // The sign-in use case (authd/sign_in.hpp): every way of signing in goes
 // through the same throttle, verification, second factor, audit lines and
-// session here; src/handlers only translate HTTP to and from it.
+// session here; src/api/ only translate HTTP to and from it.
 #include "authd/sign_in.hpp"
 
 #include "authd/audit.hpp"

@@ -324,7 +324,7 @@ Result<PasskeyUsed> Passkeys::finish_authentication(const Json& credential, std:
 namespace mfa_methods {
 
 // Passkeys as a second factor: a browser ceremony rather than a typed code
-// (the routes of src/handlers/passkeys.cpp), so no verify_code.
+// (the routes of src/api/mfa/passkeys.cpp), so no verify_code.
 SecondFactorMethod passkey_method() {
   SecondFactorMethod method;
   method.name = "webauthn";

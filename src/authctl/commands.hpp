@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "app.hpp"
+#include "program/app.hpp"
 #include "authd/core.hpp"
 #include "authd/error.hpp"
 #include "authd/json.hpp"

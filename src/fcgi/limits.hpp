@@ -1,6 +1,6 @@
 // The serving limits: what one FastCGI connection and the requests on it may
 // hold, each with its default written here once. The settings bind to these
-// fields (server_settings.cpp: the setting of the same name, timeouts with
+// fields (program/server_settings.cpp: the setting of the same name, timeouts with
 // _ms), ServerOptions carries them to the Server, which holds the one copy
 // it serves with (max_connections resolved, Server::start); the event loops,
 // their connections and the codec (RequestParser) read that copy by

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "append_in_place.hpp"
+#include "http/append_in_place.hpp"
 
 namespace authd::fcgi {
 namespace {

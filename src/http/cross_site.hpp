@@ -8,7 +8,7 @@
 //    the Host header, or X-Forwarded-Host/-Proto from a trusted proxy; "null"
 //    (sandboxed frames, file:) is refused;
 //  - requests without either (curl, servers) are not browsers' and pass.
-// The route table applies both to every route (routes.hpp, admit()).
+// The route table applies both to every route (api/access_policy.hpp, admit()).
 #pragma once
 
 #include "authd/error.hpp"

@@ -2,7 +2,7 @@
 
 #include "http/error_mapping.hpp"
 #include "http/request_id.hpp"
-#include "log.hpp"
+#include "program/log.hpp"
 
 namespace authd::http {
 

@@ -13,7 +13,7 @@ Response error_response(const Error& error);
 
 // The same for answers that never reached a route (an unreadable request, a
 // full lane, a stopping server): they get a fresh X-Request-Id here; routed
-// answers carry theirs from prepare() (routes.cpp).
+// answers carry theirs from prepare() (api/router.cpp).
 Response unrouted_error_response(const Error& error);
 
 }  // namespace authd::http

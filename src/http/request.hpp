@@ -23,7 +23,7 @@ struct Request {
   bool https = false;       // HTTPS=on from the web server
   std::string remote_addr;  // the client: REMOTE_ADDR, or through trusted proxies (http/forwarded.hpp)
   bool from_trusted_proxy = false;  // REMOTE_ADDR is in trusted_proxies: its forwarding headers count
-  std::string request_id;   // X-Request-Id: set by prepare() (routes.hpp), sent back, in every audit line
+  std::string request_id;   // X-Request-Id: set by prepare() (api/router.hpp), sent back, in every audit line
   ParamLookup param;
   // What `param` reads from, kept alive as long as the request (and its
   // copies): `param` itself then captures a plain pointer, small enough for

@@ -3,7 +3,7 @@
 #include <charconv>
 #include <cstring>
 
-#include "append_in_place.hpp"
+#include "http/append_in_place.hpp"
 
 namespace authd::http {
 

@@ -7,7 +7,7 @@
 # visitor's browser would come back signed in as the attacker. Or it rides
 # the visitor's own cookie into /me/mfa/*, /me/password, /signout.
 # authd refuses every state-changing route from another site (Sec-Fetch-Site,
-# else Origin; one rule of the route table, src/routes.cpp admit()) and takes
+# else Origin; one rule of the route table, src/api/access_policy.cpp admit()) and takes
 # JSON bodies only as application/json (415 before parsing).
 export AUTHD_REFRESH_TOKEN_TTL=600
 export AUTHD_WEBAUTHN_RP_ID=localhost

@@ -18,7 +18,7 @@ stack_start
 
 N=${SHUTDOWN_CLIENTS:-20}
 # lane_password_requests: the sign-ups authd holds (a hashing thread works on
-# them, or they wait for one), from its /metrics (busy first: see metrics.cpp)
+# them, or they wait for one), from its /metrics (busy first: see src/serving/metrics.cpp)
 lane_password_requests() {
   curl -s --noproxy '*' --max-time 2 "$BASE_URL/metrics" |
     awk '/^authd_lane_(busy|queue_depth)\{lane="password"\} / { s += $2 } END { print s + 0 }'

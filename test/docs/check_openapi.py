@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""docs/openapi.yaml names exactly the routes of the route table (src/routes.cpp).
+"""docs/openapi.yaml names exactly the routes of the route table (the rows of src/api/<group>/routes.hpp).
 
 Fails, naming each difference, when a route of the table is missing from the
 document or the document names a method and path that the table does not have.
@@ -8,11 +8,14 @@ can name for a path: get, put, post, delete, options, head, patch.
 
 usage: check_openapi.py SOURCE_DIR
 """
+import os
 import sys
 
 import yaml
 
-from route_table import routes
+# The route table's reader lives beside the front servers' prefix generator.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from route_table import routes  # noqa: E402
 
 ANY = {"get", "put", "post", "delete", "options", "head", "patch"}
 

@@ -8,8 +8,8 @@
 #include <random>
 #include <string>
 
-#include "app.hpp"
-#include "base_path.hpp"
+#include "program/app.hpp"
+#include "http/base_path.hpp"
 #include "http/request.hpp"
 
 namespace authd {

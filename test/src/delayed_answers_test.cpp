@@ -1,7 +1,7 @@
-// DelayedAnswers (src/delayed_answers.hpp): an answer held until its time is
+// DelayedAnswers (src/serving/delayed_answers.hpp): an answer held until its time is
 // delivered then, in time order, by the timer thread; a past time or a
 // stopped holder delivers at once; stop() delivers what is still held.
-#include "delayed_answers.hpp"
+#include "serving/delayed_answers.hpp"
 
 #include <gtest/gtest.h>
 

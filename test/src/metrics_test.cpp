@@ -1,7 +1,7 @@
-// Requests are counted per thread (src/metrics.cpp): /metrics must still
+// Requests are counted per thread (src/serving/metrics.cpp): /metrics must still
 // show every thread's count, of threads still running and of threads that
 // have ended, summed per route and status.
-#include "metrics.hpp"
+#include "serving/metrics.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
-// ReloadGate (src/reload_gate.hpp), what a reload replaces the App behind:
+// ReloadGate (src/serving/reload_gate.hpp), what a reload replaces the App behind:
 // closing waits for every hold given out; while closed, nobody enters; a
 // hold can be dropped on another thread than the one that entered; and
 // under many threads entering and leaving, a closed gate never has anyone
 // inside (the reload would destroy the App under a running request).
-#include "reload_gate.hpp"
+#include "serving/reload_gate.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The route table and the router: each request is resolved once into a
 // RouteMatch (route, {id}, or the 404/405 it earns), HEAD follows GET, and
 // the FastCGI authorizer role bypasses the table.
-#include "routes.hpp"
+#include "api/router.hpp"
 
 #include <gtest/gtest.h>
 

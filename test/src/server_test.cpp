@@ -3,7 +3,7 @@
 // to another thread), several loops share one listening socket, and a
 // request for a lane still runs on that lane's threads, its answer going
 // back to the connection's loop.
-#include "server.hpp"
+#include "serving/server.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/socket.h>

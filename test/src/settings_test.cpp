@@ -1,4 +1,4 @@
-#include "app.hpp"
+#include "program/app.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The sd_listen_fds and sd_notify protocols as authd speaks them without
 // libsystemd (src/systemd_daemon.*): a datagram listener stands in for
 // systemd's notification socket (a real AF_UNIX socket, as systemd's).
-#include "systemd_daemon.hpp"
+#include "serving/systemd_daemon.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/socket.h>

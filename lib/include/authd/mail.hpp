@@ -5,7 +5,7 @@
 //
 // A feature that mails someone writes the message into the outbox in the
 // same write transaction as whatever the message carries (a reset token),
-// so either both exist or neither. A background sender (src/mail_sender.cpp)
+// so either both exist or neither. A background sender (src/serving/mail_sender.cpp)
 // claims messages, hands them to the SMTP server, and deletes each one the
 // server accepted; a refusal or an outage only delays it (retry, backoff).
 #pragma once

@@ -14,7 +14,7 @@
 //    elsewhere cannot lock a real user out. The address delay still applies.
 //  - A successful sign-in clears the username's count (not the address's).
 //  - Lock-out abuse (OWASP "device cookies"): a successful sign-in gives the
-//    browser a signed device cookie (src/handlers/signin.cpp). A client with a
+//    browser a signed device cookie (src/api/session/signin.cpp). A client with a
 //    valid device cookie for the username skips the username's delay, the
 //    account budget and the address delay: the user's correct password from a
 //    known device always works. Its failures count on that device alone.

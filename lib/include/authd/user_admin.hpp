@@ -1,4 +1,4 @@
-// The operator's changes to accounts, audited: the admin API (src/handlers/
+// The operator's changes to accounts, audited: the admin API (src/api/admin/
 // admin_users.cpp) and authctl both go through these, so both record the
 // same events (role_changed, user_deleted, user_created, signout, and
 // invitations_revoked listing the invitations a demoted or deleted admin

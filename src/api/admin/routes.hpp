@@ -1,0 +1,50 @@
+// User, client and invitation administration (role admin), and the invitee's
+// sign-up (POST /signup/invitation).
+//
+// This group's rows of the route table (the router, src/api/router.cpp, joins
+// every group's) and the declarations of their handlers. A new route here is
+// one row, its handler, and its operation in docs/openapi.yaml.
+#pragma once
+
+#include <array>
+
+#include "api/route.hpp"
+
+namespace authd::handlers {
+
+// invitations.cpp
+HandlerResult accept_invitation(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult admin_list_invitations(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult admin_create_invitation(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult admin_revoke_invitation(App& app, const http::Request& request, const RouteContext& context);
+// admin_users.cpp
+HandlerResult admin_list_users(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult admin_get_user(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult admin_set_role(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult admin_delete_user(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult admin_sign_out_user(App& app, const http::Request& request, const RouteContext& context);
+// admin_clients.cpp
+HandlerResult admin_list_clients(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult admin_add_client(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult admin_get_client(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult admin_remove_client(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult admin_rotate_client_secret(App& app, const http::Request& request, const RouteContext& context);
+
+inline constexpr std::array admin_routes{
+    Route{"POST", "/signup/invitation", accept_invitation, Access::open, std::nullopt, Lane::password, Body::json},
+    Route{"GET", "/admin/users", admin_list_users, Access::admin, std::nullopt},
+    Route{"GET", "/admin/users/{id}", admin_get_user, Access::admin, std::nullopt},
+    Route{"PUT", "/admin/users/{id}", admin_set_role, Access::admin, std::nullopt, Lane::direct, Body::json},
+    Route{"DELETE", "/admin/users/{id}", admin_delete_user, Access::admin, std::nullopt},
+    Route{"POST", "/admin/users/{id}/signout", admin_sign_out_user, Access::admin, std::nullopt},
+    Route{"GET", "/admin/clients", admin_list_clients, Access::admin, std::nullopt},
+    Route{"POST", "/admin/clients", admin_add_client, Access::admin, std::nullopt, Lane::direct, Body::json},
+    Route{"GET", "/admin/clients/{id}", admin_get_client, Access::admin, std::nullopt},
+    Route{"DELETE", "/admin/clients/{id}", admin_remove_client, Access::admin, std::nullopt},
+    Route{"POST", "/admin/clients/{id}/secret", admin_rotate_client_secret, Access::admin, std::nullopt},
+    Route{"GET", "/admin/invitations", admin_list_invitations, Access::admin, std::nullopt},
+    Route{"POST", "/admin/invitations", admin_create_invitation, Access::admin, std::nullopt, Lane::direct, Body::json},
+    Route{"DELETE", "/admin/invitations/{id}", admin_revoke_invitation, Access::admin, std::nullopt},
+};
+
+}  // namespace authd::handlers

@@ -1,0 +1,36 @@
+// The routes of the mailed links: a forgotten password (POST /password/forgot,
+// POST /password/reset) and a verified address (GET|POST /email/verify, POST
+// /email/verify/resend, PUT /me/email).
+//
+// This group's rows of the route table (the router, src/api/router.cpp, joins
+// every group's) and the declarations of their handlers. A new route here is
+// one row, its handler, and its operation in docs/openapi.yaml.
+#pragma once
+
+#include <array>
+
+#include "api/route.hpp"
+
+namespace authd::handlers {
+
+// password_reset.cpp
+HandlerResult password_forgot(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult password_reset(App& app, const http::Request& request, const RouteContext& context);
+// email_verify.cpp
+HandlerResult email_verify_link(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult email_verify(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult email_verify_resend(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult change_email(App& app, const http::Request& request, const RouteContext& context);
+
+inline constexpr std::array mail_links_routes{
+    // forgot waits out a fixed answer time: off the direct lane.
+    Route{"POST", "/password/forgot", password_forgot, Access::open, std::nullopt, Lane::upstream, Body::json},
+    Route{"POST", "/password/reset", password_reset, Access::open, std::nullopt, Lane::password, Body::json},
+    Route{"GET", "/email/verify", email_verify_link, Access::open, std::nullopt},
+    Route{"POST", "/email/verify", email_verify, Access::open, std::nullopt, Lane::direct, Body::json},
+    // resend waits out a fixed answer time: off the direct lane.
+    Route{"POST", "/email/verify/resend", email_verify_resend, Access::open, std::nullopt, Lane::upstream, Body::json},
+    Route{"PUT", "/me/email", change_email, Access::session, std::nullopt, Lane::password, Body::json},
+};
+
+}  // namespace authd::handlers

@@ -1,0 +1,260 @@
+// The token endpoint of authd as OpenID provider (RFC 6749 §3.2, §4.1.3, §6;
+// OpenID Connect Core 1.0 §3.1.3; RFC 7636 §4.6):
+//   POST /token  application/x-www-form-urlencoded
+//     grant_type=authorization_code&code&redirect_uri[&code_verifier]
+//     grant_type=refresh_token&refresh_token
+//   client authentication: client_secret_basic, client_secret_post, or none
+//   (public clients, PKCE instead). 200 {access_token, token_type, expires_in,
+//   scope, id_token[, refresh_token]}, Cache-Control: no-store; errors as
+//   RFC 6749 §5.2 ({"error","error_description"}; invalid_client 401).
+// Failed client authentication is audited, and a wrong secret throttled per
+// client and caller address (authenticate_client below).
+#include "authd/authorization.hpp"
+#include "authd/authorization_codes.hpp"
+#include "authd/clock.hpp"
+#include "authd/id_token.hpp"
+#include "authd/jws.hpp"
+#include "api/audit_request.hpp"
+#include "api/oidc/routes.hpp"
+#include "api/oidc/oidc.hpp"
+#include "http/query.hpp"
+#include "program/log.hpp"
+
+namespace authd::handlers {
+namespace {
+
+using Form = std::map<std::string, std::string, std::less<>>;
+using oidc::has_word;
+using oidc::param;
+
+// RFC 6749 §2.3.1: the Basic user and password are form-encoded first.
+std::string form_decoded(std::string_view text) {
+  auto decoded = http::parse_query("v=" + std::string(text));
+  return param(decoded, "v");
+}
+
+struct ClientAuth {
+  OidcClient client;
+  bool basic = false;
+};
+
+struct Refusal {
+  int status;
+  std::string error;
+  std::string description;
+  bool basic = false;
+  std::int64_t retry_after = 0;  // seconds, for 429 and 503
+};
+
+http::Response refused(const Refusal& r) {
+  auto response = oidc::oauth_error(r.status, r.error, r.description);
+  if (r.status == 401 && r.basic) response.header("WWW-Authenticate", "Basic realm=\"authd\"");
+  if (r.retry_after > 0) response.header("Retry-After", std::to_string(r.retry_after));
+  return response;
+}
+
+// Who is calling. Every failure is invalid_client (401) and audited. Only a
+// presented secret is a guess: its failures are counted per client and caller
+// address (SigninThrottle::check_client), never per client alone, and the
+// caller's success clears its count. A request without a secret (a public
+// client's PKCE exchange, or a confidential client's that is refused) guesses
+// nothing and is neither counted nor delayed, nor is a secret sent with a
+// public client's id, which has none to guess, or with an unknown client id.
+std::expected<ClientAuth, Refusal> authenticate_client(App& app, const http::Request& request, const Form& form) {
+  std::string id = param(form, "client_id");
+  std::string secret = param(form, "client_secret");
+  bool basic = false;
+  if (!request.authorization().empty()) {
+    const auto credentials = parse_basic_authorization(request.authorization());
+    if (!credentials) return std::unexpected(Refusal{401, "invalid_client", "malformed Authorization header", true});
+    if (!secret.empty()) return std::unexpected(Refusal{400, "invalid_request", "two client authentications"});
+    const auto basic_id = form_decoded(credentials->username);
+    if (!id.empty() && id != basic_id) return std::unexpected(Refusal{400, "invalid_request", "client_id differs"});
+    id = basic_id;
+    secret = form_decoded(credentials->password);
+    basic = true;
+  }
+  if (id.empty() || id.size() > 64) return std::unexpected(Refusal{401, "invalid_client", "client_id is required", basic});
+  const auto now = unix_now();
+  auto& throttle = app.core->throttle();
+  auto& clients = app.core->oidc_clients();
+  auto refused = [&](std::string why) -> std::unexpected<Refusal> {
+    audit(app, request, {.event = "oidc_client_auth_failed", .username = id, .outcome = "refused", .reason = why});
+    return std::unexpected(Refusal{401, "invalid_client", "client authentication failed", basic});
+  };
+  if (secret.empty()) {
+    auto client = clients.find(id);
+    if (!client) return refused("unknown client");
+    if (!client->is_public) return refused("no secret for a confidential client");
+    return ClientAuth{std::move(*client), basic};
+  }
+  if (auto allowed = throttle.check_client(id, request.remote_addr, now); !allowed) {
+    if (allowed.error().code != Errc::throttled) {
+      return std::unexpected(Refusal{503, "temporarily_unavailable", "cannot check client authentication now", basic, 5});
+    }
+    return std::unexpected(Refusal{429, "invalid_client", "too many failed client authentications from this address: wait",
+                                   basic, allowed.error().retry_after.value_or(1)});
+  }
+  auto client = clients.authenticate(id, secret);
+  if (!client) {
+    // Only a registered confidential client has a secret to guess: a made-up
+    // client_id costs no write (one per request otherwise, under a new key each time).
+    if (auto known = clients.find(id); !known || known->is_public) {
+      return refused(known ? "a client_secret for a public client" : "wrong secret or unknown client");
+    }
+    if (auto counted = throttle.record_client_failure(id, request.remote_addr, now); !counted) {
+      log::warn("cannot count a failed client authentication: " + counted.error().message);
+    }
+    return refused("wrong secret or unknown client");
+  }
+  if (auto cleared = throttle.record_client_success(id, request.remote_addr); !cleared) {
+    log::warn("cannot clear the failed client authentications of a caller: " + cleared.error().message);
+  }
+  return ClientAuth{std::move(*client), basic};
+}
+
+// jti and exp of an access token authd just signed, and the refresh family's
+// id (to revoke both on a code replay; no usable token is stored).
+IssuedForCode issued_record(std::string_view access_token, std::string_view refresh_family) {
+  IssuedForCode issued;
+  issued.refresh_family = std::string(refresh_family);
+  if (const auto parts = jws::split(access_token)) {
+    if (auto payload = jws::decode_object(parts->payload, "payload", 4)) {
+      issued.access_jti = std::string(payload->get_string("jti").value_or(""));
+      issued.access_exp = payload->get_integer("exp").value_or(0);
+    }
+  }
+  return issued;
+}
+
+void revoke_replayed(App& app, const http::Request& request, const CodeReplay& replay) {
+  if (!replay.issued.refresh_family.empty()) {
+    if (auto ended = app.core->refresh().end_family(replay.grant.user_id, replay.issued.refresh_family); !ended) {
+      log::warn("cannot end the refresh family of a replayed code: " + ended.error().message);
+    }
+  }
+  if (!replay.issued.access_jti.empty()) {
+    TokenClaims claims;
+    claims.subject = replay.grant.user_id;
+    claims.username = replay.grant.username;
+    claims.token_id = replay.issued.access_jti;
+    claims.expires_at = replay.issued.access_exp + app.core->settings().token.leeway.count();
+    if (auto done = app.core->revocation().revoke(replay.grant.username, claims, unix_now()); !done) {
+      log::warn("cannot revoke the access token of a replayed code: " + done.error().message);
+    }
+  }
+  audit(app, request, {.event = "oidc_code_replayed", .username = replay.grant.username, .outcome = "refused",
+                       .reason = "client " + replay.grant.client_id + ": what the code issued is revoked"});
+}
+
+struct Tokens {
+  std::string access_token, refresh_token, id_token, scope;
+};
+
+http::Response answer(const App& app, const Tokens& tokens) {
+  Json body = Json::object();
+  body.set("access_token", Json::string(tokens.access_token))
+      .set("token_type", Json::string("Bearer"))
+      .set("expires_in", Json::integer(app.core->settings().token.ttl.count()))
+      .set("scope", Json::string(tokens.scope));
+  if (!tokens.id_token.empty()) body.set("id_token", Json::string(tokens.id_token));
+  if (!tokens.refresh_token.empty()) body.set("refresh_token", Json::string(tokens.refresh_token));
+  auto response = http::Response::json(200, body);
+  response.header("Cache-Control", "no-store").header("Pragma", "no-cache");
+  return response;
+}
+
+// A client's access token: its audience (the client alone, never token_audience:
+// no resource server takes it for the user's session), scope, and when the
+// user signed in.
+std::map<std::string, std::string, std::less<>> client_claims(const OidcClient& client, std::string_view scope,
+                                                              std::int64_t auth_time) {
+  return {{"aud", client.id},
+          {std::string(kClientIdClaim), client.id},
+          {"scope", std::string(scope)},
+          {std::string(kAuthTimeClaim), std::to_string(auth_time)}};
+}
+
+HandlerResult authorization_code(App& app, const http::Request& request, const Form& form, const OidcClient& client) {
+  const auto now = unix_now();
+  CodeReplay replay;
+  AuthorizationCodes codes(app.core->store());
+  const auto code = param(form, "code");
+  auto grant = codes.redeem(code, now, &replay);
+  if (!grant) {
+    if (!replay.grant.client_id.empty()) revoke_replayed(app, request, replay);
+    if (grant.error().code != Errc::invalid_token) return std::unexpected(grant.error());
+    return refused({400, "invalid_grant", "the code is unknown, expired or used"});
+  }
+  if (grant->client_id != client.id) return refused({400, "invalid_grant", "the code was issued to another client"});
+  if (param(form, "redirect_uri") != grant->redirect_uri) {
+    return refused({400, "invalid_grant", "redirect_uri differs from the authorization request's"});
+  }
+  const auto verifier = param(form, "code_verifier");
+  if (grant->code_challenge.empty() ? !verifier.empty() : !pkce_s256_matches(verifier, grant->code_challenge)) {
+    return refused({400, "invalid_grant", "PKCE verification failed"});
+  }
+  auto user = app.core->accounts().find(grant->username);
+  if (!user || user->id != grant->user_id) return refused({400, "invalid_grant", "the user is gone"});
+
+  Tokens tokens;
+  tokens.scope = grant->scope;
+  std::string family;
+  if (has_word(grant->scope, "offline_access") && app.core->refresh().enabled()) {
+    auto started = app.core->refresh().start(*user, now, grant->amr, client.id, grant->scope, grant->auth_time);
+    if (!started) return std::unexpected(started.error());
+    tokens.refresh_token = started->refresh_token;
+    family = started->family;
+  }
+  tokens.access_token = app.core->issue_access_token(*user, grant->amr, family, client_claims(client, grant->scope, grant->auth_time));
+  if (auto noted = codes.record_issued(code, issued_record(tokens.access_token, family), now); !noted) {
+    log::warn("cannot note what an authorization code issued: " + noted.error().message);
+  }
+  auto id_token = sign_id_token(*app.core->id_token_keys(),
+                                {.issuer = oidc::issuer(app, request),
+                                 .subject = user->id,
+                                 .audience = client.id,
+                                 .nonce = grant->nonce,
+                                 .amr = grant->amr,
+                                 .auth_time = grant->auth_time,
+                                 .access_token = tokens.access_token},
+                                now);
+  if (!id_token) return std::unexpected(id_token.error());
+  tokens.id_token = std::move(*id_token);
+  audit(app, request, {.event = "oidc_token", .username = user->username, .outcome = "ok",
+                       .reason = "authorization_code for client " + client.id});
+  return answer(app, tokens);
+}
+
+HandlerResult refresh_grant(App& app, const http::Request& request, const Form& form, const OidcClient& client) {
+  if (!app.core->refresh().enabled()) return refused({400, "unsupported_grant_type", "refresh tokens are off"});
+  const auto now = unix_now();
+  auto next = app.core->refresh().rotate(param(form, "refresh_token"), now, client.id);
+  if (!next) {
+    if (next.error().code != Errc::invalid_token) return std::unexpected(next.error());
+    return refused({400, "invalid_grant", "the refresh token is unknown, expired, reused or another client's"});
+  }
+  Tokens tokens;
+  tokens.scope = next->scope;
+  tokens.refresh_token = next->refresh_token;
+  tokens.access_token = app.core->issue_access_token(next->user, next->amr, next->family, client_claims(client, next->scope, next->authenticated_at));
+  audit(app, request, {.event = "oidc_token", .username = next->user.username, .outcome = "ok",
+                       .reason = "refresh_token for client " + client.id});
+  return answer(app, tokens);
+}
+
+}  // namespace
+
+HandlerResult oidc_token(App& app, const http::Request& request, const RouteContext&) {
+  if (auto on = oidc::require_provider(app); !on) return std::unexpected(on.error());
+  const Form form = http::parse_query(request.body);
+  const auto grant_type = param(form, "grant_type");
+  if (grant_type.empty()) return refused({400, "invalid_request", "grant_type is required"});
+  auto caller = authenticate_client(app, request, form);
+  if (!caller) return refused(caller.error());
+  if (grant_type == "authorization_code") return authorization_code(app, request, form, caller->client);
+  if (grant_type == "refresh_token") return refresh_grant(app, request, form, caller->client);
+  return refused({400, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token"});
+}
+
+}  // namespace authd::handlers

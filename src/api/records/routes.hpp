@@ -1,0 +1,29 @@
+// The records API (bearer token with the route's capability).
+//
+// This group's rows of the route table (the router, src/api/router.cpp, joins
+// every group's) and the declarations of their handlers. A new route here is
+// one row, its handler, and its operation in docs/openapi.yaml.
+#pragma once
+
+#include <array>
+
+#include "api/route.hpp"
+
+namespace authd::handlers {
+
+// records.cpp
+HandlerResult list_records(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult create_record(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult get_record(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult update_record(App& app, const http::Request& request, const RouteContext& context);
+HandlerResult delete_record(App& app, const http::Request& request, const RouteContext& context);
+
+inline constexpr std::array records_routes{
+    Route{"GET", "/records", list_records, Access::bearer, std::nullopt},
+    Route{"POST", "/records", create_record, Access::bearer, Capability::create, Lane::direct, Body::json},
+    Route{"GET", "/records/{id}", get_record, Access::bearer, Capability::read},
+    Route{"PUT", "/records/{id}", update_record, Access::bearer, Capability::update, Lane::direct, Body::json},
+    Route{"DELETE", "/records/{id}", delete_record, Access::bearer, Capability::delete_},
+};
+
+}  // namespace authd::handlers

@@ -1,0 +1,16 @@
+// The security notices mailed to a user (password_changed, mfa_added,
+// mfa_removed), for the handlers of every group that changes a credential.
+#pragma once
+
+#include <string_view>
+
+#include "authd/user.hpp"
+#include "program/app.hpp"
+
+namespace authd::handlers {
+
+// A security notice of `kind` to `user`'s verified address when its notify_*
+// setting is on; a failure is logged only.
+void notify(App& app, const User& user, std::string_view kind);
+
+}  // namespace authd::handlers
