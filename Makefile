@@ -4,7 +4,7 @@
 #   make            install build deps, configure and build in build/
 #   make run        + lighttpd/spawn-fcgi, build, serve on http://127.0.0.1:$(PORT)
 #   make test       + test deps; configure, build and run every test (CTest script)
-#   make test-asan  unit + lighttpd black-box tests in build-asan/ with ASan+UBSan, Debug
+#   make test-asan  unit + lighttpd black-box tests + fuzz targets in build-asan/ (clang-19, ASan+UBSan, Debug)
 #   make soak       + the long fault tests (CTest label soak; `make test` skips them)
 #   make deb        the Debian package (scripts/build-deb.sh, debian/):
 #                   $(DEB_DIR)/authd_<version>_<arch>.deb, checked by lintian
@@ -46,24 +46,33 @@ run:
 	@$(MAKE) --no-print-directory build
 	PORT=$(PORT) BUILD_DIR=$(BUILD_DIR) scripts/serve.sh
 
-# TEST_EXCLUDE: labels (a regex) left out, soak by default; .ci/run leaves out
-# the lighttpd black-box label too, which its test-asan stage runs.
+# TEST_EXCLUDE: labels (a regex) left out, soak by default. UNIT_TESTS=OFF
+# leaves the GoogleTest executables out of the build (-DAUTHD_UNIT_TESTS).
+# .ci/run leaves out the lighttpd black-box scripts and the unit tests, which
+# its test-asan stage runs.
 TEST_EXCLUDE ?= soak
+UNIT_TESTS   ?= ON
 test:
 	@$(DEPS) test
 	$(CTEST) -V -S test/ci.cmake -DBUILD_DIR=$(BUILD_DIR) -DBUILD_TYPE=$(BUILD_TYPE) -DJOBS=$(JOBS) \
-	  "-DEXCLUDE_LABEL=$(TEST_EXCLUDE)"
+	  "-DCONFIGURE_OPTIONS=-DAUTHD_UNIT_TESTS=$(UNIT_TESTS)" "-DEXCLUDE_LABEL=$(TEST_EXCLUDE)"
 
-# The sanitizer run covers the code, not the front servers again: unit tests
-# and the black-box suite through lighttpd (each GoogleTest executable as one test,
-# cmake/UnitTests.cmake; the other front servers, the
-# browser, PostgreSQL, hosting, install and Prism suites exercise the same code
-# paths; the install tests build the example program, which needs no sanitizer).
-ASAN_EXCLUDE ?= soak|apache|nginx|h2o|caddy|postgresql|browser|hosting|install|package|docs|prism
+# The sanitizer run covers the code, not the front servers again: the unit
+# tests (with the store contract suite on PostgreSQL), the black-box suite
+# through lighttpd and the libFuzzer targets (ASAN_LABELS), in one
+# clang-19 tree (build-asan/, Debug) with ASan + UBSan and libFuzzer's coverage
+# instrumentation (-DAUTHD_FUZZ=ON), each fuzz target run for FUZZ_SECONDS
+# from its seed corpus; each GoogleTest executable is one test
+# (cmake/UnitTests.cmake). The other front servers, the browser, PostgreSQL,
+# hosting, install and Prism suites exercise the same code paths; the install
+# tests build the example program, which needs no sanitizer.
+ASAN_LABELS ?= unit|blackbox|fuzz
 test-asan:
+	@$(DEPS) fuzz
 	@$(DEPS) test
-	$(CTEST) -V -S test/ci.cmake -DBUILD_DIR=build-asan -DBUILD_TYPE=Debug \
-	  "-DCONFIGURE_OPTIONS=-DAUTHD_SANITIZE=ON -DAUTHD_PRECOMPILED_HEADERS=ON -DAUTHD_UNIT_TEST_CASES=OFF" -DJOBS=$(JOBS) "-DEXCLUDE_LABEL=$(ASAN_EXCLUDE)"
+	CC=$(FUZZ_CC) CXX=$(FUZZ_CXX) $(CTEST) -V -S test/ci.cmake -DBUILD_DIR=build-asan -DBUILD_TYPE=Debug \
+	  "-DCONFIGURE_OPTIONS=-DCMAKE_CXX_COMPILER=$(FUZZ_CXX) -DAUTHD_SANITIZE=ON -DAUTHD_FUZZ=ON -DAUTHD_FUZZ_SECONDS=$(FUZZ_SECONDS) -DAUTHD_PRECOMPILED_HEADERS=ON -DAUTHD_UNIT_TEST_CASES=OFF" \
+	  -DJOBS=$(JOBS) "-DINCLUDE_LABEL=$(ASAN_LABELS)" -DEXCLUDE_LABEL=soak
 
 # conf/authd.conf, docs/configuration.md and man/authd.conf.5 from the settings
 # tables (scripts/settings-docs.sh; CTest docs.settings fails when they differ).
@@ -104,10 +113,12 @@ dist:
 bench:
 	JOBS=$(JOBS) bench/run.sh
 
-# make fuzz: the libFuzzer targets of test/fuzz, built with clang-19 in
-# $(FUZZ_DIR) (-DAUTHD_FUZZ=ON: ASan + UBSan + coverage), each run by CTest for
-# FUZZ_SECONDS (default 20) from its seed corpus. make fuzz-long runs them
-# longer (FUZZ_SECONDS=600 by default; override on the command line).
+# make fuzz: the libFuzzer targets of test/fuzz, built optimised with clang-19
+# in $(FUZZ_DIR) (-DAUTHD_FUZZ=ON: ASan + UBSan + coverage), each run by CTest
+# for FUZZ_SECONDS (default 20) from its seed corpus: for fuzzing campaigns
+# (make test-asan, and so CI, runs the same targets from its Debug tree).
+# make fuzz-long runs them longer (FUZZ_SECONDS=600 by default; override on
+# the command line).
 # Crashing inputs are left in $(FUZZ_DIR)/test/fuzz/artifacts/.
 FUZZ_DIR     ?= build-fuzz
 FUZZ_SECONDS ?= 20
