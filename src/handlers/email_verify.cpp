@@ -16,7 +16,6 @@
 #include "authd/text.hpp"
 #include "handlers/handlers.hpp"
 #include "log.hpp"
-#include "mail_sender.hpp"
 
 namespace authd::handlers {
 namespace {
@@ -43,9 +42,8 @@ std::string_view amr_of(const Principal& principal) {
 }  // namespace
 
 void notify(App& app, const User& user, std::string_view kind) {
-  auto sent = send_notice(app.core->store(), app.core->settings().mail, *app.mail_templates, kind, user, unix_now());
-  if (!sent) log::warn("cannot queue the " + std::string(kind) + " notice: " + sent.error().message);
-  else if (*sent) mail_sender::wake();
+  tell_user(app.core->store(), app.core->settings().mail, *app.mail_templates, kind, user, unix_now(),
+            app.core->events());
 }
 
 HandlerResult email_verify_link(App&, const http::Request& request, const RouteContext&) {
@@ -78,7 +76,6 @@ HandlerResult email_verify(App& app, const http::Request& request, const RouteCo
   const User& user = verified->user;
   audit(app, request, {.event = "email_verified", .username = user.username, .outcome = "ok",
                        .reason = verified->previous_email.empty() ? "address confirmed" : "address changed"});
-  if (!verified->previous_email.empty()) mail_sender::wake();
   Json answer = Json::object();
   answer.set("username", Json::string(user.username))
       .set("email", Json::string(user.email))
@@ -143,13 +140,13 @@ HandlerResult change_email(App& app, const http::Request& request, const RouteCo
   auto outcome = app.email_verification->send(user, *email, now);
   if (!outcome) return std::unexpected(outcome.error());
   audit(app, request, {.event = "email_change_requested", .username = user.username,
-                       .outcome = *outcome == "queued" || *outcome == "verified" ? "ok" : "refused", .reason = *outcome});
-  if (*outcome == "limited") {
+                       .outcome = *outcome == MailOutcome::queued || *outcome == MailOutcome::verified ? "ok" : "refused",
+                       .reason = std::string(to_string(*outcome))});
+  if (*outcome == MailOutcome::limited) {
     return fail(Error::retry_later(Errc::throttled, 3600, "too many verification mails for this account"));
   }
-  if (*outcome == "queued") mail_sender::wake();
   Json answer = Json::object();
-  const bool done = *outcome == "verified";
+  const bool done = *outcome == MailOutcome::verified;
   answer.set("email", Json::string(done ? user.email : *email))
       .set("email_verified", Json::boolean(done))
       .set("message", Json::string(done ? "this is the account's verified address already"

@@ -51,12 +51,6 @@ HandlerResult signout(App& app, const http::Request& request, const RouteContext
 HandlerResult signout_all(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult me(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult change_password(App& app, const http::Request& request, const RouteContext& context);
-// What follows every password change (PUT /me/password, POST /password/reset),
-// after the change's own write ended the user's access tokens (token
-// generation + 1) and pending links: the user's refresh families end and the
-// password_changed notice goes out (notify). A failure is logged only: the
-// password is changed.
-void after_password_change(App& app, const User& user);
 // Password reset by mail (password_reset.cpp): POST /password/forgot, POST /password/reset.
 HandlerResult password_forgot(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult password_reset(App& app, const http::Request& request, const RouteContext& context);
@@ -67,7 +61,8 @@ HandlerResult email_verify(App& app, const http::Request& request, const RouteCo
 HandlerResult email_verify_resend(App& app, const http::Request& request, const RouteContext& context);
 HandlerResult change_email(App& app, const http::Request& request, const RouteContext& context);
 // A security notice (password_changed, mfa_added, mfa_removed) to `user`'s
-// verified address when its notify_* setting is on; a failure is logged only.
+// verified address when its notify_* setting is on (tell_user: a queued one
+// wakes the mail sender, a failure is logged, through the core's events).
 void notify(App& app, const User& user, std::string_view kind);
 HandlerResult jwks(App& app, const http::Request& request, const RouteContext& context);
 // GET /openapi.json (openapi.cpp).
@@ -190,7 +185,7 @@ struct MailingRequest {
 };
 HandlerResult answer_mailing_request(App& app, const http::Request& request, const MailingRequest& mailing,
                                      Result<void> admitted,
-                                     const std::function<Result<std::string>(std::string& found_username)>& ask);
+                                     const std::function<Result<MailOutcome>(std::string& found_username)>& ask);
 // A string member of a JSON body. Error: invalid_input naming the field.
 Result<std::string> required_field(const Json& body, std::string_view field);
 

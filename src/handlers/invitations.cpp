@@ -15,7 +15,6 @@
 #include "authd/invitations.hpp"
 #include "handlers/handlers.hpp"
 #include "log.hpp"
-#include "mail_sender.hpp"
 #include "metrics.hpp"
 
 namespace authd::handlers {
@@ -54,7 +53,6 @@ HandlerResult admin_create_invitation(App& app, const http::Request& request, co
   auto issued = app.invitations->create(*email, *role, admin, context.principal->user().id, settings.invitations.ttl,
                                         settings.mail.public_url, true, unix_now());
   if (!issued) return std::unexpected(issued.error());
-  mail_sender::wake();
   metrics::invitation("created");
   const Invitation& invitation = issued->invitation;
   audit(app, request, {.event = "invitation_created", .outcome = "ok",

@@ -15,6 +15,7 @@
 
 #include "authd/clock.hpp"
 #include "authd/qr_svg.hpp"
+#include "authd/second_factor_methods.hpp"
 #include "handlers/handlers.hpp"
 #include "log.hpp"
 
@@ -137,17 +138,21 @@ HandlerResult signin_mfa(App& app, const http::Request& request, const RouteCont
   if (!body) return std::unexpected(body.error());
   auto token = required_field(*body, "mfa_token");
   if (!token) return std::unexpected(token.error());
-  // Either {"code"} (TOTP or recovery code) or {"webauthn": credential} (a passkey assertion).
-  const bool by_passkey = body->has("webauthn");
-  std::string code;
-  if (!by_passkey) {
+  // Either {"code"} (TOTP or recovery code) or the answer of a method that
+  // takes one, as the member named as the method: {"webauthn": credential}
+  // (a passkey assertion; second_factor_methods.hpp, verify_answer).
+  SecondFactorProof proof;
+  for (const auto& method : second_factor_methods()) {
+    if (!method->verify_answer || !body->has(method->name)) continue;
+    proof.method = method->name;
+    proof.answer = body->get(method->name);
+    break;
+  }
+  if (proof.method.empty()) {
     auto given = code_field(*body);
     if (!given) return std::unexpected(given.error());
-    code = std::move(*given);
+    proof.code = std::move(*given);
   }
-
-  SecondFactorProof proof{.code = std::move(code), .passkey = {}};
-  if (by_passkey) proof.passkey = body->get("webauthn");
   return sign_in_answer(app, request,
                         sign_in_of(app).with_second_factor(*token, proof, sign_in_client(request), unix_now()));
 }

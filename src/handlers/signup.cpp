@@ -10,7 +10,6 @@
 #include "authd/clock.hpp"
 #include "handlers/handlers.hpp"
 #include "log.hpp"
-#include "mail_sender.hpp"
 
 namespace authd::handlers {
 
@@ -51,8 +50,7 @@ HandlerResult signup(App& app, const http::Request& request, const RouteContext&
   // queued (token and message in one transaction). The sign-up stands either way.
   if (auto sent = app.email_verification->send(*user, user->email, unix_now()); !sent) {
     log::warn("cannot queue the verification mail of a new account: " + sent.error().message);
-  } else if (*sent == "queued") {
-    mail_sender::wake();
+  } else if (*sent == MailOutcome::queued) {
     audit(app, request, {.event = "email_verify_requested", .username = user->username, .outcome = "ok",
                          .reason = "sign-up"});
   }

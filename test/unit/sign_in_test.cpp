@@ -21,9 +21,9 @@
 namespace authd {
 namespace {
 
-class Reports final : public SignInObserver {
+class Reports final : public Events {
  public:
-  void password_outcome(std::string_view outcome) override { outcomes.emplace_back(outcome); }
+  void password_sign_in(PasswordOutcome outcome) override { outcomes.emplace_back(to_string(outcome)); }
   void warning(std::string_view message) override { warnings.emplace_back(message); }
   void mail_queued() override { ++mails; }
   std::vector<std::string> outcomes, warnings;
@@ -50,13 +50,13 @@ class SignInTest : public ::testing::Test {
     for (auto& [name, value] : more) vars[name] = value;
     auto settings = test::load_core_settings(std::move(vars));
     ASSERT_TRUE(settings) << settings.error().message;
-    auto core = Core::open(std::move(*settings));
+    auto core = Core::open(std::move(*settings), reports_);
     ASSERT_TRUE(core) << core.error().message;
     core_ = std::move(*core);
     if (!core_->accounts().find("alice")) {
       ASSERT_TRUE(core_->accounts().create("alice", "alice password", Role::user, "", "alice@example.org"));
     }
-    sign_in_ = std::make_unique<SignIn>(*core_, &templates_, &reports_);
+    sign_in_ = std::make_unique<SignIn>(*core_, &templates_);
   }
 
   std::filesystem::path audit_path() const { return dir_.path() / "audit.log"; }
@@ -88,8 +88,8 @@ class SignInTest : public ::testing::Test {
 
   test::TempDir dir_;
   mail::Templates templates_ = test::builtin_templates();
+  Reports reports_;  // outlives the core that tells it
   std::unique_ptr<Core> core_;
-  Reports reports_;
   std::unique_ptr<SignIn> sign_in_;
   const SignInClient client_{.address = "192.0.2.7", .request_id = "req-1", .device_token = "", .user_agent = "ua"};
 };
@@ -230,9 +230,9 @@ TEST_F(SignInTest, ASecondFactorIsAskedThenFinishesTheSignIn) {
   EXPECT_EQ(due->methods, (std::vector<std::string>{"totp", "recovery"}));
   EXPECT_TRUE(reports_.outcomes.empty()) << "a pending sign-in is not counted yet";
 
-  EXPECT_EQ(outcome(sign_in_->with_second_factor(due->mfa_token, {.code = "000000", .passkey = {}}, client_, now)),
+  EXPECT_EQ(outcome(sign_in_->with_second_factor(due->mfa_token, {.code = "000000"}, client_, now)),
             "mfa_failed");
-  auto second = sign_in_->with_second_factor(due->mfa_token, {.code = code_at(key, now), .passkey = {}}, client_, now);
+  auto second = sign_in_->with_second_factor(due->mfa_token, {.code = code_at(key, now)}, client_, now);
   ASSERT_TRUE(second) << second.error().message;
   auto* done = std::get_if<SignedIn>(&*second);
   ASSERT_NE(done, nullptr);
@@ -240,7 +240,7 @@ TEST_F(SignInTest, ASecondFactorIsAskedThenFinishesTheSignIn) {
   auto who = core_->check("Bearer " + done->session.access_token, std::nullopt);
   ASSERT_TRUE(who);
   EXPECT_EQ(who->claims().extra.at(std::string(kAmrClaim)), "pwd otp");
-  EXPECT_EQ(outcome(sign_in_->with_second_factor(due->mfa_token, {.code = code_at(key, now + 30), .passkey = {}},
+  EXPECT_EQ(outcome(sign_in_->with_second_factor(due->mfa_token, {.code = code_at(key, now + 30)},
                                                   client_, now)),
             "mfa_failed")
       << "the mfa_token is spent";
@@ -277,7 +277,7 @@ TEST_F(SignInTest, AnUnverifiedAddressIsRefusedWhenRequired) {
 }
 
 TEST_F(SignInTest, PasskeySignInIsOffByDefault) {
-  EXPECT_EQ(outcome(sign_in_->with_passkey(Json::object(), client_, unix_now())), "not_configured");
+  EXPECT_EQ(outcome(sign_in_->with_method("webauthn", Json::object(), client_, unix_now())), "not_configured");
 }
 
 TEST_F(SignInTest, WithRefreshTokensTheSessionStartsAFamily) {
