@@ -225,16 +225,21 @@ Result<SignInOutcome> SignIn::with_second_factor(std::string_view mfa_token, con
 
 Result<SignInOutcome> SignIn::with_method(std::string_view method, const Json& answer, const SignInClient& client,
                                           std::int64_t now) {
+  // How the audit log names the method (the passkey's "passkey"); an unknown
+  // name fails below as not_configured and is audited as such.
   const auto declared = find_second_factor_method(method);
+  const std::string shown = declared ? declared->audit_name : std::string(method);
   auto proved = core_.mfa().verify_answer(method, answer, std::nullopt, core_.tokens(), now);
   if (!proved) {
-    if (declared) audit(client, "signin_failed", "", "refused", declared->refused_reason);
+    audit(client, "signin_failed", "", "refused", declared ? declared->refused_reason : "no such method");
     return std::unexpected(proved.error());
   }
   auto user = core_.accounts().find(proved->username);
-  if (!user || user->id != proved->user_id) return fail(Errc::mfa_failed, "the " + declared->audit_name + "'s account no longer exists");
+  if (!user || user->id != proved->user_id) {
+    return fail(Errc::mfa_failed, "the " + shown + "'s account no longer exists");
+  }
   if (auto verified = refuse_unverified(*user, client); !verified) return std::unexpected(verified.error());
-  audit(client, "signin", user->username, "ok", declared->audit_name);
+  audit(client, "signin", user->username, "ok", shown);
   const auto device = known_device(client.device_token, user->username, now);
   return SignInOutcome(signed_in_on_device(std::move(*user), std::move(proved->amr), device, client, now));
 }

@@ -139,9 +139,9 @@ HandlerResult change_email(App& app, const http::Request& request, const RouteCo
   }
   auto outcome = app.email_verification->send(user, *email, now);
   if (!outcome) return std::unexpected(outcome.error());
+  const bool accepted = *outcome == MailOutcome::queued || *outcome == MailOutcome::verified;
   audit(app, request, {.event = "email_change_requested", .username = user.username,
-                       .outcome = *outcome == MailOutcome::queued || *outcome == MailOutcome::verified ? "ok" : "refused",
-                       .reason = std::string(to_string(*outcome))});
+                       .outcome = accepted ? "ok" : "refused", .reason = std::string(to_string(*outcome))});
   if (*outcome == MailOutcome::limited) {
     return fail(Error::retry_later(Errc::throttled, 3600, "too many verification mails for this account"));
   }

@@ -13,6 +13,7 @@
 
 #include "authd/core.hpp"
 #include "authd/mail.hpp"
+#include "authd/second_factor_methods.hpp"
 #include "authd/sign_in.hpp"
 #include "crypto/totp.hpp"
 #include "fixtures.hpp"
@@ -248,6 +249,53 @@ TEST_F(SignInTest, ASecondFactorIsAskedThenFinishesTheSignIn) {
   EXPECT_NE(audit.find(R"("event":"signin_mfa_pending")"), std::string::npos);
   EXPECT_NE(audit.find(R"("event":"signin_mfa_failed")"), std::string::npos);
   EXPECT_NE(audit.find(R"("reason":"with second factor otp")"), std::string::npos);
+}
+
+// A program's own answering method (second_factor_methods.hpp,
+// verify_answer) takes the second step through SignIn as passkeys do: no
+// special case, its amr in the token, its audit text on a refusal.
+TEST_F(SignInTest, AProgramsAnsweringMethodFinishesTheSignIn) {
+  SecondFactorMethod method;
+  method.name = "test-card";
+  method.present = [](const Json& state) { return state.has("test_card"); };
+  method.verify_answer = [](const FactorServices&, const Json& answer, std::optional<std::string_view> user_id,
+                            std::int64_t) -> Result<FactorProof> {
+    if (!user_id) return fail(Errc::not_configured, "a second step only");
+    if (answer.get_string("pin").value_or("") != "4711") return fail(Errc::mfa_failed, "wrong pin");
+    return FactorProof{std::string(*user_id), "", "sc"};
+  };
+  method.amr = "sc";
+  method.refused_reason = "card refused";
+  register_second_factor_method(std::move(method));
+  ASSERT_TRUE(core_->store().write([&](StoreTxn& txn) -> Result<void> {
+    auto state = SecondFactors::load(txn, alice().id);
+    if (!state) return std::unexpected(state.error());
+    state->set("test_card", Json::boolean(true));
+    return SecondFactors::save(txn, alice().id, *state);
+  }));
+  const auto now = unix_now();
+  auto first = sign_in_->with_password({"alice", "alice password"}, client_, now);
+  ASSERT_TRUE(first);
+  auto* due = std::get_if<SecondFactorDue>(&*first);
+  ASSERT_NE(due, nullptr);
+  EXPECT_EQ(due->methods, (std::vector<std::string>{"test-card"}));
+  Json wrong = Json::object();
+  wrong.set("pin", Json::string("0000"));
+  EXPECT_EQ(outcome(sign_in_->with_second_factor(due->mfa_token, {.method = "test-card", .answer = wrong}, client_,
+                                                  now)),
+            "mfa_failed");
+  Json right = Json::object();
+  right.set("pin", Json::string("4711"));
+  auto second = sign_in_->with_second_factor(due->mfa_token, {.method = "test-card", .answer = right}, client_, now);
+  // Leaves the registry as the other tests expect it: never present, no answer.
+  SecondFactorMethod idle;
+  idle.name = "test-card";
+  register_second_factor_method(std::move(idle));
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_EQ(std::get<SignedIn>(*second).amr, "pwd sc");
+  const auto audit = audit_text();
+  EXPECT_NE(audit.find(R"("reason":"card refused")"), std::string::npos);
+  EXPECT_NE(audit.find(R"("reason":"with second factor sc")"), std::string::npos);
 }
 
 TEST_F(SignInTest, AProviderIdentityCreatesThenReusesItsAccount) {
