@@ -10,7 +10,8 @@
 // Once the user has an active factor, these changes need a token showing a
 // second factor or {"second_factor": code}; a confirmed or removed factor
 // ends the user's other sessions (factor_change.cpp).
-// and POST /signin/mfa {"mfa_token","code"|"webauthn"}: the second step of a sign-in.
+// and POST /signin/mfa {"mfa_token","code"|"webauthn"}: the second step of a sign-in
+// (the member named as an answering method carries its answer: "webauthn").
 #include <algorithm>
 
 #include "authd/clock.hpp"
