@@ -28,12 +28,26 @@
 #include "serving/listen_socket.hpp"
 #include "program/log.hpp"
 #include "serving/mail_sender.hpp"
+#include "serving/metrics.hpp"
 #include "serving/server.hpp"
 #include "serving/systemd_daemon.hpp"
 
 namespace {
 
 using namespace authd;
+
+// What the core's services tell authd (Core::open, authd/events.hpp): a
+// queued mail wakes the sender, a warning goes to the log, a password
+// sign-in's outcome to /metrics. Stateless: one for every thread and reload.
+class AuthdEvents final : public Events {
+ public:
+  void mail_queued() override { mail_sender::wake(); }
+  void warning(std::string_view message) override { log::warn(message); }
+  void password_sign_in(PasswordOutcome outcome) override {
+    if (outcome == PasswordOutcome::throttled) metrics::throttled();
+    metrics::signin(to_string(outcome));
+  }
+};
 
 constexpr auto kShutdownGrace = std::chrono::seconds(10);
 
@@ -195,7 +209,8 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   ::signal(SIGPIPE, SIG_IGN);  // a client that went away must not kill us
   const std::string state_dir = settings->core.store.lmdb.directory.string();
-  auto app = App::create(std::move(*settings));
+  static AuthdEvents events;
+  auto app = App::create(std::move(*settings), nullptr, events);
   if (!app) {
     std::fprintf(stderr, "authd: %s\n", app.error().message.c_str());
     return 1;

@@ -170,7 +170,8 @@ Result<User> Accounts::create(std::string_view username, std::string_view passwo
   return insert(store_, new_user(username, std::move(*hash), role, fullname, email));
 }
 
-Result<User> Accounts::sign_in(const BasicCredentials& credentials) const {
+Result<User> Accounts::sign_in(const BasicCredentials& credentials, PasswordRefusal* why) const {
+  if (why) *why = PasswordRefusal::wrong;
   auto invalid = [] { return fail(Errc::invalid_login, "Invalid Login"); };
   if (credentials.username.size() > policy_.username_max_length ||
       credentials.password.size() > policy_.password_max_length) {
@@ -192,6 +193,7 @@ Result<User> Accounts::sign_in(const BasicCredentials& credentials) const {
     // hash. The same answer and work as a wrong password; the message is
     // for the log.
     hasher_.verify_dummy(credentials.password);
+    if (why) *why = PasswordRefusal::unusable_hash;
     return fail(Errc::invalid_login, std::string(kRefusedStoredHash) + ": bcrypt cost " +
                                          std::to_string(PasswordHasher::bcrypt_cost(user->password_hash)));
   }

@@ -60,6 +60,17 @@ Result<bool> send_notice(Store& store, const MailSettings& settings, const mail:
   return queued;
 }
 
+void tell_user(Store& store, const MailSettings& settings, const mail::Templates& templates, std::string_view kind,
+               const User& user, std::int64_t now, Events& events,
+               const std::map<std::string, std::string, std::less<>>& details, std::string_view once_key) {
+  auto sent = send_notice(store, settings, templates, kind, user, now, details, once_key);
+  if (!sent) {
+    events.warning("cannot queue the " + std::string(kind) + " notice: " + sent.error().message);
+  } else if (*sent) {
+    events.mail_queued();
+  }
+}
+
 // Counted against password_reset_address_limit (its own key, "verify:a:"):
 // both routes mail whoever asks, and one setting bounds the two (docs say so).
 Result<void> EmailVerification::admit_address(std::string_view address, std::int64_t now) {
@@ -67,10 +78,10 @@ Result<void> EmailVerification::admit_address(std::string_view address, std::int
                               "verification requests");
 }
 
-Result<std::string> EmailVerification::send(const User& user, std::string_view address, std::int64_t now) {
-  if (!settings_.enabled()) return std::string("mail off");
-  if (!mail::valid_address(address)) return std::string("no email");
-  if (address == user.email && user.email_verified) return std::string("verified");
+Result<MailOutcome> EmailVerification::send(const User& user, std::string_view address, std::int64_t now) {
+  if (!settings_.enabled()) return MailOutcome::mail_off;
+  if (!mail::valid_address(address)) return MailOutcome::no_email;
+  if (address == user.email && user.email_verified) return MailOutcome::verified;
   const std::string token = crypto::random_token(mailed_link::kTokenBytes);
   const std::int64_t expires = now + settings_.email_verify_ttl.count();
   // The link leads to authd, which answers the page /verify.html (docs/mail.md).
@@ -91,18 +102,20 @@ Result<std::string> EmailVerification::send(const User& user, std::string_view a
     return {};
   });
   if (!done) return std::unexpected(done.error());
-  return std::string(queued ? "queued" : "limited");
+  if (!queued) return MailOutcome::limited;
+  events_.mail_queued();
+  return MailOutcome::queued;
 }
 
-Result<std::string> EmailVerification::resend(std::string_view username, std::int64_t now,
+Result<MailOutcome> EmailVerification::resend(std::string_view username, std::int64_t now,
                                               std::string& found_username) {
   auto user = username_index::find_user(store_, username);
   if (!user) {
-    if (user.error().code == Errc::not_found) return std::string("unknown");
+    if (user.error().code == Errc::not_found) return MailOutcome::unknown;
     return std::unexpected(user.error());
   }
   found_username = user->username;
-  if (user->email.empty()) return std::string("no email");
+  if (user->email.empty()) return MailOutcome::no_email;
   return send(*user, user->email, now);
 }
 
@@ -159,6 +172,7 @@ Result<EmailVerification::Verified> EmailVerification::verify(std::string_view t
   });
   if (!done) return std::unexpected(done.error());
   if (!valid) return invalid();
+  if (!verified.previous_email.empty() && settings_.notify_email_changed) events_.mail_queued();  // email_changed
   return verified;
 }
 

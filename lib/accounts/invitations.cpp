@@ -102,6 +102,7 @@ Result<IssuedInvitation> Invitations::create(std::string_view email, Role role, 
   });
   if (!done) return std::unexpected(done.error());
   issued.mailed = message.has_value();
+  if (issued.mailed) events_.mail_queued();
   return issued;
 }
 

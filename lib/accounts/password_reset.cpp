@@ -43,9 +43,9 @@ Result<void> PasswordReset::admit_address(std::string_view address, std::int64_t
                               "password reset requests");
 }
 
-Result<std::string> PasswordReset::request(std::string_view username, std::string_view email, std::int64_t now,
+Result<MailOutcome> PasswordReset::request(std::string_view username, std::string_view email, std::int64_t now,
                                            std::string& found_username) {
-  if (!settings_.enabled()) return std::string("mail off");
+  if (!settings_.enabled()) return MailOutcome::mail_off;
   // The accounts meant: by name (canonical form), or every one with this email.
   std::vector<User> accounts;
   auto looked = store_.read([&](StoreTxn& txn) -> Result<void> {
@@ -69,8 +69,8 @@ Result<std::string> PasswordReset::request(std::string_view username, std::strin
     return {};
   });
   if (!looked) return std::unexpected(looked.error());
-  if (accounts.empty()) return std::string("unknown");
-  std::string outcome = "no email";
+  if (accounts.empty()) return MailOutcome::unknown;
+  MailOutcome outcome = MailOutcome::no_email;
   for (const User& user : accounts) {
     found_username = user.username;
     if (!mail::valid_address(user.email)) continue;
@@ -87,10 +87,11 @@ Result<std::string> PasswordReset::request(std::string_view username, std::strin
                                                  settings_, *message, "forgot:u:" + user.id,
                                                  settings_.password_reset_account_limit, now);
       if (!mailed) return std::unexpected(mailed.error());
-      outcome = *mailed ? "queued" : "limited";
+      outcome = *mailed ? MailOutcome::queued : MailOutcome::limited;
       return {};
     });
     if (!done) return std::unexpected(done.error());
+    if (outcome == MailOutcome::queued) events_.mail_queued();
   }
   return outcome;
 }

@@ -9,7 +9,7 @@
 namespace authd {
 
 Core::Core(CoreSettings settings, std::shared_ptr<Store> store, TokenService tokens, std::unique_ptr<AuditLog> audit,
-           std::shared_ptr<KeyRing> id_token_ring)
+           std::shared_ptr<KeyRing> id_token_ring, Events& events)
     : settings_(std::move(settings)),
       store_(std::move(store)),
       tokens_(std::move(tokens)),
@@ -23,7 +23,10 @@ Core::Core(CoreSettings settings, std::shared_ptr<Store> store, TokenService tok
       mfa_(*store_, settings_.mfa),
       oidc_clients_(*store_),
       audit_(std::move(audit)),
-      id_token_ring_(std::move(id_token_ring)) {
+      id_token_ring_(std::move(id_token_ring)),
+      passkeys_(*store_, settings_.mfa, tokens_),
+      user_admin_(accounts_, revocation_, refresh_, *audit_),
+      events_(events) {
   guard_.require_second_factor(settings_.mfa.required_roles);
   const HttpTimeouts timeouts{settings_.oauth.connect_timeout, settings_.oauth.total_timeout};
   for (const auto& provider : settings_.oauth.providers) {
@@ -66,18 +69,18 @@ bool Core::same_database(const StoreSettings& a, const StoreSettings& b) {
          location(a.lmdb.directory) == location(b.lmdb.directory);
 }
 
-Result<std::unique_ptr<Core>> Core::open(CoreSettings settings) {
+Result<std::unique_ptr<Core>> Core::open(CoreSettings settings, Events& events) {
   auto store = open_store(settings.store);
   if (!store) return std::unexpected(store.error());
-  return open(std::move(settings), std::shared_ptr<Store>(std::move(*store)));
+  return open(std::move(settings), std::shared_ptr<Store>(std::move(*store)), events);
 }
 
 Result<std::unique_ptr<Core>> Core::open(CoreSettings settings, const Core& running) {
-  if (!same_database(settings.store, running.settings_.store)) return open(std::move(settings));
-  return open(std::move(settings), running.store_);
+  if (!same_database(settings.store, running.settings_.store)) return open(std::move(settings), running.events_);
+  return open(std::move(settings), running.store_, running.events_);
 }
 
-Result<std::unique_ptr<Core>> Core::open(CoreSettings settings, std::shared_ptr<Store> store) {
+Result<std::unique_ptr<Core>> Core::open(CoreSettings settings, std::shared_ptr<Store> store, Events& events) {
   settings.key.file = signing_key_path(settings);
   // A database that cannot be reached now must not stop the start (503 until
   // it is back): the PostgreSQL store builds the index in a migration anyway.
@@ -107,7 +110,7 @@ Result<std::unique_ptr<Core>> Core::open(CoreSettings settings, std::shared_ptr<
     id_token_ring = std::move(*opened);
   }
   return std::unique_ptr<Core>(new Core(std::move(settings), std::move(store), std::move(*tokens), std::move(*audit),
-                                        std::move(id_token_ring)));
+                                        std::move(id_token_ring), events));
 }
 
 Result<std::unique_ptr<Core>> Core::from_environment(const std::filesystem::path& default_config) {

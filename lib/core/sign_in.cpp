@@ -9,7 +9,7 @@
 #include "authd/email_verification.hpp"
 #include "authd/invitations.hpp"
 #include "authd/mfa.hpp"
-#include "authd/passkeys.hpp"
+#include "authd/second_factor_methods.hpp"
 #include "authd/text.hpp"
 
 namespace authd {
@@ -30,15 +30,10 @@ std::string shown_time(std::int64_t now) {
   return text;
 }
 
-SignInObserver& quiet() {
-  static SignInObserver none;
-  return none;
-}
-
 }  // namespace
 
-SignIn::SignIn(Core& core, const mail::Templates* templates, SignInObserver* observer)
-    : core_(core), templates_(templates), observer_(observer ? observer : &quiet()) {}
+SignIn::SignIn(Core& core, const mail::Templates* templates)
+    : core_(core), templates_(templates), events_(core.events()) {}
 
 void SignIn::audit(const SignInClient& client, std::string event, std::string username, std::string outcome,
                    std::string reason) const {
@@ -69,13 +64,8 @@ void SignIn::tell_new_device(const User& user, const SignInClient& client, std::
   // A pending sign-in gives no device cookie yet: the device is its address
   // and browser, told once an hour (a password tried again and again).
   const std::string once = kind == "sign_in_pending" ? address + "\n" + browser : std::string();
-  auto sent = send_notice(core_.store(), core_.settings().mail, *templates_, kind, user, now,
-                          {{"time", shown_time(now)}, {"address", address}, {"user_agent", browser}}, once);
-  if (!sent) {
-    observer_->warning("cannot queue the " + std::string(kind) + " notice: " + sent.error().message);
-  } else if (*sent) {
-    observer_->mail_queued();
-  }
+  tell_user(core_.store(), core_.settings().mail, *templates_, kind, user, now, events_,
+            {{"time", shown_time(now)}, {"address", address}, {"user_agent", browser}}, once);
 }
 
 IssuedSession SignIn::issue(const User& user, std::string_view amr, std::int64_t now) {
@@ -84,7 +74,7 @@ IssuedSession SignIn::issue(const User& user, std::string_view amr, std::int64_t
     if (auto started = core_.refresh().start(user, now, amr)) {
       session.refresh = std::move(*started);
     } else {
-      observer_->warning("cannot start a refresh token: " + started.error().message);
+      events_.warning("cannot start a refresh token: " + started.error().message);
     }
   }
   // Issued at the `now` the family started at: its auth_time (the sign-in)
@@ -139,24 +129,25 @@ Result<SignInOutcome> SignIn::with_password(const BasicCredentials& credentials,
   const auto device = known_device(client.device_token, credentials.username, now);
   if (auto allowed = throttle.check(credentials.username, client.address, now, device); !allowed) {
     if (allowed.error().code == Errc::throttled) {
-      observer_->password_outcome("throttled");
+      events_.password_sign_in(PasswordOutcome::throttled);
       audit(client, "throttled", credentials.username, "refused", allowed.error().message);
     }
     return std::unexpected(allowed.error());
   }
-  auto user = core_.accounts().sign_in(credentials);
+  PasswordRefusal refusal = PasswordRefusal::wrong;
+  auto user = core_.accounts().sign_in(credentials, &refusal);
   if (!user) {
     if (user.error().code == Errc::invalid_login) {
-      observer_->password_outcome("failed");
+      events_.password_sign_in(PasswordOutcome::failed);
       // An imported bcrypt hash of a refused cost: the client sees a wrong
       // password, the operator a clear line (accounts.hpp).
-      const bool unusable_hash = user.error().message.starts_with(kRefusedStoredHash);
+      const bool unusable_hash = refusal == PasswordRefusal::unusable_hash;
       if (unusable_hash) {
-        observer_->warning("user '" + credentials.username + "': " + user.error().message + " (accepted: " +
-                           std::to_string(PasswordHasher::kBcryptMinCost) + " to " +
-                           std::to_string(PasswordHasher::kBcryptMaxCost) +
-                           "): password sign-in refused until an operator replaces the account's password "
-                           "(authctl delete, then authctl add)");
+        events_.warning("user '" + credentials.username + "': " + user.error().message + " (accepted: " +
+                        std::to_string(PasswordHasher::kBcryptMinCost) + " to " +
+                        std::to_string(PasswordHasher::kBcryptMaxCost) +
+                        "): password sign-in refused until an operator replaces the account's password "
+                        "(authctl delete, then authctl add)");
       }
       audit(client, "signin_failed", credentials.username, "refused",
             unusable_hash ? user.error().message : "wrong password or unknown user");
@@ -168,10 +159,10 @@ Result<SignInOutcome> SignIn::with_password(const BasicCredentials& credentials,
     return std::unexpected(user.error());
   }
   if (auto noted = throttle.record_success(user->username, client.address, now); !noted) {
-    observer_->warning("cannot record a sign-in: " + noted.error().message);
+    events_.warning("cannot record a sign-in: " + noted.error().message);
   }
   if (auto verified = refuse_unverified(*user, client); !verified) {
-    observer_->password_outcome("refused");
+    events_.password_sign_in(PasswordOutcome::refused);
     return std::unexpected(verified.error());
   }
   auto due = second_factor_due(*user, "pwd", client, now);
@@ -183,20 +174,16 @@ Result<SignInOutcome> SignIn::with_password(const BasicCredentials& credentials,
     return SignInOutcome(std::move(**due));
   }
 
-  observer_->password_outcome("ok");
+  events_.password_sign_in(PasswordOutcome::ok);
   audit(client, "signin", user->username, "ok");
   return SignInOutcome(signed_in_on_device(std::move(*user), "", device, client, now));
 }
 
 Result<std::string> SignIn::verify_second_factor(const User& user, const SecondFactorProof& proof, std::int64_t now) {
-  if (!proof.passkey) return core_.mfa().verify_code(user, proof.code, now);
-  Passkeys passkeys(core_.store(), core_.settings().mfa, core_.tokens());
-  auto used = passkeys.finish_authentication(*proof.passkey, user.id, now);
-  if (!used) {
-    if (used.error().code == Errc::invalid_input) return fail(Errc::mfa_failed, used.error().message);
-    return std::unexpected(used.error());
-  }
-  return std::string("hwk");
+  if (proof.method.empty()) return core_.mfa().verify_code(user, proof.code, now);
+  auto proved = core_.mfa().verify_answer(proof.method, proof.answer.value_or(Json()), user.id, core_.tokens(), now);
+  if (!proved) return std::unexpected(proved.error());
+  return std::move(proved->amr);
 }
 
 Result<SignInOutcome> SignIn::with_second_factor(std::string_view mfa_token, const SecondFactorProof& proof,
@@ -216,11 +203,12 @@ Result<SignInOutcome> SignIn::with_second_factor(std::string_view mfa_token, con
   auto method = verify_second_factor(*user, proof, now);
   if (!method) {
     if (method.error().code == Errc::mfa_failed) {
+      const auto answered = proof.method.empty() ? nullptr : find_second_factor_method(proof.method);
       audit(client, "signin_mfa_failed", user->username, "refused",
-            proof.passkey ? "passkey assertion refused" : "wrong or reused code");
+            answered ? answered->refused_reason : SecondFactorMethod().refused_reason);
       (void)mfa.failed_attempt(mfa_token);
       if (auto counted = throttle.record_failure(second_factor_throttle_key(user->username), client.address, now); !counted) {
-        observer_->warning("cannot count a failed second factor: " + counted.error().message);
+        events_.warning("cannot count a failed second factor: " + counted.error().message);
       }
     }
     return std::unexpected(method.error());
@@ -228,29 +216,32 @@ Result<SignInOutcome> SignIn::with_second_factor(std::string_view mfa_token, con
   // Spent now; a second request with the same token fails here even if its code was right.
   if (auto spent = mfa.finish_sign_in(mfa_token); !spent) return std::unexpected(spent.error());
   if (auto noted = throttle.record_success(second_factor_throttle_key(user->username), client.address, now); !noted) {
-    observer_->warning("cannot record a second-factor sign-in: " + noted.error().message);
+    events_.warning("cannot record a second-factor sign-in: " + noted.error().message);
   }
   audit(client, "signin", user->username, "ok", "with second factor " + *method);
   const auto device = known_device(client.device_token, user->username, now);
   return SignInOutcome(signed_in_on_device(std::move(*user), pending->first + " " + *method, device, client, now));
 }
 
-Result<SignInOutcome> SignIn::with_passkey(const Json& credential, const SignInClient& client, std::int64_t now) {
-  if (!core_.settings().mfa.passkey_signin) return fail(Errc::not_configured, "passkey sign-in is off (passkey_signin)");
-  Passkeys passkeys(core_.store(), core_.settings().mfa, core_.tokens());
-  auto used = passkeys.finish_authentication(credential, std::nullopt, now);
-  if (!used) {
-    audit(client, "signin_failed", "", "refused", "passkey assertion refused");
-    if (used.error().code == Errc::invalid_input) return fail(Errc::mfa_failed, used.error().message);
-    return std::unexpected(used.error());
+Result<SignInOutcome> SignIn::with_method(std::string_view method, const Json& answer, const SignInClient& client,
+                                          std::int64_t now) {
+  // How the audit log names the method (the passkey's "passkey"); an unknown
+  // name fails below as not_configured and is audited as such.
+  const auto declared = find_second_factor_method(method);
+  const std::string shown = declared ? declared->audit_name : std::string(method);
+  auto proved = core_.mfa().verify_answer(method, answer, std::nullopt, core_.tokens(), now);
+  if (!proved) {
+    audit(client, "signin_failed", "", "refused", declared ? declared->refused_reason : "no such method");
+    return std::unexpected(proved.error());
   }
-  auto user = core_.accounts().find(used->username);
-  if (!user || user->id != used->user_id) return fail(Errc::mfa_failed, "the passkey's account no longer exists");
+  auto user = core_.accounts().find(proved->username);
+  if (!user || user->id != proved->user_id) {
+    return fail(Errc::mfa_failed, "the " + shown + "'s account no longer exists");
+  }
   if (auto verified = refuse_unverified(*user, client); !verified) return std::unexpected(verified.error());
-  audit(client, "signin", user->username, "ok", "passkey");
+  audit(client, "signin", user->username, "ok", shown);
   const auto device = known_device(client.device_token, user->username, now);
-  return SignInOutcome(
-      signed_in_on_device(std::move(*user), used->user_verified ? "hwk mfa" : "hwk", device, client, now));
+  return SignInOutcome(signed_in_on_device(std::move(*user), std::move(proved->amr), device, client, now));
 }
 
 Result<SignInOutcome> SignIn::with_provider(const ExternalIdentity& identity, const SignInClient& client,

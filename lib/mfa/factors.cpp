@@ -244,6 +244,16 @@ Result<std::string> SecondFactors::verify_code(const User& user, std::string_vie
   return std::move(*amr);
 }
 
+Result<FactorProof> SecondFactors::verify_answer(std::string_view name, const Json& answer,
+                                                 std::optional<std::string_view> user_id, const TokenService& tokens,
+                                                 std::int64_t now) {
+  const auto method = find_second_factor_method(name);
+  if (!method || !method->verify_answer) {
+    return fail(Errc::not_configured, "no second-factor method \"" + std::string(name) + "\" takes an answer");
+  }
+  return method->verify_answer(FactorServices{store_, settings_, tokens}, answer, user_id, now);
+}
+
 Result<std::string> SecondFactors::start_sign_in(const User& user, std::string_view first, std::int64_t now) {
   const std::string token = crypto::random_token(32);
   Json pending = Json::object();
@@ -315,7 +325,8 @@ SecondFactorMethod totp_method() {
     shown.set("totp", Json::boolean(active)).set("totp_pending", Json::boolean(totp.is_object() && !active));
   };
   method.verify_code = check_totp_code;
-  method.amr = "otp";
+  method.amr = "otp";  // RFC 8176: a one-time password
+  method.acr = "2";
   return method;
 }
 
@@ -329,22 +340,11 @@ SecondFactorMethod recovery_method() {
     shown.set("recovery_codes", Json::integer(static_cast<std::int64_t>(state.get("recovery").size())));
   };
   method.verify_code = [](Json& state, std::string_view code, std::int64_t) { return check_recovery_code(state, code); };
-  method.amr = "otp";
+  method.amr = "otp";  // a one-time code too
+  method.acr = "2";
   return method;
 }
 
 }  // namespace mfa_methods
-
-bool amr_has_second_factor(std::string_view amr) {
-  bool possession = false, other = false;
-  while (!amr.empty()) {
-    const auto end = std::min(amr.find(' '), amr.size());
-    const auto method = amr.substr(0, end);
-    possession = possession || method == "otp" || method == "hwk";
-    other = other || method == "pwd" || method == "fed" || method == "mfa";
-    amr.remove_prefix(std::min(end + 1, amr.size()));
-  }
-  return possession && other;
-}
 
 }  // namespace authd

@@ -323,11 +323,33 @@ Result<PasskeyUsed> Passkeys::finish_authentication(const Json& credential, std:
 
 namespace mfa_methods {
 
-// Passkeys as a second factor: a browser ceremony rather than a typed code
-// (the routes of src/api/mfa/passkeys.cpp), so no verify_code.
+// Passkeys: a browser ceremony rather than a typed code (the routes of
+// src/api/mfa/passkeys.cpp), so an answer (the assertion) instead of
+// verify_code; without a user, a password-less sign-in (passkey_signin).
 SecondFactorMethod passkey_method() {
   SecondFactorMethod method;
   method.name = "webauthn";
+  method.amr = "hwk";               // RFC 8176: proof of possession of a hardware-secured key
+  method.multi_factor_amr = "mfa";  // signing in alone, the authenticator verified its user too
+  method.acr = "2";
+  method.refused_reason = "passkey assertion refused";
+  method.audit_name = "passkey";
+  method.verify_answer = [](const FactorServices& services, const Json& answer, std::optional<std::string_view> user_id,
+                            std::int64_t now) -> Result<FactorProof> {
+    if (!user_id && !services.settings.passkey_signin) {
+      return fail(Errc::not_configured, "passkey sign-in is off (passkey_signin)");
+    }
+    Passkeys passkeys(services.store, services.settings, services.tokens);
+    auto used = passkeys.finish_authentication(answer, user_id, now);
+    if (!used) {
+      // A malformed credential is a refused answer too (mfa_failed), as a wrong one.
+      if (used.error().code == Errc::invalid_input) return fail(Errc::mfa_failed, used.error().message);
+      return std::unexpected(used.error());
+    }
+    // A second step adds the key; alone, a verified user makes it two factors.
+    const bool both = !user_id && used->user_verified;
+    return FactorProof{std::move(used->user_id), std::move(used->username), both ? "hwk mfa" : "hwk"};
+  };
   method.present = [](const Json& state) { return state.get("passkeys").size() > 0; };
   method.usable = method.present;
   method.describe = [](const Json& state, Json& shown) {

@@ -2,6 +2,7 @@
 
 #include "authd/crypto.hpp"
 #include "authd/jws.hpp"
+#include "authd/second_factor_methods.hpp"
 
 namespace authd {
 namespace {
@@ -11,15 +12,7 @@ constexpr std::size_t kMaxDepth = 4;
 
 }  // namespace
 
-std::string acr_of(std::string_view amr) {
-  for (std::size_t from = 0; from <= amr.size();) {
-    const auto end = std::min(amr.find(' ', from), amr.size());
-    const auto method = amr.substr(from, end - from);
-    if (method == "otp" || method == "hwk") return "2";
-    from = end + 1;
-  }
-  return "1";
-}
+std::string acr_of(std::string_view amr) { return second_factor_acr(amr); }
 
 std::string at_hash(std::string_view access_token) {
   const auto digest = crypto::sha256(access_token);

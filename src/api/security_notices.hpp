@@ -10,7 +10,8 @@
 namespace authd::handlers {
 
 // A security notice of `kind` to `user`'s verified address when its notify_*
-// setting is on; a failure is logged only.
+// setting is on (tell_user: a queued one wakes the mail sender, a failure is
+// logged, through the core's events).
 void notify(App& app, const User& user, std::string_view kind);
 
 }  // namespace authd::handlers

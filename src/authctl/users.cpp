@@ -48,10 +48,6 @@ int refused_change(const Error& error, const std::string& username) {
   return refused(error, username);
 }
 
-UserAdmin user_admin(Core& core) {
-  return UserAdmin(core.accounts(), core.revocation(), core.refresh(), core.audit());
-}
-
 Json user_json(const User& user) {
   Json shown = Json::object();
   shown.set("username", Json::string(user.username))
@@ -76,7 +72,7 @@ int add_user(Context& context, const Invocation& invocation) {
   if (auto ok = validate_username(username, accounts.policy()); !ok) return failure(ok.error().message);
   if (auto existing = accounts.find(username)) return failure("user '" + username + "' already exists");
   std::string password = read_password();
-  auto created = user_admin(**core).create(operator_actor(), username, password, *role,
+  auto created = (*core)->user_admin().create(operator_actor(), username, password, *role,
                                            invocation.value("fullname"), invocation.value("email"));
   crypto::wipe(password.data(), password.size());
   if (!created) return refused(created.error(), username);
@@ -94,7 +90,7 @@ int set_role(Context& context, const Invocation& invocation) {
   if (!core) return failure(core.error().message);
   const auto role = role_operand(invocation.operands[1]);
   if (!role) return kFailure;
-  auto user = user_admin(**core).set_role(operator_actor(), invocation.operands[0], *role, invocation.has("force"));
+  auto user = (*core)->user_admin().set_role(operator_actor(), invocation.operands[0], *role, invocation.has("force"));
   if (!user) return refused_change(user.error(), invocation.operands[0]);
   if (context.json()) {
     print_json(user_json(*user));
@@ -142,7 +138,7 @@ int show_user(Context& context, const Invocation& invocation) {
 int delete_user(Context& context, const Invocation& invocation) {
   auto core = context.core();
   if (!core) return failure(core.error().message);
-  if (auto ok = user_admin(**core).remove(operator_actor(), invocation.operands[0], invocation.has("force")); !ok) {
+  if (auto ok = (*core)->user_admin().remove(operator_actor(), invocation.operands[0], invocation.has("force")); !ok) {
     return refused_change(ok.error(), invocation.operands[0]);
   }
   std::printf("deleted %s\n", invocation.operands[0].c_str());
@@ -152,7 +148,7 @@ int delete_user(Context& context, const Invocation& invocation) {
 int sign_out_user(Context& context, const Invocation& invocation) {
   auto core = context.core();
   if (!core) return failure(core.error().message);
-  if (auto ok = user_admin(**core).sign_out(operator_actor(), invocation.operands[0]); !ok) {
+  if (auto ok = (*core)->user_admin().sign_out(operator_actor(), invocation.operands[0]); !ok) {
     return refused(ok.error(), invocation.operands[0]);
   }
   std::printf("signed out %s everywhere\n", invocation.operands[0].c_str());

@@ -53,8 +53,9 @@ Result<ProgramSettings> load_program_settings(const EnvLookup& env, const std::f
   return settings;
 }
 
-Result<std::unique_ptr<App>> App::create(ProgramSettings settings, const App* running) {
-  auto core = running ? Core::open(std::move(settings.core), *running->core) : Core::open(std::move(settings.core));
+Result<std::unique_ptr<App>> App::create(ProgramSettings settings, const App* running, Events& events) {
+  auto core =
+      running ? Core::open(std::move(settings.core), *running->core) : Core::open(std::move(settings.core), events);
   if (!core) return std::unexpected(core.error());
   if (auto purged = (*core)->throttle().purge(unix_now()); !purged) {
     log::warn("cannot purge expired entries: " + purged.error().message);
@@ -67,11 +68,11 @@ Result<std::unique_ptr<App>> App::create(ProgramSettings settings, const App* ru
   app->mail_templates = std::make_unique<mail::Templates>(std::move(*templates));
   Core& c = *app->core;
   app->password_reset = std::make_unique<PasswordReset>(c.store(), c.accounts(), c.hasher(), c.settings().mail,
-                                                        *app->mail_templates);
+                                                        *app->mail_templates, c.events());
   app->email_verification =
-      std::make_unique<EmailVerification>(c.store(), c.settings().mail, *app->mail_templates);
+      std::make_unique<EmailVerification>(c.store(), c.settings().mail, *app->mail_templates, c.events());
   app->invitations = std::make_unique<Invitations>(c.store(), c.hasher(), c.accounts().policy(),
-                                                   *app->mail_templates, c.settings().mail);
+                                                   *app->mail_templates, c.settings().mail, c.events());
   return app;
 }
 

@@ -55,8 +55,10 @@ struct App {
   // Opens the store and loads the signing key. Errors: io, config — the
   // caller prints the one-line reason and refuses to start. With `running`
   // (a reload), the new App is built whole while `running` still serves, over
-  // its store when the settings name the same one (Core::open).
-  static Result<std::unique_ptr<App>> create(ProgramSettings settings, const App* running = nullptr);
+  // its store when the settings name the same one, and tells `running`'s
+  // events observer; else `events` (Core::open).
+  static Result<std::unique_ptr<App>> create(ProgramSettings settings, const App* running = nullptr,
+                                             Events& events = no_events());
 };
 
 }  // namespace authd

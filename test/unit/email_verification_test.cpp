@@ -23,7 +23,7 @@ class EmailVerificationTest : public ::testing::Test {
  protected:
   void SetUp() override {
     settings_.email_verify_account_limit = 3;
-    verification_ = std::make_unique<EmailVerification>(*store_, settings_, templates_);
+    verification_ = std::make_unique<EmailVerification>(*store_, settings_, templates_, events_);
     user_.id = "0123456789abcdef01234567";
     user_.username = "alice";
     user_.email = "alice@example.org";
@@ -54,6 +54,11 @@ class EmailVerificationTest : public ::testing::Test {
     return *user;
   }
 
+  // Counts the mails the service says it queued (the sender's wake-up).
+  struct Queued final : Events {
+    void mail_queued() override { ++count; }
+    int count = 0;
+  } events_;
   test::TempStore store_;
   MailSettings settings_ = test::mail_settings();
   mail::Templates templates_ = test::builtin_templates();
@@ -64,7 +69,8 @@ class EmailVerificationTest : public ::testing::Test {
 TEST_F(EmailVerificationTest, LinkVerifiesOnceAndTheTokenIsStoredHashed) {
   auto sent = verification_->send(user_, user_.email, kNow);
   ASSERT_TRUE(sent) << sent.error().message;
-  EXPECT_EQ(*sent, "queued");
+  EXPECT_EQ(*sent, MailOutcome::queued);
+  EXPECT_EQ(events_.count, 1) << "the events observer hears of the queued mail";
   std::string token;
   const auto mails = outbox(&token);
   ASSERT_EQ(mails.size(), 1u);
@@ -86,7 +92,7 @@ TEST_F(EmailVerificationTest, LinkVerifiesOnceAndTheTokenIsStoredHashed) {
   auto again = verification_->verify(token, kNow + 11);
   ASSERT_FALSE(again);
   EXPECT_EQ(again.error().field, "token");
-  EXPECT_EQ(*verification_->send(stored(), user_.email, kNow), "verified") << "nothing to send once verified";
+  EXPECT_EQ(*verification_->send(stored(), user_.email, kNow), MailOutcome::verified) << "nothing to send once verified";
 }
 
 TEST_F(EmailVerificationTest, ExpiredUnknownAndMailOffAreRefused) {
@@ -100,19 +106,19 @@ TEST_F(EmailVerificationTest, ExpiredUnknownAndMailOffAreRefused) {
   EXPECT_FALSE(verification_->verify("", kNow));
   EXPECT_FALSE(stored().email_verified);
   settings_.smtp_url.clear();
-  EXPECT_EQ(*verification_->send(user_, user_.email, kNow), "mail off");
+  EXPECT_EQ(*verification_->send(user_, user_.email, kNow), MailOutcome::mail_off);
   settings_.smtp_url = "smtp://127.0.0.1:1";
-  EXPECT_EQ(*verification_->send(user_, "not an address", kNow), "no email");
+  EXPECT_EQ(*verification_->send(user_, "not an address", kNow), MailOutcome::no_email);
 }
 
 TEST_F(EmailVerificationTest, LimitedPerAccountAndHour) {
-  for (int i = 0; i < 3; ++i) EXPECT_EQ(*verification_->send(user_, user_.email, kNow + i), "queued");
-  EXPECT_EQ(*verification_->send(user_, user_.email, kNow + 5), "limited");
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(*verification_->send(user_, user_.email, kNow + i), MailOutcome::queued);
+  EXPECT_EQ(*verification_->send(user_, user_.email, kNow + 5), MailOutcome::limited);
   EXPECT_EQ(outbox().size(), 3u);
-  EXPECT_EQ(*verification_->send(user_, user_.email, kNow + 3600), "queued") << "a new hour";
+  EXPECT_EQ(*verification_->send(user_, user_.email, kNow + 3600), MailOutcome::queued) << "a new hour";
   std::string found;
-  EXPECT_EQ(*verification_->resend("nobody", kNow + 3601, found), "unknown");
-  EXPECT_EQ(*verification_->resend("alice", kNow + 3601, found), "queued");
+  EXPECT_EQ(*verification_->resend("nobody", kNow + 3601, found), MailOutcome::unknown);
+  EXPECT_EQ(*verification_->resend("alice", kNow + 3601, found), MailOutcome::queued);
   EXPECT_EQ(found, "alice");
 }
 
@@ -120,7 +126,7 @@ TEST_F(EmailVerificationTest, ChangeTakesEffectOnlyThroughTheNewAddressAndTellsT
   User verified = user_;
   verified.email_verified = true;
   ASSERT_TRUE(store_->write([&](StoreTxn& txn) { return txn.replace_user(verified); }));
-  ASSERT_EQ(*verification_->send(verified, "new@example.net", kNow), "queued");
+  ASSERT_EQ(*verification_->send(verified, "new@example.net", kNow), MailOutcome::queued);
   EXPECT_EQ(stored().email, "alice@example.org") << "unchanged until verified";
   EXPECT_EQ(*verification_->pending_change(stored(), kNow + 1), "new@example.net");
   std::string token;

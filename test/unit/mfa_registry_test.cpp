@@ -1,7 +1,8 @@
 // Second-factor methods register by name (authd/second_factor_methods.hpp):
 // the built-in ones in their order, and a program's own method taking part in
 // the status (methods, GET /me/mfa's members, whether a sign-in needs a second
-// step), in code checks and in the entry's lifetime; re-registering replaces.
+// step), in code and answer checks, in the entry's lifetime and in the amr
+// and acr rules of tokens; re-registering replaces.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "authd/mfa.hpp"
 #include "authd/second_factor_methods.hpp"
+#include "authd/token.hpp"
 #include "test_support.hpp"
 
 namespace authd {
@@ -91,6 +93,23 @@ TEST(FactorRegistry, TheBuiltInMethodsComeFirstInTheSignInsOrder) {
   EXPECT_EQ(find_second_factor_method("nosuch"), nullptr);
 }
 
+TEST(FactorRegistry, TheAmrAndAcrRulesReadTheMethodsDeclarations) {
+  const auto passkey = find_second_factor_method("webauthn");
+  ASSERT_NE(passkey, nullptr);
+  EXPECT_EQ(passkey->amr, "hwk");
+  EXPECT_EQ(passkey->multi_factor_amr, "mfa");
+  EXPECT_TRUE(passkey->verify_answer);  // a ceremony's answer, checked through the registry
+  EXPECT_FALSE(find_second_factor_method("totp")->verify_answer);
+  EXPECT_EQ(second_factor_acr("pwd"), "1");
+  EXPECT_EQ(second_factor_acr("pwd otp"), "2");
+  EXPECT_EQ(second_factor_acr("hwk mfa"), "2");
+  EXPECT_EQ(second_factor_acr(""), "1");
+  EXPECT_TRUE(amr_has_second_factor("fed otp"));
+  EXPECT_TRUE(amr_has_second_factor("hwk mfa"));
+  EXPECT_FALSE(amr_has_second_factor("hwk"));      // the key alone
+  EXPECT_FALSE(amr_has_second_factor("pwd mfa"));  // no method's factor shown
+}
+
 TEST_F(FactorRegistryTest, NothingEnrolledShowsTheBuiltInMembers) {
   const User alice = test::insert_user(db_.store(), "alice");
   auto status = factors_.status(alice);
@@ -140,6 +159,40 @@ TEST_F(FactorRegistryTest, ReRegisteringANameReplacesTheMethodInPlace) {
   unregister_word();  // no longer takes codes, never present
   EXPECT_EQ(outcome(factors_.verify_code(alice, "open-sesame", kNow)), "mfa_failed");
   EXPECT_FALSE(factors_.status(alice)->shown.has("test_word"));
+}
+
+TEST_F(FactorRegistryTest, AProgramsOwnMethodDeclaresItsAmrAcrAndAnswerCheck) {
+  EXPECT_FALSE(amr_has_second_factor("pwd tst"));
+  auto method = word_method(true, &asked_);
+  method.acr = "3";
+  method.verify_answer = [this](const FactorServices&, const Json& answer, std::optional<std::string_view> user_id,
+                                std::int64_t) -> Result<FactorProof> {
+    ++asked_;
+    if (!user_id) return fail(Errc::not_configured, "a second step only");
+    if (answer.get_string("word").value_or("") != "open-sesame") return fail(Errc::mfa_failed, "wrong word");
+    return FactorProof{std::string(*user_id), "", "tst"};
+  };
+  register_second_factor_method(std::move(method));
+  EXPECT_TRUE(amr_has_second_factor("pwd tst"));
+  EXPECT_EQ(second_factor_acr("pwd tst"), "3");
+  EXPECT_EQ(second_factor_acr("pwd otp tst"), "3");  // the highest shown
+
+  auto tokens = TokenService::create(SigningKey(std::string(32, 'k')), TokenPolicy{});
+  ASSERT_TRUE(tokens.has_value());
+  Json answer = Json::object();
+  answer.set("word", Json::string("open-sesame"));
+  auto proved = factors_.verify_answer(kName, answer, "user-1", *tokens, kNow);
+  ASSERT_TRUE(proved.has_value()) << proved.error().message;
+  EXPECT_EQ(proved->amr, "tst");
+  EXPECT_EQ(proved->user_id, "user-1");
+  EXPECT_EQ(outcome(factors_.verify_answer(kName, Json::object(), "user-1", *tokens, kNow)), "mfa_failed");
+  EXPECT_EQ(outcome(factors_.verify_answer(kName, answer, std::nullopt, *tokens, kNow)), "not_configured");
+  EXPECT_EQ(asked_, 3);
+  EXPECT_EQ(outcome(factors_.verify_answer("totp", answer, "user-1", *tokens, kNow)), "not_configured");  // codes only
+
+  unregister_word();
+  EXPECT_FALSE(amr_has_second_factor("pwd tst"));
+  EXPECT_EQ(second_factor_acr("pwd tst"), "1");
 }
 
 TEST_F(FactorRegistryTest, ASecondaryMethodNeitherAsksASecondStepNorKeepsTheEntry) {

@@ -121,15 +121,19 @@ TEST(Import, StoredBcryptOfARefusedCostCannotSignIn) {
   Accounts accounts(store.store(), hasher, CredentialPolicy{});
   test::insert_user(store.store(), "old", Role::user, kBcryptCost4);
   test::insert_user(store.store(), "good", Role::user, kBcrypt);
-  auto refused = accounts.sign_in({"old", "correct horse"});
+  PasswordRefusal why = PasswordRefusal::wrong;
+  auto refused = accounts.sign_in({"old", "correct horse"}, &why);
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code, Errc::invalid_login);
+  EXPECT_EQ(why, PasswordRefusal::unusable_hash);  // what the sign-in logs, typed
   EXPECT_TRUE(refused.error().message.starts_with(kRefusedStoredHash)) << refused.error().message;
   EXPECT_NE(refused.error().message.find("cost 4"), std::string::npos);
   EXPECT_EQ(store->find_user("old")->password_hash, kBcryptCost4) << "not upgraded: the password was never checked";
   auto signed_in = accounts.sign_in({"good", "correct horse"});
   ASSERT_TRUE(signed_in) << signed_in.error().message;
   EXPECT_TRUE(store->find_user("good")->password_hash.starts_with("$argon2id$")) << "an accepted cost is upgraded";
+  EXPECT_FALSE(accounts.sign_in({"good", "wrong horse"}, &why));
+  EXPECT_EQ(why, PasswordRefusal::wrong);
 }
 
 TEST(Import, MongoexportKeepsIdAndRole) {

@@ -13,6 +13,7 @@
 
 #include "authd/core.hpp"
 #include "authd/mail.hpp"
+#include "authd/second_factor_methods.hpp"
 #include "authd/sign_in.hpp"
 #include "crypto/totp.hpp"
 #include "fixtures.hpp"
@@ -21,9 +22,9 @@
 namespace authd {
 namespace {
 
-class Reports final : public SignInObserver {
+class Reports final : public Events {
  public:
-  void password_outcome(std::string_view outcome) override { outcomes.emplace_back(outcome); }
+  void password_sign_in(PasswordOutcome outcome) override { outcomes.emplace_back(to_string(outcome)); }
   void warning(std::string_view message) override { warnings.emplace_back(message); }
   void mail_queued() override { ++mails; }
   std::vector<std::string> outcomes, warnings;
@@ -50,13 +51,13 @@ class SignInTest : public ::testing::Test {
     for (auto& [name, value] : more) vars[name] = value;
     auto settings = test::load_core_settings(std::move(vars));
     ASSERT_TRUE(settings) << settings.error().message;
-    auto core = Core::open(std::move(*settings));
+    auto core = Core::open(std::move(*settings), reports_);
     ASSERT_TRUE(core) << core.error().message;
     core_ = std::move(*core);
     if (!core_->accounts().find("alice")) {
       ASSERT_TRUE(core_->accounts().create("alice", "alice password", Role::user, "", "alice@example.org"));
     }
-    sign_in_ = std::make_unique<SignIn>(*core_, &templates_, &reports_);
+    sign_in_ = std::make_unique<SignIn>(*core_, &templates_);
   }
 
   std::filesystem::path audit_path() const { return dir_.path() / "audit.log"; }
@@ -88,8 +89,8 @@ class SignInTest : public ::testing::Test {
 
   test::TempDir dir_;
   mail::Templates templates_ = test::builtin_templates();
+  Reports reports_;  // outlives the core that tells it
   std::unique_ptr<Core> core_;
-  Reports reports_;
   std::unique_ptr<SignIn> sign_in_;
   const SignInClient client_{.address = "192.0.2.7", .request_id = "req-1", .device_token = "", .user_agent = "ua"};
 };
@@ -230,9 +231,9 @@ TEST_F(SignInTest, ASecondFactorIsAskedThenFinishesTheSignIn) {
   EXPECT_EQ(due->methods, (std::vector<std::string>{"totp", "recovery"}));
   EXPECT_TRUE(reports_.outcomes.empty()) << "a pending sign-in is not counted yet";
 
-  EXPECT_EQ(outcome(sign_in_->with_second_factor(due->mfa_token, {.code = "000000", .passkey = {}}, client_, now)),
+  EXPECT_EQ(outcome(sign_in_->with_second_factor(due->mfa_token, {.code = "000000"}, client_, now)),
             "mfa_failed");
-  auto second = sign_in_->with_second_factor(due->mfa_token, {.code = code_at(key, now), .passkey = {}}, client_, now);
+  auto second = sign_in_->with_second_factor(due->mfa_token, {.code = code_at(key, now)}, client_, now);
   ASSERT_TRUE(second) << second.error().message;
   auto* done = std::get_if<SignedIn>(&*second);
   ASSERT_NE(done, nullptr);
@@ -240,7 +241,7 @@ TEST_F(SignInTest, ASecondFactorIsAskedThenFinishesTheSignIn) {
   auto who = core_->check("Bearer " + done->session.access_token, std::nullopt);
   ASSERT_TRUE(who);
   EXPECT_EQ(who->claims().extra.at(std::string(kAmrClaim)), "pwd otp");
-  EXPECT_EQ(outcome(sign_in_->with_second_factor(due->mfa_token, {.code = code_at(key, now + 30), .passkey = {}},
+  EXPECT_EQ(outcome(sign_in_->with_second_factor(due->mfa_token, {.code = code_at(key, now + 30)},
                                                   client_, now)),
             "mfa_failed")
       << "the mfa_token is spent";
@@ -248,6 +249,53 @@ TEST_F(SignInTest, ASecondFactorIsAskedThenFinishesTheSignIn) {
   EXPECT_NE(audit.find(R"("event":"signin_mfa_pending")"), std::string::npos);
   EXPECT_NE(audit.find(R"("event":"signin_mfa_failed")"), std::string::npos);
   EXPECT_NE(audit.find(R"("reason":"with second factor otp")"), std::string::npos);
+}
+
+// A program's own answering method (second_factor_methods.hpp,
+// verify_answer) takes the second step through SignIn as passkeys do: no
+// special case, its amr in the token, its audit text on a refusal.
+TEST_F(SignInTest, AProgramsAnsweringMethodFinishesTheSignIn) {
+  SecondFactorMethod method;
+  method.name = "test-card";
+  method.present = [](const Json& state) { return state.has("test_card"); };
+  method.verify_answer = [](const FactorServices&, const Json& answer, std::optional<std::string_view> user_id,
+                            std::int64_t) -> Result<FactorProof> {
+    if (!user_id) return fail(Errc::not_configured, "a second step only");
+    if (answer.get_string("pin").value_or("") != "4711") return fail(Errc::mfa_failed, "wrong pin");
+    return FactorProof{std::string(*user_id), "", "sc"};
+  };
+  method.amr = "sc";
+  method.refused_reason = "card refused";
+  register_second_factor_method(std::move(method));
+  ASSERT_TRUE(core_->store().write([&](StoreTxn& txn) -> Result<void> {
+    auto state = SecondFactors::load(txn, alice().id);
+    if (!state) return std::unexpected(state.error());
+    state->set("test_card", Json::boolean(true));
+    return SecondFactors::save(txn, alice().id, *state);
+  }));
+  const auto now = unix_now();
+  auto first = sign_in_->with_password({"alice", "alice password"}, client_, now);
+  ASSERT_TRUE(first);
+  auto* due = std::get_if<SecondFactorDue>(&*first);
+  ASSERT_NE(due, nullptr);
+  EXPECT_EQ(due->methods, (std::vector<std::string>{"test-card"}));
+  Json wrong = Json::object();
+  wrong.set("pin", Json::string("0000"));
+  EXPECT_EQ(outcome(sign_in_->with_second_factor(due->mfa_token, {.method = "test-card", .answer = wrong}, client_,
+                                                  now)),
+            "mfa_failed");
+  Json right = Json::object();
+  right.set("pin", Json::string("4711"));
+  auto second = sign_in_->with_second_factor(due->mfa_token, {.method = "test-card", .answer = right}, client_, now);
+  // Leaves the registry as the other tests expect it: never present, no answer.
+  SecondFactorMethod idle;
+  idle.name = "test-card";
+  register_second_factor_method(std::move(idle));
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_EQ(std::get<SignedIn>(*second).amr, "pwd sc");
+  const auto audit = audit_text();
+  EXPECT_NE(audit.find(R"("reason":"card refused")"), std::string::npos);
+  EXPECT_NE(audit.find(R"("reason":"with second factor sc")"), std::string::npos);
 }
 
 TEST_F(SignInTest, AProviderIdentityCreatesThenReusesItsAccount) {
@@ -277,7 +325,7 @@ TEST_F(SignInTest, AnUnverifiedAddressIsRefusedWhenRequired) {
 }
 
 TEST_F(SignInTest, PasskeySignInIsOffByDefault) {
-  EXPECT_EQ(outcome(sign_in_->with_passkey(Json::object(), client_, unix_now())), "not_configured");
+  EXPECT_EQ(outcome(sign_in_->with_method("webauthn", Json::object(), client_, unix_now())), "not_configured");
 }
 
 TEST_F(SignInTest, WithRefreshTokensTheSessionStartsAFamily) {

@@ -8,6 +8,7 @@
 
 #include "authd/authorization.hpp"
 #include "authd/error.hpp"
+#include "authd/events.hpp"
 #include "authd/json.hpp"
 #include "authd/password.hpp"
 #include "authd/settings.hpp"
@@ -18,6 +19,19 @@ namespace authd {
 
 // The start of the invalid_login message of a stored hash refused unrun.
 inline constexpr std::string_view kRefusedStoredHash = "stored password hash refused";
+
+// Why Accounts::sign_in refused a password, for the log only (the client
+// sees the same invalid_login either way).
+enum class PasswordRefusal {
+  wrong,          // a wrong password, an unknown user, an account without a password
+  unusable_hash,  // a stored bcrypt hash of a refused cost, never run (kRefusedStoredHash)
+};
+
+class RefreshTokens;
+struct MailSettings;
+namespace mail {
+class Templates;
+}
 
 struct CredentialPolicy {
   std::size_t username_max_length = 64;     // characters: A-Z a-z 0-9 . _ @ + -
@@ -70,7 +84,8 @@ class Accounts {
   // the same hashing work as a real check. A stored bcrypt hash of a cost
   // not accepted (password.hpp) is refused without being run: invalid_login
   // whose message starts with kRefusedStoredHash (for the log, never shown).
-  Result<User> sign_in(const BasicCredentials& credentials) const;
+  // `why`, when given, receives which refusal an invalid_login was.
+  Result<User> sign_in(const BasicCredentials& credentials, PasswordRefusal* why = nullptr) const;
 
   // Third-party sign-in, in one write transaction. Accounts are linked by
   // provider + subject, never by a bare username. The linked account is
@@ -113,5 +128,14 @@ class Accounts {
   const PasswordHasher& hasher_;
   CredentialPolicy policy_;
 };
+
+// The policy after `user`'s password changed (PUT /me/password, POST
+// /password/reset), once the change's own write ended the user's access
+// tokens (token generation + 1) and pending links: every refresh family of
+// the user ends and the owner is told (notice password_changed,
+// tell_user in email_verification.hpp). Neither undoes the change: a
+// failure is a warning to `events`. (lib/accounts/password_changed.cpp)
+void after_password_change(RefreshTokens& refresh, Store& store, const MailSettings& mail,
+                           const mail::Templates& templates, Events& events, const User& user, std::int64_t now);
 
 }  // namespace authd

@@ -26,18 +26,20 @@ class EmailVerification {
  public:
   static constexpr std::string_view kNamespace = "email_verify";
 
-  EmailVerification(Store& store, const MailSettings& settings, const mail::Templates& templates)
-      : store_(store), settings_(settings), templates_(templates) {}
+  // `events` hears of every mail queued (Core::events).
+  EmailVerification(Store& store, const MailSettings& settings, const mail::Templates& templates,
+                    Events& events = no_events())
+      : store_(store), settings_(settings), templates_(templates), events_(events) {}
 
   // Mails a link that verifies `address` for `user`. What happened, for the
-  // audit log: "queued", "mail off", "no email" (not an address we send to),
-  // "verified" (nothing to do), "limited". Errors: storage only.
-  Result<std::string> send(const User& user, std::string_view address, std::int64_t now);
+  // audit log: queued, mail_off, no_email (not an address we send to),
+  // verified (nothing to do), limited. Errors: storage only.
+  Result<MailOutcome> send(const User& user, std::string_view address, std::int64_t now);
 
   // POST /email/verify/resend by name: the account's own address again when
-  // it is not verified yet. Outcome as send(), or "unknown"; `found_username`
+  // it is not verified yet. Outcome as send(), or unknown; `found_username`
   // receives the account's name. Errors: storage only.
-  Result<std::string> resend(std::string_view username, std::int64_t now, std::string& found_username);
+  Result<MailOutcome> resend(std::string_view username, std::int64_t now, std::string& found_username);
 
   // One more request from the client address group; throttled past
   // password_reset_address_limit per hour (the setting bounds both mailing
@@ -58,6 +60,7 @@ class EmailVerification {
   Store& store_;
   const MailSettings& settings_;
   const mail::Templates& templates_;
+  Events& events_;
 };
 
 // Security notices (password_changed, email_changed, mfa_added, ...) to
@@ -84,5 +87,11 @@ Result<bool> send_notice(Store& store, const MailSettings& settings, const mail:
                          const std::map<std::string, std::string, std::less<>>& details = {},
                          std::string_view once_key = {});
 inline constexpr unsigned kNoticesPerHour = 10;
+
+// send_notice, its outcome told to `events`: mail_queued when a message was
+// queued, a warning when it could not be (a notice never fails its cause).
+void tell_user(Store& store, const MailSettings& settings, const mail::Templates& templates, std::string_view kind,
+               const User& user, std::int64_t now, Events& events,
+               const std::map<std::string, std::string, std::less<>>& details = {}, std::string_view once_key = {});
 
 }  // namespace authd

@@ -25,7 +25,9 @@ struct IdToken {
 
 inline constexpr std::int64_t kIdTokenTtl = 300;
 
-// acr: "2" when amr shows a second factor (otp, hwk), else "1".
+// acr: as the second-factor methods declare it (second_factor_acr,
+// second_factor_methods.hpp): "2" when amr shows a second factor (built in:
+// otp, hwk), else "1".
 std::string acr_of(std::string_view amr);
 
 // base64url of the left half of SHA-256(access_token) (§3.1.3.6; SHA-256 is

@@ -81,10 +81,11 @@ class Invitations {
  public:
   static constexpr std::string_view kNamespace = "invitation";
 
-  // `mail`: the outbox's key (the link is queued sealed).
+  // `mail`: the outbox's key (the link is queued sealed). `events` hears
+  // of every mail queued (Core::events).
   Invitations(Store& store, const PasswordHasher& hasher, const CredentialPolicy& policy,
-              const mail::Templates& templates, const MailSettings& mail)
-      : store_(store), hasher_(hasher), policy_(policy), templates_(templates), mail_(mail) {}
+              const mail::Templates& templates, const MailSettings& mail, Events& events = no_events())
+      : store_(store), hasher_(hasher), policy_(policy), templates_(templates), mail_(mail), events_(events) {}
 
   // A new invitation of `email` with `role`, living `ttl`, its link under
   // `site` (public_url, or authctl's --url). With `send_mail` the mail is
@@ -120,6 +121,7 @@ class Invitations {
   const CredentialPolicy& policy_;
   const mail::Templates& templates_;
   const MailSettings& mail_;
+  Events& events_;
 };
 
 }  // namespace authd

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "authd/error.hpp"
+#include "authd/events.hpp"
 #include "authd/seal.hpp"
 #include "authd/settings.hpp"
 #include "authd/store.hpp"
@@ -62,6 +63,29 @@ struct MailSettings {
 std::vector<settings::Setting> mail_settings(MailSettings& settings);
 // Checks across them (from and public_url set when smtp_url is). Error: config.
 Result<void> finish_mail_settings(MailSettings& settings);
+
+// What became of a request to mail a link (a password reset, an address
+// verification), for the audit log only (never for the client): its reason
+// texts are to_string's.
+enum class MailOutcome {
+  queued,    // "queued": in the outbox
+  mail_off,  // "mail off": no smtp_url
+  no_email,  // "no email": no address we send to
+  verified,  // "verified": the address is verified already, nothing to do
+  limited,   // "limited": the account's hourly limit refused it
+  unknown,   // "unknown": no such account
+};
+constexpr std::string_view to_string(MailOutcome outcome) noexcept {
+  switch (outcome) {
+    case MailOutcome::queued: return "queued";
+    case MailOutcome::mail_off: return "mail off";
+    case MailOutcome::no_email: return "no email";
+    case MailOutcome::verified: return "verified";
+    case MailOutcome::limited: return "limited";
+    case MailOutcome::unknown: return "unknown";
+  }
+  return "unknown";
+}
 
 namespace mail {
 

@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "authd/error.hpp"
 #include "authd/json.hpp"
 #include "authd/roles.hpp"
+#include "authd/second_factor_methods.hpp"
 #include "authd/settings.hpp"
 #include "authd/store.hpp"
 #include "authd/user.hpp"
@@ -60,8 +62,15 @@ std::vector<settings::Setting> mfa_settings(MfaSettings& settings);
 // Parses the list settings; Error config on an unknown role.
 Result<void> finish_mfa_settings(MfaSettings& settings);
 
-// Whether a token's amr shows two factors: "otp" or "hwk" together with
-// "pwd", "fed" or "mfa" (a passkey with user verification signs in as "hwk mfa").
+// The amr values of the first factors a sign-in proves itself (RFC 8176):
+// a password, a provider's identity. The second factors' are their methods'
+// (second_factor_methods.hpp).
+inline constexpr std::string_view kPasswordAmr = "pwd";
+inline constexpr std::string_view kProviderAmr = "fed";
+
+// Whether a token's amr shows two factors: a registered method's `amr`
+// ("otp", "hwk") together with a first factor ("pwd", "fed") or a method's
+// `multi_factor_amr` (a passkey with user verification signs in as "hwk mfa").
 bool amr_has_second_factor(std::string_view amr);
 
 struct TotpEnrolment {
@@ -120,6 +129,13 @@ class SecondFactors {
   // step ±1, each step once; a recovery code, each once). Returns the amr
   // of the method that matched ("otp"). Error: mfa_failed.
   Result<std::string> verify_code(const User& user, std::string_view code, std::int64_t now);
+  // Asks the method `method` to check `answer` (second_factor_methods.hpp,
+  // verify_answer: a passkey assertion), for `user_id`'s second step or,
+  // without it, as a sign-in of its own. Errors: not_configured (no such
+  // method takes answers), as verify_answer.
+  Result<FactorProof> verify_answer(std::string_view method, const Json& answer,
+                                    std::optional<std::string_view> user_id, const TokenService& tokens,
+                                    std::int64_t now);
 
   // The mfa_token of a sign-in whose first factor (`first`) succeeded.
   Result<std::string> start_sign_in(const User& user, std::string_view first, std::int64_t now);

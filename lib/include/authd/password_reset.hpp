@@ -32,18 +32,21 @@ class PasswordReset {
  public:
   static constexpr std::string_view kNamespace = "password_reset";
 
+  // `events` hears of every mail queued (Core::events).
   PasswordReset(Store& store, Accounts& accounts, const PasswordHasher& hasher, const MailSettings& settings,
-                const mail::Templates& templates)
-      : store_(store), accounts_(accounts), hasher_(hasher), settings_(settings), templates_(templates) {}
+                const mail::Templates& templates, Events& events = no_events())
+      : store_(store), accounts_(accounts), hasher_(hasher), settings_(settings), templates_(templates),
+        events_(events) {}
 
   // One more request from the client address group; throttled past
   // password_reset_address_limit per hour. Errors: throttled, unavailable.
   Result<void> admit_address(std::string_view address, std::int64_t now);
 
-  // What happened, for the audit log only (never for the client): "queued",
-  // "unknown", "no email", "limited", "mail off". `username` receives the
-  // account's name when one was found. Errors: storage only.
-  Result<std::string> request(std::string_view username, std::string_view email, std::int64_t now,
+  // What happened, for the audit log only (never for the client): queued,
+  // unknown, no_email, limited, mail_off (of the last account asked for, when
+  // one email names several). `username` receives the account's name when
+  // one was found. Errors: storage only.
+  Result<MailOutcome> request(std::string_view username, std::string_view email, std::int64_t now,
                               std::string& found_username);
 
   // Errors: invalid_input (field "token": unknown, used or expired; field
@@ -56,6 +59,7 @@ class PasswordReset {
   const PasswordHasher& hasher_;
   const MailSettings& settings_;
   const mail::Templates& templates_;
+  Events& events_;
 };
 
 // Deletes every pending password reset and email verification link of the

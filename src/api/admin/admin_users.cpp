@@ -55,10 +55,6 @@ Result<std::size_t> positive(const std::map<std::string, std::string, std::less<
   return value;
 }
 
-UserAdmin user_admin(App& app) {
-  return UserAdmin(app.core->accounts(), app.core->revocation(), app.core->refresh(), app.core->audit());
-}
-
 // The {username} segment, percent-decoded (the admin page encodes '@' and '+').
 Result<std::string> username_of(const RouteContext& context) {
   auto name = text::percent_decode(context.id);
@@ -119,7 +115,7 @@ HandlerResult admin_set_role(App& app, const http::Request& request, const Route
   if (!name) return fail_field("role", "role is required: one of admin, editor, writer, user");
   const auto role = parse_role(*name);
   if (!role) return fail_field("role", "role must be one of admin, editor, writer, user");
-  UserAdmin admin = user_admin(app);
+  UserAdmin& admin = app.core->user_admin();
   auto user = admin.set_role(actor_of(request, context), *username, *role);
   if (!user) return std::unexpected(user.error());
   return http::Response::json(200, detail(*user));
@@ -128,7 +124,7 @@ HandlerResult admin_set_role(App& app, const http::Request& request, const Route
 HandlerResult admin_delete_user(App& app, const http::Request& request, const RouteContext& context) {
   auto username = username_of(context);
   if (!username) return std::unexpected(username.error());
-  UserAdmin admin = user_admin(app);
+  UserAdmin& admin = app.core->user_admin();
   if (auto removed = admin.remove(actor_of(request, context), *username); !removed) {
     return std::unexpected(removed.error());
   }
@@ -140,7 +136,7 @@ HandlerResult admin_delete_user(App& app, const http::Request& request, const Ro
 HandlerResult admin_sign_out_user(App& app, const http::Request& request, const RouteContext& context) {
   auto username = username_of(context);
   if (!username) return std::unexpected(username.error());
-  UserAdmin admin = user_admin(app);
+  UserAdmin& admin = app.core->user_admin();
   if (auto ended = admin.sign_out(actor_of(request, context), *username); !ended) {
     return std::unexpected(ended.error());
   }

@@ -18,7 +18,6 @@
 #include "api/json_body.hpp"
 #include "api/session/session_answers.hpp"
 #include "program/log.hpp"
-#include "serving/mail_sender.hpp"
 #include "serving/metrics.hpp"
 
 namespace authd::handlers {
@@ -57,7 +56,6 @@ HandlerResult admin_create_invitation(App& app, const http::Request& request, co
   auto issued = app.invitations->create(*email, *role, admin, context.principal->user().id, settings.invitations.ttl,
                                         settings.mail.public_url, true, unix_now());
   if (!issued) return std::unexpected(issued.error());
-  mail_sender::wake();
   metrics::invitation("created");
   const Invitation& invitation = issued->invitation;
   audit(app, request, {.event = "invitation_created", .outcome = "ok",

@@ -19,7 +19,6 @@
 #include "api/mail_links/mailing_request.hpp"
 #include "api/mail_links/routes.hpp"
 #include "program/log.hpp"
-#include "serving/mail_sender.hpp"
 
 namespace authd::handlers {
 namespace {
@@ -75,7 +74,6 @@ HandlerResult email_verify(App& app, const http::Request& request, const RouteCo
   const User& user = verified->user;
   audit(app, request, {.event = "email_verified", .username = user.username, .outcome = "ok",
                        .reason = verified->previous_email.empty() ? "address confirmed" : "address changed"});
-  if (!verified->previous_email.empty()) mail_sender::wake();
   Json answer = Json::object();
   answer.set("username", Json::string(user.username))
       .set("email", Json::string(user.email))
@@ -139,14 +137,14 @@ HandlerResult change_email(App& app, const http::Request& request, const RouteCo
   }
   auto outcome = app.email_verification->send(user, *email, now);
   if (!outcome) return std::unexpected(outcome.error());
+  const bool accepted = *outcome == MailOutcome::queued || *outcome == MailOutcome::verified;
   audit(app, request, {.event = "email_change_requested", .username = user.username,
-                       .outcome = *outcome == "queued" || *outcome == "verified" ? "ok" : "refused", .reason = *outcome});
-  if (*outcome == "limited") {
+                       .outcome = accepted ? "ok" : "refused", .reason = std::string(to_string(*outcome))});
+  if (*outcome == MailOutcome::limited) {
     return fail(Error::retry_later(Errc::throttled, 3600, "too many verification mails for this account"));
   }
-  if (*outcome == "queued") mail_sender::wake();
   Json answer = Json::object();
-  const bool done = *outcome == "verified";
+  const bool done = *outcome == MailOutcome::verified;
   answer.set("email", Json::string(done ? user.email : *email))
       .set("email_verified", Json::boolean(done))
       .set("message", Json::string(done ? "this is the account's verified address already"

@@ -1,19 +1,19 @@
 // The answer to a request that may mail a link (POST /password/forgot, POST
 // /email/verify/resend; declared in mailing_request.hpp): the per-address limit's
-// refusal audited, a storage error as 503, the sender woken when a mail was
-// queued, and always the same 202 body at the same time after the request
-// started, whatever happened, so that the answer tells nothing of the account.
+// refusal audited, a storage error as 503 (a queued mail wakes the sender
+// through the core's events: the service tells them), and always the same 202
+// body at the same time after the request started, whatever happened, so that
+// the answer tells nothing of the account.
 
 #include "api/audit_request.hpp"
 #include "api/mail_links/mailing_request.hpp"
 #include "program/log.hpp"
-#include "serving/mail_sender.hpp"
 
 namespace authd::handlers {
 
 HandlerResult answer_mailing_request(App& app, const http::Request& request, const MailingRequest& mailing,
                                      Result<void> admitted,
-                                     const std::function<Result<std::string>(std::string& found_username)>& ask) {
+                                     const std::function<Result<MailOutcome>(std::string& found_username)>& ask) {
   if (!admitted) {
     if (admitted.error().code == Errc::throttled) {
       audit(app, request, {.event = std::string(mailing.event), .outcome = "refused",
@@ -27,9 +27,9 @@ HandlerResult answer_mailing_request(App& app, const http::Request& request, con
     log::warn(std::string(mailing.what) + ": " + outcome.error().message);
     return fail(Errc::unavailable, "cannot record the request now; try again later");
   }
-  if (*outcome == "queued") mail_sender::wake();
   audit(app, request, {.event = std::string(mailing.event), .username = found,
-                       .outcome = *outcome == "queued" ? "ok" : "refused", .reason = *outcome});
+                       .outcome = *outcome == MailOutcome::queued ? "ok" : "refused",
+                       .reason = std::string(to_string(*outcome))});
   Json answer = Json::object();
   answer.set("message", Json::string(mailing.answer));
   auto response = http::Response::json(202, answer);

@@ -27,6 +27,6 @@ struct MailingRequest {
 };
 HandlerResult answer_mailing_request(App& app, const http::Request& request, const MailingRequest& mailing,
                                      Result<void> admitted,
-                                     const std::function<Result<std::string>(std::string& found_username)>& ask);
+                                     const std::function<Result<MailOutcome>(std::string& found_username)>& ask);
 
 }  // namespace authd::handlers

@@ -73,7 +73,8 @@ HandlerResult password_reset(App& app, const http::Request& request, const Route
     }
     return std::unexpected(user.error());
   }
-  after_password_change(app, *user);
+  after_password_change(app.core->refresh(), app.core->store(), app.core->settings().mail, *app.mail_templates,
+                        app.core->events(), *user, unix_now());
   audit(app, request, {.event = "password_reset", .username = user->username, .outcome = "ok",
                        .reason = "every other token ended"});
   if (auto second = ask_second_factor(app, request, *user, "pwd"); !second) return std::unexpected(second.error());

@@ -10,7 +10,8 @@
 // Once the user has an active factor, these changes need a token showing a
 // second factor or {"second_factor": code}; a confirmed or removed factor
 // ends the user's other sessions (factor_change.cpp).
-// and POST /signin/mfa {"mfa_token","code"|"webauthn"}: the second step of a sign-in.
+// and POST /signin/mfa {"mfa_token","code"|"webauthn"}: the second step of a sign-in
+// (the member named as an answering method carries its answer: "webauthn").
 #include <algorithm>
 
 #include "authd/clock.hpp"
@@ -22,6 +23,7 @@
 #include "api/security_notices.hpp"
 #include "api/session/session_answers.hpp"
 #include "program/log.hpp"
+#include "authd/second_factor_methods.hpp"
 
 namespace authd::handlers {
 namespace {
@@ -134,17 +136,21 @@ HandlerResult signin_mfa(App& app, const http::Request& request, const RouteCont
   if (!body) return std::unexpected(body.error());
   auto token = required_field(*body, "mfa_token");
   if (!token) return std::unexpected(token.error());
-  // Either {"code"} (TOTP or recovery code) or {"webauthn": credential} (a passkey assertion).
-  const bool by_passkey = body->has("webauthn");
-  std::string code;
-  if (!by_passkey) {
+  // Either {"code"} (TOTP or recovery code) or the answer of a method that
+  // takes one, as the member named as the method: {"webauthn": credential}
+  // (a passkey assertion; second_factor_methods.hpp, verify_answer).
+  SecondFactorProof proof;
+  for (const auto& method : second_factor_methods()) {
+    if (!method->verify_answer || !body->has(method->name)) continue;
+    proof.method = method->name;
+    proof.answer = body->get(method->name);
+    break;
+  }
+  if (proof.method.empty()) {
     auto given = code_field(*body);
     if (!given) return std::unexpected(given.error());
-    code = std::move(*given);
+    proof.code = std::move(*given);
   }
-
-  SecondFactorProof proof{.code = std::move(code), .passkey = {}};
-  if (by_passkey) proof.passkey = body->get("webauthn");
   return sign_in_answer(app, request,
                         sign_in_of(app).with_second_factor(*token, proof, sign_in_client(request), unix_now()));
 }

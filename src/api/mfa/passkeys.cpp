@@ -25,8 +25,6 @@
 namespace authd::handlers {
 namespace {
 
-Passkeys passkeys_of(App& app) { return Passkeys(app.core->store(), app.core->settings().mfa, app.core->tokens()); }
-
 http::Response options_response(Json options) {
   Json body = Json::object();
   body.set("publicKey", std::move(options));
@@ -41,7 +39,7 @@ HandlerResult passkey_register_begin(App& app, const http::Request& request, con
   auto body = optional_json_body(app, request);
   if (!body) return std::unexpected(body.error());
   if (auto allowed = allow_factor_change(app, request, context, *body); !allowed) return std::unexpected(allowed.error());
-  auto options = passkeys_of(app).begin_registration(context.principal->user(), unix_now());
+  auto options = app.core->passkeys().begin_registration(context.principal->user(), unix_now());
   if (!options) return std::unexpected(options.error());
   return options_response(std::move(*options));
 }
@@ -54,7 +52,7 @@ HandlerResult passkey_register_finish(App& app, const http::Request& request, co
   const auto name = body->get_string("name").value_or("passkey");
   if (name.size() > 64) return fail_field("name", "name must be at most 64 characters");
   if (auto allowed = allow_factor_change(app, request, context, *body); !allowed) return std::unexpected(allowed.error());
-  auto registered = passkeys_of(app).finish_registration(user, *body, name, unix_now());
+  auto registered = app.core->passkeys().finish_registration(user, *body, name, unix_now());
   if (!registered) {
     // A refused ceremony is the client's mistake here, not a failed sign-in.
     if (registered.error().code == Errc::mfa_failed) return fail(Errc::invalid_input, registered.error().message);
@@ -75,7 +73,7 @@ HandlerResult passkey_remove(App& app, const http::Request& request, const Route
   auto body = optional_json_body(app, request);
   if (!body) return std::unexpected(body.error());
   if (auto allowed = allow_factor_change(app, request, context, *body); !allowed) return std::unexpected(allowed.error());
-  if (auto removed = passkeys_of(app).remove(user, context.id); !removed) return std::unexpected(removed.error());
+  if (auto removed = app.core->passkeys().remove(user, context.id); !removed) return std::unexpected(removed.error());
   audit(app, request, {.event = "mfa_passkey_removed", .username = user.username, .outcome = "ok",
                        .reason = "every other token ended"});
   notify(app, user, "mfa_removed");
@@ -93,7 +91,7 @@ HandlerResult signin_mfa_webauthn_begin(App& app, const http::Request& request, 
   if (!pending) return std::unexpected(pending.error());
   auto user = app.core->accounts().find(pending->username);
   if (!user || user->id != pending->user_id) return fail(Errc::mfa_failed, "the account of this sign-in no longer exists");
-  auto options = passkeys_of(app).begin_authentication(*user, unix_now());
+  auto options = app.core->passkeys().begin_authentication(*user, unix_now());
   if (!options) return std::unexpected(options.error());
   return options_response(std::move(*options));
 }
@@ -106,7 +104,7 @@ HandlerResult passkey_signin_status(App& app, const http::Request&, const RouteC
 
 HandlerResult passkey_signin_begin(App& app, const http::Request&, const RouteContext&) {
   if (!app.core->settings().mfa.passkey_signin) return fail(Errc::not_configured, "passkey sign-in is off (passkey_signin)");
-  auto options = passkeys_of(app).begin_authentication(std::nullopt, unix_now());
+  auto options = app.core->passkeys().begin_authentication(std::nullopt, unix_now());
   if (!options) return std::unexpected(options.error());
   return options_response(std::move(*options));
 }
@@ -115,7 +113,8 @@ HandlerResult passkey_signin_finish(App& app, const http::Request& request, cons
   if (!app.core->settings().mfa.passkey_signin) return fail(Errc::not_configured, "passkey sign-in is off (passkey_signin)");
   auto body = parse_json_body(app, request);
   if (!body) return std::unexpected(body.error());
-  return sign_in_answer(app, request, sign_in_of(app).with_passkey(*body, sign_in_client(request), unix_now()));
+  return sign_in_answer(app, request,
+                        sign_in_of(app).with_method("webauthn", *body, sign_in_client(request), unix_now()));
 }
 
 }  // namespace authd::handlers

@@ -98,13 +98,6 @@ HandlerResult me(App& app, const http::Request&, const RouteContext& context) {
   return response;
 }
 
-void after_password_change(App& app, const User& user) {
-  if (auto ended = app.core->refresh().end_user(user.id); !ended) {
-    log::warn("cannot end the refresh tokens of a user: " + ended.error().message);
-  }
-  notify(app, user, "password_changed");
-}
-
 HandlerResult change_password(App& app, const http::Request& request, const RouteContext& context) {
   auto body = parse_json_body(app, request);
   if (!body) return std::unexpected(body.error());
@@ -129,7 +122,8 @@ HandlerResult change_password(App& app, const http::Request& request, const Rout
     }
     return std::unexpected(user.error());
   }
-  after_password_change(app, *user);
+  after_password_change(app.core->refresh(), app.core->store(), app.core->settings().mail, *app.mail_templates,
+                        app.core->events(), *user, unix_now());
   audit(app, request, {.event = "password_changed", .username = user->username, .outcome = "ok",
                        .reason = "every other token ended"});
   Json shown = Json::object();

@@ -1,6 +1,6 @@
 // What the session group gives the other groups: the answers that start a
 // session (token_response, sign_in_answer, the cookies), the sign-up answer's
-// user object, and what follows a password change.
+// user object.
 #pragma once
 
 #include <cstdint>
@@ -17,13 +17,6 @@ namespace authd::handlers {
 // The user object of the sign-up answer (the spec's shape: __v, _id, acl,
 // password (the stored hash), role, username).
 Json signup_user_json(const User& user);
-
-// What follows every password change (PUT /me/password, POST /password/reset),
-// after the change's own write ended the user's access tokens (token
-// generation + 1) and pending links: the user's refresh families end and the
-// password_changed notice goes out (notify). A failure is logged only: the
-// password is changed.
-void after_password_change(App& app, const User& user);
 
 // The answer of every successful sign-in (password or third party): the
 // token as cookie `auth`, header `token` and body field `token`. `amr`: how

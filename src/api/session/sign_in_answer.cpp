@@ -1,15 +1,12 @@
 // The HTTP side of the sign-in use case (authd/sign_in.hpp): what a request
-// tells it (address, request id, device cookie, User-Agent), what authd does
-// with its reports (counters, log, mail sender), and its answer as HTTP:
+// tells it (address, request id, device cookie, User-Agent) and its answer
+// as HTTP (its reports go to the core's events: src/app.cpp):
 // 200 {token, user:{acl, username}} with the session's cookies, or the
 // 401 MFA Required challenge (http/error_mapping.cpp).
 #include "authd/clock.hpp"
 #include "api/session/routes.hpp"
 #include "api/session/session_answers.hpp"
 #include "http/query.hpp"
-#include "program/log.hpp"
-#include "serving/mail_sender.hpp"
-#include "serving/metrics.hpp"
 
 namespace authd::handlers {
 namespace {
@@ -17,16 +14,6 @@ namespace {
 // The device cookie (OWASP "device cookies", lib/accounts/throttle.cpp): with
 // it, that browser is never locked out by failures others send for the same name.
 constexpr std::string_view kDeviceCookie = "authd_device";
-
-class AuthdReports final : public SignInObserver {
- public:
-  void password_outcome(std::string_view outcome) override {
-    if (outcome == "throttled") metrics::throttled();
-    metrics::signin(outcome);
-  }
-  void warning(std::string_view message) override { log::warn(message); }
-  void mail_queued() override { mail_sender::wake(); }
-};
 
 std::string device_cookie(const App& app, const http::Request& request, std::string_view token,
                           std::chrono::seconds ttl) {
@@ -38,10 +25,7 @@ std::string device_cookie(const App& app, const http::Request& request, std::str
 
 }  // namespace
 
-SignIn sign_in_of(const App& app) {
-  static AuthdReports reports;  // stateless: one for every thread
-  return SignIn(*app.core, app.mail_templates.get(), &reports);
-}
+SignIn sign_in_of(const App& app) { return SignIn(*app.core, app.mail_templates.get()); }
 
 void give_device_cookie(const App& app, const http::Request& request, http::Response& response, const User& user) {
   const SignIn sign_in = sign_in_of(app);

@@ -13,7 +13,6 @@
 #include "api/session/routes.hpp"
 #include "api/session/session_answers.hpp"
 #include "program/log.hpp"
-#include "serving/mail_sender.hpp"
 
 namespace authd::handlers {
 
@@ -54,8 +53,7 @@ HandlerResult signup(App& app, const http::Request& request, const RouteContext&
   // queued (token and message in one transaction). The sign-up stands either way.
   if (auto sent = app.email_verification->send(*user, user->email, unix_now()); !sent) {
     log::warn("cannot queue the verification mail of a new account: " + sent.error().message);
-  } else if (*sent == "queued") {
-    mail_sender::wake();
+  } else if (*sent == MailOutcome::queued) {
     audit(app, request, {.event = "email_verify_requested", .username = user->username, .outcome = "ok",
                          .reason = "sign-up"});
   }

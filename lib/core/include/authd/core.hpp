@@ -10,6 +10,9 @@
 //   loader.load(file, optional, env);             // validates everything, once
 //   auto core = authd::Core::open(settings);      // opens the store, loads the key
 //
+// (Core::open(settings, events) with an observer of its side effects,
+// authd/events.hpp: the mail sender, the log and metrics subscribe there)
+//
 // or, reading authd's own configuration exactly as authd does:
 //
 //   auto core = authd::Core::from_environment();
@@ -28,6 +31,7 @@
 #include "authd/accounts.hpp"
 #include "authd/audit.hpp"
 #include "authd/error.hpp"
+#include "authd/events.hpp"
 #include "authd/guard.hpp"
 #include "authd/invitations.hpp"
 #include "authd/mail.hpp"
@@ -36,6 +40,7 @@
 #include "authd/oauth_config.hpp"
 #include "authd/oidc_clients.hpp"
 #include "authd/oidc_settings.hpp"
+#include "authd/passkeys.hpp"
 #include "authd/password.hpp"
 #include "authd/records.hpp"
 #include "authd/refresh.hpp"
@@ -46,6 +51,7 @@
 #include "authd/store_backends.hpp"
 #include "authd/throttle.hpp"
 #include "authd/token.hpp"
+#include "authd/user_admin.hpp"
 
 namespace authd {
 
@@ -94,12 +100,14 @@ class CoreSettingsTables {
 
 class Core {
  public:
-  // Opens the store and loads (or creates) the signing key. Errors: config, io.
-  static Result<std::unique_ptr<Core>> open(CoreSettings settings);
+  // Opens the store and loads (or creates) the signing key. `events` hears
+  // of the side effects of every service Core builds (authd/events.hpp); it
+  // must outlive the Core. Errors: config, io.
+  static Result<std::unique_ptr<Core>> open(CoreSettings settings, Events& events = no_events());
   // The same over `running`'s store when `settings` name the same database
   // (same_database): a reload builds the next Core while the running one
-  // still serves, and LMDB must not be opened twice in one process. The
-  // store's other settings (map_size_mb, sync_writes, database_pool_size...)
+  // still serves, and LMDB must not be opened twice in one process. It
+  // tells `running`'s events observer. The store's other settings (map_size_mb, sync_writes, database_pool_size...)
   // then stay as they were until the next start.
   static Result<std::unique_ptr<Core>> open(CoreSettings settings, const Core& running);
   // Whether the two settings name the same store: backend, state directory
@@ -155,6 +163,12 @@ class Core {
   RefreshTokens& refresh() noexcept { return refresh_; }
   // Second factors (lib/mfa): TOTP, recovery codes, passkeys, mfa_token.
   SecondFactors& mfa() noexcept { return mfa_; }
+  // The passkey ceremonies (WebAuthn): registration, removal, assertions.
+  Passkeys& passkeys() noexcept { return passkeys_; }
+  // Operator and admin changes of accounts, audited (authctl, /admin/users).
+  UserAdmin& user_admin() noexcept { return user_admin_; }
+  // The observer given to open(): what the services tell the program.
+  Events& events() const noexcept { return events_; }
   // The applications signing in through authd (authd as OpenID provider).
   OidcClients& oidc_clients() noexcept { return oidc_clients_; }
   // The ID-token signing keys (oidc_provider = true), else nullptr.
@@ -168,8 +182,8 @@ class Core {
 
  private:
   Core(CoreSettings settings, std::shared_ptr<Store> store, TokenService tokens, std::unique_ptr<AuditLog> audit,
-       std::shared_ptr<KeyRing> id_token_ring);
-  static Result<std::unique_ptr<Core>> open(CoreSettings settings, std::shared_ptr<Store> store);
+       std::shared_ptr<KeyRing> id_token_ring, Events& events);
+  static Result<std::unique_ptr<Core>> open(CoreSettings settings, std::shared_ptr<Store> store, Events& events);
 
   CoreSettings settings_;
   std::shared_ptr<Store> store_;  // shared with the Core a reload replaces (open(settings, running))
@@ -186,6 +200,9 @@ class Core {
   std::map<std::string, std::unique_ptr<OAuthClient>, std::less<>> oauth_clients_;
   std::unique_ptr<AuditLog> audit_;
   std::shared_ptr<KeyRing> id_token_ring_;
+  Passkeys passkeys_;
+  UserAdmin user_admin_;
+  Events& events_;
 };
 
 }  // namespace authd

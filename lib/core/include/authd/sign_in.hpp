@@ -1,5 +1,5 @@
 // Signing a user in: the one use case behind POST /signin, POST /signin/mfa,
-// POST /signin/passkey/finish and GET /oauth, for any program that links
+// POST /signin/passkey/finish (with_method "webauthn") and GET /oauth, for any program that links
 // libauthd (no HTTP here: cookies, headers and bodies are the caller's).
 //
 //   authd::SignIn sign_in(*core);
@@ -40,6 +40,7 @@
 
 #include "authd/authorization.hpp"
 #include "authd/error.hpp"
+#include "authd/events.hpp"
 #include "authd/json.hpp"
 #include "authd/refresh.hpp"
 #include "authd/user.hpp"
@@ -60,11 +61,14 @@ struct SignInClient {
   std::string user_agent{};    // summarised in a new-device notice ("" = unknown browser)
 };
 
-// A second factor given for a pending sign-in: a TOTP or recovery code, or
-// a passkey assertion (the WebAuthn credential as JSON).
+// A second factor given for a pending sign-in: a typed code (TOTP,
+// recovery), or the answer of the method named `method` (a passkey
+// assertion for "webauthn": the WebAuthn credential as JSON; the methods
+// that take answers: second_factor_methods.hpp, verify_answer).
 struct SecondFactorProof {
   std::string code{};
-  std::optional<Json> passkey{};
+  std::string method{};  // "" = `code`
+  std::optional<Json> answer{};
 };
 
 // An access token and, with refresh_token_ttl, the refresh family it names (`sid`).
@@ -93,23 +97,13 @@ struct SecondFactorDue {
 
 using SignInOutcome = std::variant<SignedIn, SecondFactorDue>;
 
-// What a sign-in tells its program besides the outcome. Every member has a
-// default that does nothing.
-class SignInObserver {
- public:
-  virtual ~SignInObserver() = default;
-  // A password sign-in ended: ok, failed, throttled, refused (authd: authd_signins_total).
-  virtual void password_outcome(std::string_view) {}
-  // Something for the operator's log (never a secret).
-  virtual void warning(std::string_view) {}
-  // A mail was queued in the outbox (authd wakes its sender).
-  virtual void mail_queued() {}
-};
-
 class SignIn {
  public:
-  // `templates`: the mail templates of notices; nullptr sends none.
-  explicit SignIn(Core& core, const mail::Templates* templates = nullptr, SignInObserver* observer = nullptr);
+  // `templates`: the mail templates of notices; nullptr sends none. What a
+  // sign-in tells its program besides the outcome (a password sign-in's
+  // outcome, warnings, a queued notice) goes to the core's events observer
+  // (Core::open, authd/events.hpp).
+  explicit SignIn(Core& core, const mail::Templates* templates = nullptr);
 
   // Username and password. Errors: invalid_login (one error for a wrong
   // password and an unknown user; throttled past the thresholds), throttled
@@ -121,9 +115,11 @@ class SignIn {
   // expired token, wrong code or assertion), throttled, invalid_input.
   Result<SignInOutcome> with_second_factor(std::string_view mfa_token, const SecondFactorProof& proof,
                                            const SignInClient& client, std::int64_t now);
-  // A password-less sign-in with a passkey (passkey_signin). Errors:
-  // not_configured, mfa_failed, email_not_verified.
-  Result<SignInOutcome> with_passkey(const Json& credential, const SignInClient& client, std::int64_t now);
+  // A sign-in by the answer of a method that signs in alone (a
+  // password-less "webauthn" passkey assertion, passkey_signin): the method
+  // names the user. Errors: not_configured, mfa_failed, email_not_verified.
+  Result<SignInOutcome> with_method(std::string_view method, const Json& answer, const SignInClient& client,
+                                    std::int64_t now);
   // An identity a provider vouched for (OAuthClient::complete): the linked
   // local account, created or updated. With mfa_for_oauth a second factor is
   // asked. Errors: as Accounts::sign_in_external, email_not_verified.
@@ -157,7 +153,7 @@ class SignIn {
 
   Core& core_;
   const mail::Templates* templates_;
-  SignInObserver* observer_;
+  Events& events_;
 };
 
 }  // namespace authd
