@@ -25,7 +25,10 @@ SOURCE_SUFFIXES = ('.cpp', '.hpp', '.h', '.cc')
 def read_order(lib):
     """lib/modules.txt -> {module: level}, [levels]."""
     levels = []
-    with open(os.path.join(lib, 'modules.txt'), encoding='utf-8') as f:
+    path = os.path.join(lib, 'modules.txt')
+    if not os.path.isfile(path):
+        sys.exit(f'{path}: missing (the module order): wrong ROOT?')
+    with open(path, encoding='utf-8') as f:
         for raw in f:
             line = raw.split('#', 1)[0].split()
             if line:

@@ -5,7 +5,7 @@
 #include <mutex>
 
 #include "authd/second_factor_methods.hpp"
-#include "mfa/builtin_methods.hpp"
+#include "builtin_methods.hpp"
 
 namespace authd {
 namespace {

@@ -14,7 +14,7 @@
 #include "authd/core.hpp"
 #include "authd/mail.hpp"
 #include "authd/sign_in.hpp"
-#include "crypto/totp.hpp"
+#include "authd/totp.hpp"
 #include "fixtures.hpp"
 #include "test_support.hpp"
 
