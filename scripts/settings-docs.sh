@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The settings reference is generated from the settings tables (the one source;
-# lib/include/authd/settings.hpp) by `authd --print-config=FORMAT`:
+# lib/settings/include/authd/settings.hpp) by `authd --print-config=FORMAT`:
 #   conf/authd.conf          whole (every setting commented out with its default)
 #   docs/configuration.md    between <!-- BEGIN/END GENERATED SETTINGS --> markers
 #   man/authd.conf.5         the SETTINGS section, between .\" BEGIN/END GENERATED SETTINGS

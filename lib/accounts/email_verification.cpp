@@ -1,8 +1,8 @@
 #include "authd/email_verification.hpp"
 
-#include "accounts/hourly_limit.hpp"
-#include "accounts/mailed_link.hpp"
-#include "accounts/username_index.hpp"
+#include "hourly_limit.hpp"
+#include "mailed_link.hpp"
+#include "authd/username_index.hpp"
 #include "authd/crypto.hpp"
 #include "authd/password_reset.hpp"
 

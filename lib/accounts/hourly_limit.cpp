@@ -1,4 +1,4 @@
-#include "accounts/hourly_limit.hpp"
+#include "hourly_limit.hpp"
 
 #include <cstdlib>
 #include <string>

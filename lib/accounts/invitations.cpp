@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <optional>
 
-#include "accounts/mailed_link.hpp"
-#include "accounts/username_index.hpp"
+#include "mailed_link.hpp"
+#include "authd/username_index.hpp"
 #include "authd/crypto.hpp"
 #include "authd/json.hpp"
 #include "authd/password_reset.hpp"

@@ -1,6 +1,6 @@
-#include "accounts/mailed_link.hpp"
+#include "mailed_link.hpp"
 
-#include "accounts/hourly_limit.hpp"
+#include "hourly_limit.hpp"
 #include "authd/crypto.hpp"
 #include "authd/json.hpp"
 

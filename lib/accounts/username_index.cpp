@@ -1,4 +1,4 @@
-#include "accounts/username_index.hpp"
+#include "authd/username_index.hpp"
 
 #include <vector>
 

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "authd/crypto.hpp"
-#include "crypto/openssl_handles.hpp"
+#include "openssl_handles.hpp"
 
 namespace authd::crypto {
 namespace {

@@ -1,10 +1,10 @@
-#include "crypto/ecdsa_signature.hpp"
+#include "ecdsa_signature.hpp"
 
 #include <openssl/bn.h>
 #include <openssl/crypto.h>
 #include <openssl/ecdsa.h>
 
-#include "crypto/openssl_handles.hpp"
+#include "openssl_handles.hpp"
 
 namespace authd::crypto {
 namespace {

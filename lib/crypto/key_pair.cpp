@@ -9,8 +9,8 @@
 #include <openssl/pem.h>
 
 #include "authd/crypto.hpp"
-#include "crypto/ecdsa_signature.hpp"
-#include "crypto/openssl_handles.hpp"
+#include "ecdsa_signature.hpp"
+#include "openssl_handles.hpp"
 
 namespace authd::crypto {
 

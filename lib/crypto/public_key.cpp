@@ -5,8 +5,8 @@
 #include <openssl/param_build.h>
 
 #include "authd/crypto.hpp"
-#include "crypto/ecdsa_signature.hpp"
-#include "crypto/openssl_handles.hpp"
+#include "ecdsa_signature.hpp"
+#include "openssl_handles.hpp"
 
 namespace authd::crypto {
 

@@ -1,4 +1,4 @@
-#include "crypto/totp.hpp"
+#include "authd/totp.hpp"
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>

@@ -3,7 +3,7 @@
 #include <memory>
 #include <optional>
 
-#include "mfa/cbor.hpp"
+#include "cbor.hpp"
 
 namespace authd::cbor {
 

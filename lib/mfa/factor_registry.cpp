@@ -8,7 +8,7 @@
 
 #include "authd/mfa.hpp"
 #include "authd/second_factor_methods.hpp"
-#include "mfa/builtin_methods.hpp"
+#include "builtin_methods.hpp"
 
 namespace authd {
 namespace {

@@ -5,8 +5,8 @@
 #include "authd/crypto.hpp"
 #include "authd/mfa.hpp"
 #include "authd/second_factor_methods.hpp"
-#include "crypto/totp.hpp"
-#include "mfa/builtin_methods.hpp"
+#include "authd/totp.hpp"
+#include "builtin_methods.hpp"
 
 namespace authd {
 namespace {

@@ -6,8 +6,8 @@
 
 #include "authd/crypto.hpp"
 #include "authd/second_factor_methods.hpp"
-#include "mfa/builtin_methods.hpp"
-#include "mfa/webauthn.hpp"
+#include "builtin_methods.hpp"
+#include "webauthn.hpp"
 
 namespace authd {
 namespace {

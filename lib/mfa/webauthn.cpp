@@ -1,6 +1,6 @@
-#include "mfa/webauthn.hpp"
+#include "webauthn.hpp"
 
-#include "mfa/cbor.hpp"
+#include "cbor.hpp"
 #include "authd/crypto.hpp"
 #include "authd/json.hpp"
 

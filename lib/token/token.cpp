@@ -10,7 +10,7 @@
 
 #include "authd/crypto.hpp"
 #include "authd/json.hpp"
-#include "token/verified_cache.hpp"
+#include "verified_cache.hpp"
 
 namespace authd {
 namespace {

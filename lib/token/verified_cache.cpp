@@ -1,4 +1,4 @@
-#include "token/verified_cache.hpp"
+#include "verified_cache.hpp"
 
 namespace authd::token_detail {
 

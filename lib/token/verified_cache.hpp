@@ -16,7 +16,7 @@
 #include <string_view>
 
 #include "authd/token.hpp"
-#include "cache/sharded_string_map.hpp"
+#include "authd/sharded_string_map.hpp"
 
 namespace authd::token_detail {
 

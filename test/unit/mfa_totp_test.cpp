@@ -9,7 +9,7 @@
 #include "authd/guard.hpp"
 #include "authd/mfa.hpp"
 #include "authd/refresh.hpp"
-#include "crypto/totp.hpp"
+#include "authd/totp.hpp"
 #include "test_support.hpp"
 
 namespace authd {

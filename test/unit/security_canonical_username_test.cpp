@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "accounts/username_index.hpp"
+#include "authd/username_index.hpp"
 #include "authd/accounts.hpp"
 #include "test_support.hpp"
 

@@ -15,7 +15,7 @@
 #include "authd/mail.hpp"
 #include "authd/second_factor_methods.hpp"
 #include "authd/sign_in.hpp"
-#include "crypto/totp.hpp"
+#include "authd/totp.hpp"
 #include "fixtures.hpp"
 #include "test_support.hpp"
 

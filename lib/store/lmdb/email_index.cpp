@@ -1,8 +1,8 @@
-#include "store/lmdb/email_index.hpp"
+#include "email_index.hpp"
 
 #include <optional>
 
-#include "store/lmdb/user_codec.hpp"
+#include "user_codec.hpp"
 
 namespace authd::lmdb::email_index {
 

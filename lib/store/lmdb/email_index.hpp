@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "store/lmdb/lmdb_txn.hpp"
+#include "lmdb_txn.hpp"
 
 namespace authd::lmdb::email_index {
 

@@ -12,7 +12,7 @@
 
 #include "authd/private_file.hpp"
 #include "authd/store_backends.hpp"
-#include "store/lmdb/lmdb_txn.hpp"
+#include "lmdb_txn.hpp"
 
 namespace authd {
 namespace lmdb {

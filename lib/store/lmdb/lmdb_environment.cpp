@@ -7,8 +7,8 @@
 #include <cstring>
 #include <utility>
 
-#include "store/lmdb/email_index.hpp"
-#include "store/lmdb/lmdb_txn.hpp"
+#include "email_index.hpp"
+#include "lmdb_txn.hpp"
 
 namespace authd::lmdb {
 namespace {

@@ -12,10 +12,10 @@
 
 #include "authd/clock.hpp"
 #include "authd/text.hpp"
-#include "store/lmdb/email_index.hpp"
-#include "store/lmdb/lmdb_txn.hpp"
-#include "store/lmdb/snapshot_cache.hpp"
-#include "store/lmdb/user_codec.hpp"
+#include "email_index.hpp"
+#include "lmdb_txn.hpp"
+#include "snapshot_cache.hpp"
+#include "user_codec.hpp"
 
 namespace authd {
 namespace lmdb {

@@ -18,7 +18,7 @@
 #include <optional>
 #include <string_view>
 
-#include "cache/sharded_string_map.hpp"
+#include "authd/sharded_string_map.hpp"
 
 namespace authd::lmdb {
 

@@ -1,4 +1,4 @@
-#include "store/lmdb/user_codec.hpp"
+#include "user_codec.hpp"
 
 #include <cstdint>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "store/postgres/connection.hpp"
+#include "connection.hpp"
 
 #include <poll.h>
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "authd/error.hpp"
-#include "store/postgres/libpq_handles.hpp"
+#include "libpq_handles.hpp"
 
 namespace authd::pg {
 

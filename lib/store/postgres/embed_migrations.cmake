@@ -22,7 +22,7 @@ foreach(file IN LISTS MIGRATIONS)
   math(EXPR index "${index} + 1")
 endforeach()
 file(WRITE ${OUTPUT}.tmp "// Generated from lib/store/postgres/migrations/*.sql by embed_migrations.cmake.
-#include \"store/postgres/migrations.hpp\"
+#include \"migrations.hpp\"
 
 namespace authd::pg {
 namespace {

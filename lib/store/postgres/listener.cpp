@@ -1,4 +1,4 @@
-#include "store/postgres/listener.hpp"
+#include "listener.hpp"
 
 #include <poll.h>
 #include <sys/eventfd.h>

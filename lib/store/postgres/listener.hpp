@@ -12,7 +12,7 @@
 #include <string_view>
 #include <thread>
 
-#include "store/postgres/connection.hpp"
+#include "connection.hpp"
 
 namespace authd::pg {
 

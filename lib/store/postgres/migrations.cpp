@@ -1,4 +1,4 @@
-#include "store/postgres/migrations.hpp"
+#include "migrations.hpp"
 
 #include <set>
 #include <string>

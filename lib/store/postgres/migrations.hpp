@@ -6,7 +6,7 @@
 #include <span>
 #include <string_view>
 
-#include "store/postgres/connection.hpp"
+#include "connection.hpp"
 
 namespace authd::pg {
 

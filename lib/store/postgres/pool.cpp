@@ -1,8 +1,8 @@
-#include "store/postgres/pool.hpp"
+#include "pool.hpp"
 
 #include <algorithm>
 
-#include "store/postgres/migrations.hpp"
+#include "migrations.hpp"
 
 namespace authd::pg {
 namespace {

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "authd/error.hpp"
-#include "store/postgres/connection.hpp"
+#include "connection.hpp"
 
 namespace authd::pg {
 

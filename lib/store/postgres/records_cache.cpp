@@ -1,4 +1,4 @@
-#include "store/postgres/records_cache.hpp"
+#include "records_cache.hpp"
 
 namespace authd::pg {
 

@@ -20,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-#include "cache/sharded_string_map.hpp"
+#include "authd/sharded_string_map.hpp"
 
 namespace authd::pg {
 

@@ -4,12 +4,12 @@
 #include <thread>
 
 #include "authd/postgres_store.hpp"
-#include "store/postgres/listener.hpp"
-#include "store/postgres/records_cache.hpp"
-#include "store/postgres/pool.hpp"
-#include "store/postgres/txn.hpp"
-#include "store/postgres/user_cache.hpp"
-#include "store/postgres/user_row.hpp"
+#include "listener.hpp"
+#include "records_cache.hpp"
+#include "pool.hpp"
+#include "txn.hpp"
+#include "user_cache.hpp"
+#include "user_row.hpp"
 
 namespace authd {
 namespace {

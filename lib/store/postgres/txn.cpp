@@ -1,9 +1,9 @@
-#include "store/postgres/txn.hpp"
+#include "txn.hpp"
 
 #include <algorithm>
 #include <limits>
 
-#include "store/postgres/user_row.hpp"
+#include "user_row.hpp"
 
 namespace authd::pg {
 namespace {

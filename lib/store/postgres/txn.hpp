@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "authd/store.hpp"
-#include "store/postgres/connection.hpp"
-#include "store/postgres/records_cache.hpp"
+#include "connection.hpp"
+#include "records_cache.hpp"
 
 namespace authd::pg {
 

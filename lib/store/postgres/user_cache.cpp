@@ -1,4 +1,4 @@
-#include "store/postgres/user_cache.hpp"
+#include "user_cache.hpp"
 
 namespace authd::pg {
 

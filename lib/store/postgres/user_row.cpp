@@ -1,4 +1,4 @@
-#include "store/postgres/user_row.hpp"
+#include "user_row.hpp"
 
 #include "authd/roles.hpp"
 

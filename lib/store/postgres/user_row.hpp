@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "authd/user.hpp"
-#include "store/postgres/connection.hpp"
+#include "connection.hpp"
 
 namespace authd::pg {
 

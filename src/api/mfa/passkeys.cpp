@@ -1,4 +1,4 @@
-// Passkeys (WebAuthn; lib/include/authd/passkeys.hpp). Options come back as
+// Passkeys (WebAuthn; lib/mfa/include/authd/passkeys.hpp). Options come back as
 // {"publicKey": {...}} with binary members base64url-encoded; the pages
 // (www/assets/passkeys.js) decode them for navigator.credentials and encode
 // the credential back.

@@ -28,7 +28,7 @@ struct User {
   std::int64_t created_at = 0;
   std::int64_t updated_at = 0;
   std::vector<std::string> links;  // third-party identities ("provider:subject") linked to it
-  // Token lifecycle (see lib/include/authd/revocation.hpp). Carried in the
+  // Token lifecycle (see authd/revocation.hpp, lib/accounts/). Carried in the
   // record the guard loads anyway, so the checks cost no extra store read.
   std::int64_t token_generation = 0;  // tokens carry it as `gen`; +1 ends every token of the user
   std::int64_t last_revocation = 0;   // Unix time of the latest single-token sign-out (0 = never)

@@ -1,4 +1,4 @@
-// Internal to lib/: usernames are unique under a canonical form, and sign-in
+// Usernames are unique under a canonical form, and sign-in
 // finds an account by it, while the account keeps (and every response shows)
 // the name as registered. The allowed characters are ASCII only
 // (is_username_char), so the canonical form is ASCII lower case; Unicode
@@ -7,7 +7,8 @@
 // The index lives in the store's entries, namespace "username": canonical
 // form -> registered name. Every write that adds or removes a user goes
 // through claim/release in the same transaction, so the index and the users
-// never disagree; stores from before the index get it built once at start.
+// never disagree; stores from before the index get it built once at start
+// (by the Core: hence a public header of lib/accounts/).
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// Internal to lib/: what the in-process caches share, written once.
+// lib/cache/: what the in-process caches share, written once.
 //  - StringMap: string keys looked up by std::string_view without a copy
 //    (a transparent hash);
 //  - ShardedStringMap: such maps spread over shards, each with its own mutex,

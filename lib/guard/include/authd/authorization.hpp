@@ -5,14 +5,10 @@
 #include <string>
 #include <string_view>
 
+#include "authd/credentials.hpp"
 #include "authd/error.hpp"
 
 namespace authd {
-
-struct BasicCredentials {
-  std::string username;
-  std::string password;
-};
 
 // "Basic <base64(user:pass)>"; the scheme is case-insensitive. The user-id
 // may not be empty nor contain ':' (RFC 7617); the password may contain ':'.

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <string>
 
-#include "authd/authorization.hpp"
+#include "authd/credentials.hpp"
 #include "authd/error.hpp"
 #include "authd/events.hpp"
 #include "authd/json.hpp"

@@ -1,6 +1,6 @@
 #include "authd/transfer.hpp"
 
-#include "accounts/username_index.hpp"
+#include "authd/username_index.hpp"
 
 #include <algorithm>
 #include <cctype>
