@@ -16,7 +16,8 @@
 # tokenIntrospection): another client's tokens (inactive, not revoked),
 # garbage, a wrong secret, a public client introspecting, GET, JSON, another
 # site's form; a used refresh token revoking its family; tokens of a user
-# signed out everywhere or deleted.
+# signed out everywhere or deleted; a resource server (oidc_introspection_clients)
+# sees every client's tokens but a removed client's, and revokes none.
 source "$(dirname "$0")/harness.sh"
 export AUTHD_OIDC_PROVIDER=true AUTHD_REFRESH_TOKEN_TTL=3600
 AUDIT_DIR=$(mktemp -d)
@@ -141,7 +142,13 @@ expect_status 400 "another client's refresh token is refused"
 # RFC 7009 and RFC 7662 through openid-client's tokenRevocation and
 # tokenIntrospection; curl for what a relying party library never sends.
 rp_token() { rp "$1" "$BASE_URL" "$2" "$3" "$4" - "${@:5}"; }  # revoke|introspect CLIENT SECRET|- AUTH TOKEN [HINT]
-introspected() { rp_token introspect "$@" | jq -r '.active'; }  # CLIENT SECRET AUTH TOKEN [HINT] -> true|false|null
+# The many yes/no checks by curl (a node start each would cost seconds):
+introspected() {  # CLIENT SECRET basic|post TOKEN [HINT] -> true|false|the error
+  local -a auth=(-u "$1:$2")
+  [[ $3 == post ]] && auth=(--data-urlencode "client_id=$1" --data-urlencode "client_secret=$2")
+  http POST /introspect "${auth[@]}" --data-urlencode "token=$4" ${5:+--data-urlencode "token_type_hint=$5"}
+  [[ $STATUS == 200 ]] && jq -r .active <<<"$BODY" || echo "status $STATUS"
+}
 step "introspection: the client's own tokens, active, with their claims"
 code_flow "$WIKI" "$WIKI_SECRET" basic "openid profile offline_access"
 W_ACCESS=$(jq -r .access_token <<<"$FLOW"); W_USED=$(jq -r .refresh_token <<<"$FLOW")
@@ -194,6 +201,30 @@ http POST /introspect --data-urlencode "client_id=$APP" --data-urlencode "token=
 expect_status 401 "a public client cannot introspect"
 expect_eq "Wiki's tokens survived all of it" "true true" \
   "$(introspected "$WIKI" "$WIKI_SECRET" basic "$W_ACCESS") $(introspected "$WIKI" "$WIKI_SECRET" basic "$W_REFRESH")"
+
+step "a resource server (oidc_introspection_clients) introspects every client's tokens"
+OUT=$(authctl client add Api --redirect-uri "$CB" --scope openid 2>/dev/null)
+API=$(sed -n 's/^client_id: //p' <<<"$OUT"); API_SECRET=$(sed -n 's/^client_secret: //p' <<<"$OUT")
+OUT=$(authctl client add Gone --first-party --redirect-uri "$CB" --scope openid 2>/dev/null)
+GONE=$(sed -n 's/^client_id: //p' <<<"$OUT"); GONE_SECRET=$(sed -n 's/^client_secret: //p' <<<"$OUT")
+[[ -n $API_SECRET && -n $GONE_SECRET ]] || fail "two more clients registered"
+expect_eq "not named yet: Wiki's token is inactive for Api" false "$(introspected "$API" "$API_SECRET" basic "$W_ACCESS")"
+authd_stop
+export AUTHD_OIDC_INTROSPECTION_CLIENTS="$API"
+authd_start || fail "authd restarts with oidc_introspection_clients"
+OUT=$(rp_token introspect "$API" "$API_SECRET" basic "$W_ACCESS")
+expect_eq "Api: Wiki's access token, active, Wiki's" "true $WIKI $WIKI alice" \
+  "$(jq -r '"\(.active) \(.client_id) \(.aud) \(.username)"' <<<"$OUT")"
+expect_eq "Api: Wiki's refresh token, active" "true $WIKI" \
+  "$(rp_token introspect "$API" "$API_SECRET" post "$W_REFRESH" refresh_token | jq -r '"\(.active) \(.client_id)"')"
+expect_eq "Forum still sees only its own" false "$(introspected "$FORUM" "$FORUM_SECRET" basic "$W_ACCESS")"
+expect_eq "Api revokes nothing of Wiki's: 200" true "$(rp_token revoke "$API" "$API_SECRET" basic "$W_ACCESS" | jq -r .revoked)"
+expect_eq "Wiki's access token still active" true "$(introspected "$WIKI" "$WIKI_SECRET" basic "$W_ACCESS")"
+code_flow "$GONE" "$GONE_SECRET" basic openid
+G_ACCESS=$(jq -r .access_token <<<"$FLOW")
+expect_eq "Api: Gone's access token, active" true "$(introspected "$API" "$API_SECRET" basic "$G_ACCESS")"
+authctl client remove "$GONE" >/dev/null 2>&1 || fail "authctl client remove Gone"
+expect_eq "Gone removed: its access token inactive for Api" false "$(introspected "$API" "$API_SECRET" basic "$G_ACCESS")"
 
 step "revocation: the client's own access token, then a member of its refresh family"
 expect_eq "revoked (token_type_hint unknown to the RFC: ignored)" true \

@@ -11,8 +11,9 @@
 //     body once the client is authenticated (§2.2: no oracle).
 //   POST /introspect  application/x-www-form-urlencoded token[&token_type_hint]
 //     confidential clients only (client_secret_basic, client_secret_post).
-//     A client introspects the tokens issued to it; any other token is
-//     {"active":false}, as is anything expired, revoked, malformed, of a
+//     A client introspects the tokens issued to it, a client named in
+//     oidc_introspection_clients (a resource server) every client's; any
+//     other token is {"active":false}, as is anything expired, revoked, malformed, of a
 //     removed client, of a deleted or re-created user, or of a user whose
 //     sessions ended (sign-out everywhere, password change, an operator's
 //     sign-out). Active: active, scope, client_id, username, token_type, exp,
@@ -41,23 +42,31 @@ bool not_a_token(const Error& error) {
          error.code == Errc::no_credentials;
 }
 
+std::string claim(const TokenClaims& claims, std::string_view name) {
+  const auto found = claims.extra.find(name);
+  return found == claims.extra.end() ? std::string() : found->second;
+}
+
 // A live access token issued to an OpenID client: checked as /userinfo
 // checks it (signature, exp, user re-read, revocation, generation). nullopt
-// when it is none of that. Its client is still registered when it is the
-// caller's (the caller just authenticated), the only case either route acts on.
-Result<std::optional<Principal>> live_access_token(App& app, std::string_view token, std::int64_t now) {
+// when it is none of that. `of_client`: the token must be that client's (the
+// caller, which just authenticated: registered); "" takes any client's that
+// is still registered (a resource server introspecting).
+Result<std::optional<Principal>> live_access_token(App& app, std::string_view token, std::int64_t now,
+                                                   std::string_view of_client) {
   if (token.find_first_of(" \t,") != std::string_view::npos) return std::nullopt;
   auto principal = app.core->guard().check_client_token("Bearer " + std::string(token), now);
   if (!principal) {
     if (not_a_token(principal.error())) return std::nullopt;
     return std::unexpected(principal.error());
   }
+  if (!of_client.empty()) {
+    if (claim(principal->claims(), kClientIdClaim) != of_client) return std::nullopt;
+  } else if (auto live = oidc::client_still_registered(app, principal->claims()); !live) {
+    if (not_a_token(live.error())) return std::nullopt;
+    return std::unexpected(live.error());
+  }
   return std::optional<Principal>(std::move(*principal));
-}
-
-std::string claim(const TokenClaims& claims, std::string_view name) {
-  const auto found = claims.extra.find(name);
-  return found == claims.extra.end() ? std::string() : found->second;
 }
 
 http::Response no_store(http::Response response) {
@@ -89,9 +98,9 @@ Result<void> revoke_token(App& app, const http::Request& request, const OidcClie
     return ended;
   };
   auto access = [&]() -> Result<bool> {
-    auto live = live_access_token(app, looked.token, now);
+    auto live = live_access_token(app, looked.token, now, client.id);
     if (!live) return std::unexpected(live.error());
-    if (!*live || claim((*live)->claims(), kClientIdClaim) != client.id) return false;
+    if (!*live) return false;
     TokenClaims until = (*live)->claims();
     until.expires_at += app.core->settings().token.leeway.count();
     if (auto done = app.core->revocation().revoke((*live)->user().username, until, now); !done) {
@@ -115,9 +124,11 @@ Json inactive() {
   return body;
 }
 
-// RFC 7662 §2.2: what an active token of `client` is; inactive otherwise.
+// RFC 7662 §2.2: what an active token of `client` (of any client, for a
+// resource server of oidc_introspection_clients) is; inactive otherwise.
 Result<Json> introspect_token(App& app, const http::Request& request, const OidcClient& client, const Looked& looked) {
   const auto now = unix_now();
+  const bool every_client = oidc::has_word(app.core->settings().oidc.introspection_clients, client.id);
   auto refresh = [&]() -> Result<std::optional<Json>> {
     auto info = app.core->refresh().inspect(looked.token, now);
     if (!info) {
@@ -125,7 +136,8 @@ Result<Json> introspect_token(App& app, const http::Request& request, const Oidc
       return std::unexpected(info.error());
     }
     if (info->client_id.empty()) return std::nullopt;  // authd's own session: no client's
-    if (info->client_id != client.id) return Json(inactive());  // the caller's alone: registered
+    // A removed client's families ended with it (end_client_families).
+    if (info->client_id != client.id && !every_client) return Json(inactive());
     Json body = Json::object();
     body.set("active", Json::boolean(true))
         .set("scope", Json::string(info->scope))
@@ -140,21 +152,21 @@ Result<Json> introspect_token(App& app, const http::Request& request, const Oidc
     return std::optional<Json>(std::move(body));
   };
   auto access = [&]() -> Result<std::optional<Json>> {
-    auto live = live_access_token(app, looked.token, now);
+    auto live = live_access_token(app, looked.token, now, every_client ? std::string_view() : client.id);
     if (!live) return std::unexpected(live.error());
     if (!*live) return std::nullopt;
     const auto& claims = (*live)->claims();
-    if (claim(claims, kClientIdClaim) != client.id) return Json(inactive());
+    const std::string issued_to = claim(claims, kClientIdClaim);
     Json body = Json::object();
     body.set("active", Json::boolean(true))
         .set("scope", Json::string(claim(claims, "scope")))
-        .set("client_id", Json::string(client.id))
+        .set("client_id", Json::string(issued_to))
         .set("username", Json::string((*live)->user().username))
         .set("token_type", Json::string("Bearer"))
         .set("exp", Json::integer(claims.expires_at))
         .set("iat", Json::integer(claims.issued_at))
         .set("sub", Json::string(claims.subject))
-        .set("aud", Json::string(client.id))
+        .set("aud", Json::string(issued_to))
         .set("iss", Json::string(app.core->tokens().policy().issuer))
         .set("jti", Json::string(claims.token_id));
     return std::optional<Json>(std::move(body));
