@@ -165,6 +165,57 @@ Result<Refreshed> RefreshTokens::rotate(std::string_view token, std::int64_t now
   return out;
 }
 
+Result<RefreshTokenInfo> RefreshTokens::inspect(std::string_view token, std::int64_t now) const {
+  const auto parts = parse(token);
+  if (!parts) return fail(Errc::invalid_token, "malformed refresh token");
+  RefreshTokenInfo info;
+  auto done = read_value(store_, [&](StoreTxn& txn) -> Result<bool> {
+    auto entry = txn.get_entry(ns_of(parts->user_id), parts->family);
+    if (!entry) return std::unexpected(entry.error());
+    if (!*entry) return false;
+    auto family = decode(**entry, policy_.ttl);
+    if (!family) return fail(Errc::internal, "corrupt refresh entry");
+    if (family->expires_at <= now || family->started_at + policy_.max_age.count() <= now) return false;
+    const auto presented_hex = crypto::to_hex(crypto::sha256(parts->secret));
+    if (!crypto::equal_constant_time(presented_hex, family->secret_hex)) return false;
+    auto user = txn.find_user(family->username);
+    if (!user) {
+      if (user.error().code == Errc::not_found) return false;
+      return std::unexpected(user.error());
+    }
+    if (user->id != parts->user_id) return false;
+    info.user = std::move(*user);
+    info.client_id = family->client_id;
+    info.scope = family->scope;
+    info.started_at = family->started_at;
+    info.expires_at = std::min(family->expires_at, family->started_at + policy_.max_age.count());
+    return true;
+  });
+  if (!done) return std::unexpected(done.error());
+  if (!*done) return fail(Errc::invalid_token, "unknown, expired or used refresh token, or its user is gone");
+  info.family = std::string(parts->family);
+  return info;
+}
+
+Result<bool> RefreshTokens::revoke_for_client(std::string_view token, std::string_view client_id) {
+  const auto parts = parse(token);
+  if (!parts || client_id.empty()) return false;
+  const std::string ns = ns_of(parts->user_id);
+  bool ended = false;
+  auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
+    ended = false;  // the work may run again (a backend's retry)
+    auto entry = txn.get_entry(ns, parts->family);
+    if (!entry) return std::unexpected(entry.error());
+    if (!*entry) return {};
+    auto family = decode(**entry, policy_.ttl);
+    if (!family || family->client_id != client_id) return {};
+    ended = true;
+    return txn.delete_entry(ns, parts->family);
+  });
+  if (!done) return std::unexpected(done.error());
+  return ended;
+}
+
 Result<void> RefreshTokens::end(std::string_view token) {
   const auto parts = parse(token);
   if (!parts) return {};

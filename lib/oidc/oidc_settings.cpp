@@ -15,6 +15,10 @@ std::vector<settings::Setting> oidc_settings(OidcSettings& s) {
                        "The signature of ID tokens: RS256 (every relying party accepts it), ES256 or EdDSA. The "
                        "keys are in `<state_dir>/id-token-keys` (store = lmdb) or the database (store = "
                        "postgresql)."),
+      settings::text("oidc_introspection_clients", s.introspection_clients,
+                     "Space-separated client ids of confidential clients (resource servers) that may introspect "
+                     "the tokens of every client at POST /introspect; any other client introspects only the "
+                     "tokens issued to it, and another client's are {\"active\":false} to it. Empty by default."),
   });
 }
 

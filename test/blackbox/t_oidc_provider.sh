@@ -11,7 +11,13 @@
 # PKCE, a replayed authorization code (what the first use issued is revoked),
 # a client token used as the user's authd session, a consent form posted from
 # another site, framing of the consent page, guessing a client's secret
-# (audited, throttled), logout to an unregistered URI.
+# (audited, throttled), logout to an unregistered URI; at /revoke and
+# /introspect (RFC 7009, RFC 7662, openid-client's tokenRevocation and
+# tokenIntrospection): another client's tokens (inactive, not revoked),
+# garbage, a wrong secret, a public client introspecting, GET, JSON, another
+# site's form; a used refresh token revoking its family; tokens of a user
+# signed out everywhere or deleted; a resource server (oidc_introspection_clients)
+# sees every client's tokens but a removed client's, and revokes none.
 source "$(dirname "$0")/harness.sh"
 export AUTHD_OIDC_PROVIDER=true AUTHD_REFRESH_TOKEN_TTL=3600
 AUDIT_DIR=$(mktemp -d)
@@ -46,6 +52,10 @@ expect_json "iss in the response" .authorization_response_iss_parameter_supporte
 expect_json "client auth" '.token_endpoint_auth_methods_supported | join(" ")' "client_secret_basic client_secret_post none"
 expect_json "offline_access offered (refresh_token_ttl > 0)" '.scopes_supported | join(" ")' "openid profile email roles offline_access"
 expect_json "the refresh_token grant" '.grant_types_supported | join(" ")' "authorization_code refresh_token"
+expect_json "revocation endpoint" .revocation_endpoint "$BASE_URL/revoke"
+expect_json "revocation: client auth" '.revocation_endpoint_auth_methods_supported | join(" ")' "client_secret_basic client_secret_post none"
+expect_json "introspection endpoint" .introspection_endpoint "$BASE_URL/introspect"
+expect_json "introspection: confidential clients" '.introspection_endpoint_auth_methods_supported | join(" ")' "client_secret_basic client_secret_post"
 
 CB=http://127.0.0.1:9/cb
 OUT=$(authctl client add Wiki --first-party --redirect-uri "$CB" --post-logout-uri http://127.0.0.1:9/bye \
@@ -128,6 +138,131 @@ expect_eq "public: refresh" true "$(jq -r .refreshed.rotated <<<"$FLOW")"
 APP_REFRESH=$(jq -r .refreshed.refresh_token <<<"$FLOW")
 http POST /token -u "$WIKI:$WIKI_SECRET" --data-urlencode grant_type=refresh_token --data-urlencode "refresh_token=$APP_REFRESH"
 expect_status 400 "another client's refresh token is refused"
+
+# RFC 7009 and RFC 7662 through openid-client's tokenRevocation and
+# tokenIntrospection; curl for what a relying party library never sends.
+rp_token() { rp "$1" "$BASE_URL" "$2" "$3" "$4" - "${@:5}"; }  # revoke|introspect CLIENT SECRET|- AUTH TOKEN [HINT]
+# The many yes/no checks by curl (a node start each would cost seconds):
+introspected() {  # CLIENT SECRET basic|post TOKEN [HINT] -> true|false|the error
+  local -a auth=(-u "$1:$2")
+  [[ $3 == post ]] && auth=(--data-urlencode "client_id=$1" --data-urlencode "client_secret=$2")
+  http POST /introspect "${auth[@]}" --data-urlencode "token=$4" ${5:+--data-urlencode "token_type_hint=$5"}
+  [[ $STATUS == 200 ]] && jq -r .active <<<"$BODY" || echo "status $STATUS"
+}
+step "introspection: the client's own tokens, active, with their claims"
+code_flow "$WIKI" "$WIKI_SECRET" basic "openid profile offline_access"
+W_ACCESS=$(jq -r .access_token <<<"$FLOW"); W_USED=$(jq -r .refresh_token <<<"$FLOW")
+W_REFRESH=$(jq -r .refreshed.refresh_token <<<"$FLOW")
+OUT=$(rp_token introspect "$WIKI" "$WIKI_SECRET" basic "$W_ACCESS")
+expect_eq "access token: active, its claims" \
+  "true Bearer $WIKI $WIKI alice $ALICE_ID openid profile offline_access" \
+  "$(jq -r '"\(.active) \(.token_type) \(.client_id) \(.aud) \(.username) \(.sub) \(.scope)"' <<<"$OUT")"
+expect_eq "access token: jti, exp, iat, iss as in the JWT" "$(jwt_payload "$W_ACCESS" | jq -c '[.jti, .exp, .iat, .iss]')" \
+  "$(jq -c '[.jti, .exp, .iat, .iss]' <<<"$OUT")"
+OUT=$(rp_token introspect "$WIKI" "$WIKI_SECRET" post "$W_REFRESH" refresh_token)
+expect_eq "refresh token (client_secret_post): active" "true refresh_token $WIKI alice $ALICE_ID" \
+  "$(jq -r '"\(.active) \(.token_type) \(.client_id) \(.username) \(.sub)"' <<<"$OUT")"
+expect_eq "refresh token: iss is the provider, exp in the future" "$BASE_URL true" \
+  "$(jq -r "\"\(.iss) \(.exp > $(date +%s))\"" <<<"$OUT")"
+expect_eq "an already used refresh token: inactive" false "$(introspected "$WIKI" "$WIKI_SECRET" basic "$W_USED")"
+expect_eq "introspecting it ended nothing" true "$(introspected "$WIKI" "$WIKI_SECRET" basic "$W_REFRESH")"
+http POST /introspect -u "$WIKI:$WIKI_SECRET" --data-urlencode "token=$W_ACCESS"
+expect_match "Cache-Control: no-store" no-store "$(header Cache-Control)"
+
+step "introspection and revocation: hostile callers and tokens"
+expect_eq "another client's access token: inactive for Forum" false "$(introspected "$FORUM" "$FORUM_SECRET" basic "$W_ACCESS")"
+expect_eq "another client's refresh token: inactive for Forum" false "$(introspected "$FORUM" "$FORUM_SECRET" basic "$W_REFRESH")"
+expect_eq "garbage: inactive" false "$(introspected "$WIKI" "$WIKI_SECRET" basic 'not a token, "quoted"')"
+expect_eq "authd's own session token: inactive" false "$(introspected "$WIKI" "$WIKI_SECRET" basic "$COOKIE")"
+expect_eq "a wrong secret: 401 with a Basic challenge (openid-client)" "OAUTH_WWW_AUTHENTICATE_CHALLENGE 401" \
+  "$(rp_token introspect "$WIKI" wrong-secret basic "$W_ACCESS" | jq -r '"\(.error) \(.status)"')"
+expect_eq "Forum revokes Wiki's tokens: 200, no oracle" "true true" \
+  "$(rp_token revoke "$FORUM" "$FORUM_SECRET" basic "$W_ACCESS" | jq -r .revoked) $(rp_token revoke "$FORUM" "$FORUM_SECRET" post "$W_REFRESH" | jq -r .revoked)"
+expect_eq "Wiki's access token still active" true "$(introspected "$WIKI" "$WIKI_SECRET" basic "$W_ACCESS")"
+expect_eq "Wiki's refresh token still active" true "$(introspected "$WIKI" "$WIKI_SECRET" basic "$W_REFRESH")"
+expect_eq "garbage revoked: 200 (openid-client)" true "$(rp_token revoke "$WIKI" "$WIKI_SECRET" basic garbage | jq -r .revoked)"
+for endpoint in revoke introspect; do
+  http POST "/$endpoint" -u "$WIKI:wrong-secret" --data-urlencode "token=$W_ACCESS"
+  expect_status 401 "/$endpoint: a wrong secret"
+  expect_json "/$endpoint: invalid_client" .error invalid_client
+  expect_match "/$endpoint: Basic challenge" '^Basic' "$(header WWW-Authenticate)"
+  http GET "/$endpoint?token=$W_ACCESS" -u "$WIKI:$WIKI_SECRET"
+  expect_status 405 "GET /$endpoint"
+  http POST "/$endpoint" -u "$WIKI:$WIKI_SECRET"
+  expect_status 400 "/$endpoint without a token"
+  expect_json "/$endpoint without a token: invalid_request" .error invalid_request
+  http POST "/$endpoint" -u "$WIKI:$WIKI_SECRET" -H 'Content-Type: application/json' -d "{\"token\":\"$W_ACCESS\"}"
+  expect_status 415 "JSON at /$endpoint"
+  http POST "/$endpoint" --data-urlencode "client_id=$WIKI" --data-urlencode "client_secret=$WIKI_SECRET" \
+    --data-urlencode "token=$W_ACCESS" -H 'Origin: http://evil.example'
+  expect_status 403 "/$endpoint posted from another site"
+done
+http POST /introspect --data-urlencode "client_id=$APP" --data-urlencode "token=$W_ACCESS"
+expect_status 401 "a public client cannot introspect"
+expect_eq "Wiki's tokens survived all of it" "true true" \
+  "$(introspected "$WIKI" "$WIKI_SECRET" basic "$W_ACCESS") $(introspected "$WIKI" "$WIKI_SECRET" basic "$W_REFRESH")"
+
+step "a resource server (oidc_introspection_clients) introspects every client's tokens"
+OUT=$(authctl client add Api --redirect-uri "$CB" --scope openid 2>/dev/null)
+API=$(sed -n 's/^client_id: //p' <<<"$OUT"); API_SECRET=$(sed -n 's/^client_secret: //p' <<<"$OUT")
+OUT=$(authctl client add Gone --first-party --redirect-uri "$CB" --scope openid 2>/dev/null)
+GONE=$(sed -n 's/^client_id: //p' <<<"$OUT"); GONE_SECRET=$(sed -n 's/^client_secret: //p' <<<"$OUT")
+[[ -n $API_SECRET && -n $GONE_SECRET ]] || fail "two more clients registered"
+expect_eq "not named yet: Wiki's token is inactive for Api" false "$(introspected "$API" "$API_SECRET" basic "$W_ACCESS")"
+authd_stop
+export AUTHD_OIDC_INTROSPECTION_CLIENTS="$API"
+authd_start || fail "authd restarts with oidc_introspection_clients"
+OUT=$(rp_token introspect "$API" "$API_SECRET" basic "$W_ACCESS")
+expect_eq "Api: Wiki's access token, active, Wiki's" "true $WIKI $WIKI alice" \
+  "$(jq -r '"\(.active) \(.client_id) \(.aud) \(.username)"' <<<"$OUT")"
+expect_eq "Api: Wiki's refresh token, active" "true $WIKI" \
+  "$(rp_token introspect "$API" "$API_SECRET" post "$W_REFRESH" refresh_token | jq -r '"\(.active) \(.client_id)"')"
+expect_eq "Forum still sees only its own" false "$(introspected "$FORUM" "$FORUM_SECRET" basic "$W_ACCESS")"
+expect_eq "Api revokes nothing of Wiki's: 200" true "$(rp_token revoke "$API" "$API_SECRET" basic "$W_ACCESS" | jq -r .revoked)"
+expect_eq "Wiki's access token still active" true "$(introspected "$WIKI" "$WIKI_SECRET" basic "$W_ACCESS")"
+code_flow "$GONE" "$GONE_SECRET" basic openid
+G_ACCESS=$(jq -r .access_token <<<"$FLOW")
+expect_eq "Api: Gone's access token, active" true "$(introspected "$API" "$API_SECRET" basic "$G_ACCESS")"
+authctl client remove "$GONE" >/dev/null 2>&1 || fail "authctl client remove Gone"
+expect_eq "Gone removed: its access token inactive for Api" false "$(introspected "$API" "$API_SECRET" basic "$G_ACCESS")"
+
+step "revocation: the client's own access token, then a member of its refresh family"
+expect_eq "revoked (token_type_hint unknown to the RFC: ignored)" true \
+  "$(rp_token revoke "$WIKI" "$WIKI_SECRET" post "$W_ACCESS" something_else | jq -r .revoked)"
+expect_eq "the access token: inactive" false "$(introspected "$WIKI" "$WIKI_SECRET" basic "$W_ACCESS")"
+http GET /userinfo -H "Authorization: Bearer $W_ACCESS"
+expect_status 401 "/userinfo refuses the revoked access token"
+expect_eq "the family's refresh token still active" true "$(introspected "$WIKI" "$WIKI_SECRET" basic "$W_REFRESH")"
+expect_eq "an old member of the family revoked (hint: access_token, wrong: still found)" true \
+  "$(rp_token revoke "$WIKI" "$WIKI_SECRET" basic "$W_USED" access_token | jq -r .revoked)"
+expect_eq "the family's current token: inactive" false "$(introspected "$WIKI" "$WIKI_SECRET" basic "$W_REFRESH" refresh_token)"
+http POST /token -u "$WIKI:$WIKI_SECRET" --data-urlencode grant_type=refresh_token --data-urlencode "refresh_token=$W_REFRESH"
+expect_status 400 "the revoked family's current token is refused at /token"
+A_REFRESH=$APP_REFRESH
+expect_eq "a public client revokes its own refresh token (none)" true "$(rp_token revoke "$APP" - none "$A_REFRESH" | jq -r .revoked)"
+http POST /token --data-urlencode "client_id=$APP" --data-urlencode grant_type=refresh_token --data-urlencode "refresh_token=$A_REFRESH"
+expect_status 400 "the public client's family is ended"
+
+step "introspection: tokens of a user signed out everywhere, and of a deleted user"
+signup bob 'bob password'
+signin bob 'bob password'
+BOB_COOKIE=$TOKEN
+bob_flow() { local saved=$COOKIE; COOKIE=$BOB_COOKIE; code_flow "$WIKI" "$WIKI_SECRET" basic "openid offline_access"; COOKIE=$saved
+             B_ACCESS=$(jq -r .access_token <<<"$FLOW"); B_REFRESH=$(jq -r .refreshed.refresh_token <<<"$FLOW"); }
+bob_flow
+expect_eq "bob's tokens: active" "true true" \
+  "$(introspected "$WIKI" "$WIKI_SECRET" basic "$B_ACCESS") $(introspected "$WIKI" "$WIKI_SECRET" basic "$B_REFRESH")"
+authctl signout bob >/dev/null 2>&1 || fail "authctl signout bob"
+expect_eq "bob signed out everywhere: both inactive" "false false" \
+  "$(introspected "$WIKI" "$WIKI_SECRET" basic "$B_ACCESS") $(introspected "$WIKI" "$WIKI_SECRET" basic "$B_REFRESH")"
+signin bob 'bob password'
+BOB_COOKIE=$TOKEN
+bob_flow
+expect_eq "bob's new tokens: active" "true true" \
+  "$(introspected "$WIKI" "$WIKI_SECRET" basic "$B_ACCESS") $(introspected "$WIKI" "$WIKI_SECRET" basic "$B_REFRESH")"
+authctl delete bob >/dev/null 2>&1 || fail "authctl delete bob"
+expect_eq "bob deleted: both inactive" "false false" \
+  "$(introspected "$WIKI" "$WIKI_SECRET" basic "$B_ACCESS") $(introspected "$WIKI" "$WIKI_SECRET" basic "$B_REFRESH")"
 
 step "bad authorization requests"
 AUTHZ="$BASE_URL/authorize?response_type=code&scope=openid&state=s1"

@@ -6,6 +6,9 @@
 //   node rp.mjs finish ISSUER CLIENT_ID SECRET|- AUTH REDIRECT_URI CALLBACK_URL VERIFIER STATE NONCE
 //     the code grant (ID token checked: signature against the JWKS, iss, aud,
 //     nonce, at_hash), UserInfo, a refresh -> JSON of what it got
+//   node rp.mjs revoke|introspect ISSUER CLIENT_ID SECRET|- AUTH - TOKEN [HINT]
+//     tokenRevocation (RFC 7009) -> {"revoked":true}, tokenIntrospection
+//     (RFC 7662) -> the introspection response; a refusal -> {"error","status"}
 // AUTH: basic (client_secret_basic), post (client_secret_post), none (public).
 import * as client from "openid-client";
 
@@ -46,6 +49,19 @@ if (command === "start") {
   }
   console.log(JSON.stringify({ claims, userinfo, refreshed, access_token: tokens.access_token,
                                id_token: tokens.id_token, refresh_token: tokens.refresh_token ?? null }));
+} else if (command === "revoke" || command === "introspect") {
+  const [token, hint] = rest;
+  const parameters = hint ? { token_type_hint: hint } : undefined;
+  try {
+    if (command === "revoke") {
+      await client.tokenRevocation(config, token, parameters);
+      console.log(JSON.stringify({ revoked: true }));
+    } else {
+      console.log(JSON.stringify(await client.tokenIntrospection(config, token, parameters)));
+    }
+  } catch (e) {
+    console.log(JSON.stringify({ error: e.error ?? e.code ?? String(e), status: e.status ?? e.response?.status ?? null }));
+  }
 } else {
   console.error(`unknown command ${command}`);
   process.exit(2);

@@ -125,5 +125,56 @@ TEST(RefreshTokens, AFamilyFromACodeKeepsTheSignInTime) {
   EXPECT_EQ(next->authenticated_at, kNow);
 }
 
+
+// Introspection (RFC 7662) reads a family without changing it: only its
+// current token is active, until it expires or its user goes.
+TEST(RefreshTokens, InspectReadsOnlyTheCurrentTokenAndChangesNothing) {
+  test::TempStore db;
+  const User alice = test::insert_user(db.store(), "alice");
+  RefreshTokens refresh(db.store(), RefreshPolicy{std::chrono::seconds(600)});
+  auto first = refresh.start(alice, kNow, "pwd", "client_a", "openid offline_access");
+  ASSERT_TRUE(first);
+  auto info = refresh.inspect(first->refresh_token, kNow + 1);
+  ASSERT_TRUE(info) << info.error().message;
+  EXPECT_EQ(info->client_id, "client_a");
+  EXPECT_EQ(info->scope, "openid offline_access");
+  EXPECT_EQ(info->user.id, alice.id);
+  EXPECT_EQ(info->started_at, kNow);
+  EXPECT_EQ(info->expires_at, kNow + 600);
+  EXPECT_TRUE(refresh.inspect(first->refresh_token, kNow + 2)) << "inspecting twice is no reuse";
+  auto next = refresh.rotate(first->refresh_token, kNow + 3, "client_a");
+  ASSERT_TRUE(next) << "inspection rotated nothing: " << next.error().message;
+  EXPECT_FALSE(refresh.inspect(first->refresh_token, kNow + 4)) << "a used secret";
+  EXPECT_TRUE(refresh.inspect(next->refresh_token, kNow + 4)) << "inspecting a used secret ended nothing";
+  EXPECT_FALSE(refresh.inspect(next->refresh_token, kNow + 3 + 600)) << "expired";
+  EXPECT_FALSE(refresh.inspect("garbage", kNow));
+  EXPECT_FALSE(refresh.inspect(alice.id + "." + std::string(32, 'a') + ".x", kNow)) << "unknown family";
+  ASSERT_TRUE(db.store().write([](StoreTxn& txn) { return txn.delete_user("alice"); }));
+  EXPECT_FALSE(refresh.inspect(next->refresh_token, kNow + 5)) << "the user is gone";
+}
+
+// Revocation (RFC 7009) ends a family only for the client it belongs to, by
+// any of its tokens.
+TEST(RefreshTokens, RevokeForClientEndsOnlyThatClientsFamily) {
+  test::TempStore db;
+  const User alice = test::insert_user(db.store(), "alice");
+  RefreshTokens refresh(db.store(), RefreshPolicy{std::chrono::seconds(600)});
+  auto first = refresh.start(alice, kNow, "pwd", "client_a", "openid offline_access");
+  ASSERT_TRUE(first);
+  auto next = refresh.rotate(first->refresh_token, kNow + 1, "client_a");
+  ASSERT_TRUE(next);
+  EXPECT_EQ(refresh.revoke_for_client(next->refresh_token, "client_b"), false) << "another client's";
+  EXPECT_EQ(refresh.revoke_for_client(next->refresh_token, ""), false);
+  EXPECT_EQ(refresh.revoke_for_client("garbage", "client_a"), false);
+  EXPECT_TRUE(refresh.inspect(next->refresh_token, kNow + 2)) << "still alive";
+  EXPECT_EQ(refresh.revoke_for_client(first->refresh_token, "client_a"), true) << "an older member ends the family";
+  EXPECT_FALSE(refresh.inspect(next->refresh_token, kNow + 2));
+  EXPECT_FALSE(refresh.rotate(next->refresh_token, kNow + 2, "client_a"));
+  EXPECT_EQ(refresh.revoke_for_client(next->refresh_token, "client_a"), false) << "nothing left";
+  auto own = refresh.start(alice, kNow, "pwd");
+  ASSERT_TRUE(own);
+  EXPECT_EQ(refresh.revoke_for_client(own->refresh_token, "client_a"), false) << "authd's own session";
+}
+
 }  // namespace
 }  // namespace authd

@@ -58,6 +58,8 @@ http::Response provider_configuration(App& app, const http::Request& request) {
       .set("userinfo_endpoint", Json::string(issuer + "/userinfo"))
       .set("jwks_uri", Json::string(issuer + "/.well-known/jwks.json"))
       .set("end_session_endpoint", Json::string(issuer + "/end_session"))
+      .set("revocation_endpoint", Json::string(issuer + "/revoke"))
+      .set("introspection_endpoint", Json::string(issuer + "/introspect"))
       .set("response_types_supported", strings({"code"}))
       .set("response_modes_supported", strings({"query"}))
       .set("grant_types_supported", std::move(grants))
@@ -66,6 +68,8 @@ http::Response provider_configuration(App& app, const http::Request& request) {
            strings({crypto::jws_algorithm(app.core->id_token_keys()->algorithm())}))
       .set("scopes_supported", std::move(scopes))
       .set("token_endpoint_auth_methods_supported", strings({"client_secret_basic", "client_secret_post", "none"}))
+      .set("revocation_endpoint_auth_methods_supported", strings({"client_secret_basic", "client_secret_post", "none"}))
+      .set("introspection_endpoint_auth_methods_supported", strings({"client_secret_basic", "client_secret_post"}))
       .set("code_challenge_methods_supported", strings({"S256"}))
       .set("prompt_values_supported", strings({"none", "login", "consent"}))
       .set("claims_supported", strings({"iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "azp",

@@ -46,6 +46,16 @@ struct Refreshed {
   std::int64_t authenticated_at = 0;  // when the family's sign-in was (the access token's auth_time)
 };
 
+// What a live refresh token is (RefreshTokens::inspect: RFC 7662 introspection).
+struct RefreshTokenInfo {
+  User user;
+  std::string family;
+  std::string client_id;   // "" for authd's own sessions
+  std::string scope;
+  std::int64_t started_at = 0;  // when its family began
+  std::int64_t expires_at = 0;  // when it stops working (ttl, capped by max_age)
+};
+
 struct Started {
   std::string refresh_token;
   std::string family;
@@ -75,6 +85,17 @@ class RefreshTokens {
   // `client_id`: the OpenID client presenting it ("" for authd's own
   // /token/refresh); a family of another client is refused (invalid_token).
   Result<Refreshed> rotate(std::string_view token, std::int64_t now, std::string_view client_id = {});
+
+  // What `token` is if it is the family's current token and still usable at
+  // `now` (its user still the one it was issued to), read only: nothing
+  // rotates or ends. Errors: invalid_token (unknown, expired, malformed, an
+  // already used secret, user gone), internal.
+  Result<RefreshTokenInfo> inspect(std::string_view token, std::int64_t now) const;
+  // Ends the family of `token` if it is bound to OpenID client `client_id`
+  // (RFC 7009 revocation: any secret of the family, used or current, as a
+  // replay at rotate() would). Returns whether a family ended; a token of
+  // another client, or unknown, ends nothing.
+  Result<bool> revoke_for_client(std::string_view token, std::string_view client_id);
 
   // Ends the family of `token` (sign-out); unknown tokens are ignored.
   Result<void> end(std::string_view token);

@@ -17,6 +17,10 @@ struct OidcSettings {
   // or EdDSA. The keys are a key ring of their own: <state_dir>/id-token-keys
   // with LMDB, the store's "id_token_signing_*" entries with PostgreSQL.
   crypto::KeyAlgorithm id_token_algorithm = crypto::KeyAlgorithm::rs256;
+  // oidc_introspection_clients: space-separated ids of confidential clients
+  // (resource servers) that may introspect every client's tokens at POST
+  // /introspect; every other client introspects only its own.
+  std::string introspection_clients;
 };
 
 std::vector<settings::Setting> oidc_settings(OidcSettings& s);
