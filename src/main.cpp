@@ -38,7 +38,8 @@ using namespace authd;
 
 // What the core's services tell authd (Core::open, authd/events.hpp): a
 // queued mail wakes the sender, a warning goes to the log, a password
-// sign-in's outcome to /metrics. Stateless: one for every thread and reload.
+// sign-in's outcome and an invitation's to /metrics. Stateless: one for
+// every thread and reload.
 class AuthdEvents final : public Events {
  public:
   void mail_queued() override { mail_sender::wake(); }
@@ -47,6 +48,7 @@ class AuthdEvents final : public Events {
     if (outcome == PasswordOutcome::throttled) metrics::throttled();
     metrics::signin(to_string(outcome));
   }
+  void invitation(InvitationEvent event) override { metrics::invitation(to_string(event)); }
 };
 
 constexpr auto kShutdownGrace = std::chrono::seconds(10);

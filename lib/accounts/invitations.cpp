@@ -103,6 +103,7 @@ Result<IssuedInvitation> Invitations::create(std::string_view email, Role role, 
   if (!done) return std::unexpected(done.error());
   issued.mailed = message.has_value();
   if (issued.mailed) events_.mail_queued();
+  events_.invitation(InvitationEvent::created);
   return issued;
 }
 
@@ -136,6 +137,7 @@ Result<Invitation> Invitations::revoke(std::string_view id) {
   });
   if (!done) return std::unexpected(done.error());
   if (!revoked) return fail(Errc::not_found, "no such invitation");
+  events_.invitation(InvitationEvent::revoked);
   return std::move(*revoked);
 }
 
@@ -215,6 +217,7 @@ Result<User> Invitations::accept(const InvitationAcceptance& acceptance, std::in
                                "new one");
   }
   if (!valid) return invalid();
+  events_.invitation(InvitationEvent::accepted);
   return user;
 }
 

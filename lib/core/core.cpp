@@ -9,7 +9,7 @@
 namespace authd {
 
 Core::Core(CoreSettings settings, std::shared_ptr<Store> store, TokenService tokens, std::unique_ptr<AuditLog> audit,
-           std::shared_ptr<KeyRing> id_token_ring, Events& events)
+           std::shared_ptr<KeyRing> id_token_ring, mail::Templates templates, Events& events)
     : settings_(std::move(settings)),
       store_(std::move(store)),
       tokens_(std::move(tokens)),
@@ -22,11 +22,18 @@ Core::Core(CoreSettings settings, std::shared_ptr<Store> store, TokenService tok
       refresh_(*store_, settings_.refresh),
       mfa_(*store_, settings_.mfa),
       oidc_clients_(*store_),
+      oidc_consents_(*store_),
+      authorization_codes_(*store_),
       audit_(std::move(audit)),
       id_token_ring_(std::move(id_token_ring)),
       passkeys_(*store_, settings_.mfa, tokens_),
       user_admin_(accounts_, revocation_, refresh_, *audit_),
-      events_(events) {
+      events_(events),
+      mail_templates_(std::move(templates)),
+      password_reset_(*store_, accounts_, hasher_, settings_.mail, mail_templates_, events_),
+      email_verification_(*store_, settings_.mail, mail_templates_, events_),
+      invitations_(*store_, hasher_, accounts_.policy(), mail_templates_, settings_.mail, events_),
+      sign_in_(*this, &mail_templates_) {
   guard_.require_second_factor(settings_.mfa.required_roles);
   const HttpTimeouts timeouts{settings_.oauth.connect_timeout, settings_.oauth.total_timeout};
   for (const auto& provider : settings_.oauth.providers) {
@@ -109,8 +116,17 @@ Result<std::unique_ptr<Core>> Core::open(CoreSettings settings, std::shared_ptr<
     if (!opened) return std::unexpected(opened.error());
     id_token_ring = std::move(*opened);
   }
+  auto built_in = mail::Templates::load({});
+  if (!built_in) return std::unexpected(built_in.error());
   return std::unique_ptr<Core>(new Core(std::move(settings), std::move(store), std::move(*tokens), std::move(*audit),
-                                        std::move(id_token_ring), events));
+                                        std::move(id_token_ring), std::move(*built_in), events));
+}
+
+Result<void> Core::load_mail_templates() {
+  auto loaded = mail::Templates::load(settings_.mail.templates);
+  if (!loaded) return std::unexpected(loaded.error());
+  mail_templates_ = std::move(*loaded);
+  return {};
 }
 
 Result<std::unique_ptr<Core>> Core::from_environment(const std::filesystem::path& default_config) {

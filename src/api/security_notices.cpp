@@ -8,7 +8,7 @@
 namespace authd::handlers {
 
 void notify(App& app, const User& user, std::string_view kind) {
-  tell_user(app.core->store(), app.core->settings().mail, *app.mail_templates, kind, user, unix_now(),
+  tell_user(app.core->store(), app.core->settings().mail, app.core->mail_templates(), kind, user, unix_now(),
             app.core->events());
 }
 

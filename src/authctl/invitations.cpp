@@ -41,17 +41,19 @@ std::optional<std::chrono::seconds> ttl_option(const Context& context, const Inv
   return std::chrono::seconds(seconds);
 }
 
-// Runs `use` with the store's invitations (the mail templates from `templates_dir`,
-// "" = the built-in ones); the exit code of `use`, or kFailure after a message.
+// Runs `use` with the core's invitations, written with the operator's mail
+// templates (mail_templates) when `mailing`, else the built-in ones (a
+// broken template directory stops only `invite`); the exit code of `use`,
+// or kFailure after a message.
 template <class Use>
-int with_invitations(Context& context, const std::filesystem::path& templates_dir, Use use) {
-  auto templates = mail::Templates::load(templates_dir);
-  if (!templates) return failure(templates.error().message);
+int with_invitations(Context& context, bool mailing, Use use) {
   auto core = context.core();
   if (!core) return failure(core.error().message);
   Core& c = **core;
-  Invitations invitations(c.store(), c.hasher(), c.accounts().policy(), *templates, c.settings().mail);
-  return use(c, invitations);
+  if (mailing) {
+    if (auto loaded = c.load_mail_templates(); !loaded) return failure(loaded.error().message);
+  }
+  return use(c, c.invitations());
 }
 
 }  // namespace
@@ -69,7 +71,7 @@ int invite(Context& context, const Invocation& invocation) {
     return failure("the link needs the site's address: set public_url or give --url https://auth.example.org");
   }
   const bool send_mail = mail_settings.enabled() && !invocation.has("no-mail");
-  return with_invitations(context, mail_settings.templates, [&](Core& c, Invitations& invitations) {
+  return with_invitations(context, true, [&](Core& c, Invitations& invitations) {
     const Actor actor = operator_actor();
     auto issued = invitations.create(email, *role, actor.name, "", *ttl, site, send_mail, unix_now());
     if (!issued) return failure(issued.error().message);
@@ -94,7 +96,7 @@ int invite(Context& context, const Invocation& invocation) {
 }
 
 int list_invitations(Context& context, const Invocation&) {
-  return with_invitations(context, {}, [&](Core&, Invitations& invitations) {
+  return with_invitations(context, false, [&](Core&, Invitations& invitations) {
     auto pending = invitations.list(unix_now());
     if (!pending) return failure(pending.error().message);
     if (context.json()) {
@@ -113,7 +115,7 @@ int list_invitations(Context& context, const Invocation&) {
 }
 
 int revoke_invitation(Context& context, const Invocation& invocation) {
-  return with_invitations(context, {}, [&](Core& c, Invitations& invitations) {
+  return with_invitations(context, false, [&](Core& c, Invitations& invitations) {
     const std::string& id = invocation.operands[0];
     auto revoked = invitations.revoke(id);
     if (!revoked) return failure(revoked.error().message + " '" + id + "'");

@@ -60,19 +60,10 @@ Result<std::unique_ptr<App>> App::create(ProgramSettings settings, const App* ru
   if (auto purged = (*core)->throttle().purge(unix_now()); !purged) {
     log::warn("cannot purge expired entries: " + purged.error().message);
   }
-  auto templates = mail::Templates::load((*core)->settings().mail.templates);
-  if (!templates) return std::unexpected(templates.error());
+  if (auto loaded = (*core)->load_mail_templates(); !loaded) return std::unexpected(loaded.error());
   auto app = std::make_unique<App>();
   app->core = std::move(*core);
   app->server = std::move(settings.server);
-  app->mail_templates = std::make_unique<mail::Templates>(std::move(*templates));
-  Core& c = *app->core;
-  app->password_reset = std::make_unique<PasswordReset>(c.store(), c.accounts(), c.hasher(), c.settings().mail,
-                                                        *app->mail_templates, c.events());
-  app->email_verification =
-      std::make_unique<EmailVerification>(c.store(), c.settings().mail, *app->mail_templates, c.events());
-  app->invitations = std::make_unique<Invitations>(c.store(), c.hasher(), c.accounts().policy(),
-                                                   *app->mail_templates, c.settings().mail, c.events());
   return app;
 }
 

@@ -10,9 +10,6 @@
 #include <vector>
 
 #include "authd/core.hpp"
-#include "authd/email_verification.hpp"
-#include "authd/invitations.hpp"
-#include "authd/password_reset.hpp"
 #include "authd/settings.hpp"
 #include "authd/settings_reference.hpp"
 #include "program/server_settings.hpp"
@@ -46,13 +43,9 @@ std::string program_settings_reference(settings::ReferenceFormat format);
 struct App {
   std::unique_ptr<Core> core;
   ServerSettings server;
-  // Mail (authd/mail.hpp): the templates, loaded once; the reset links.
-  std::unique_ptr<mail::Templates> mail_templates;
-  std::unique_ptr<PasswordReset> password_reset;
-  std::unique_ptr<EmailVerification> email_verification;
-  std::unique_ptr<Invitations> invitations;
 
-  // Opens the store and loads the signing key. Errors: io, config — the
+  // Opens the store, loads the signing key and the mail templates
+  // (Core::load_mail_templates). Errors: io, config — the
   // caller prints the one-line reason and refuses to start. With `running`
   // (a reload), the new App is built whole while `running` still serves, over
   // its store when the settings name the same one, and tells `running`'s

@@ -28,7 +28,8 @@ void mail_sent();
 void mail_failed();
 // A message not sent: TLS was required and the server offered none (it stays queued).
 void mail_plaintext_refused();
-// Invitations through the API: created, accepted, revoked (authctl's are not counted).
+// Invitations through the API: created, accepted, revoked (Events::invitation;
+// authctl's are not counted: its Core has no events observer).
 void invitation(std::string_view event);
 // Jobs waiting in a lane's queue (+1 queued, -1 taken).
 void lane_depth(Lane lane, int delta);

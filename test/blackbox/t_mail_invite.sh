@@ -148,12 +148,22 @@ TOKEN=$(json .token) auth_get /me
 expect_json "verified" .email_verified true
 expect_eq "authctl invitation list: none left" "" "$(authctl invitation list --json | jq -r '.[].email')"
 
+step "a broken mail_templates directory stops authctl invite only"
+mkdir -p "$MAILDIR/broken"
+printf 'two\nlines\n' >"$MAILDIR/broken/invitation.subject"
+OUT=$(AUTHD_MAIL_TEMPLATES="$MAILDIR/broken" authctl invite bad@example.org user --no-mail 2>&1) &&
+  fail "authctl invite with a broken template succeeded"
+expect_match "authctl invite names the template" 'invitation\.subject must be one line' "$OUT"
+OUT=$(AUTHD_MAIL_TEMPLATES="$MAILDIR/broken" authctl invitation list --json) || fail "authctl invitation list"
+expect_eq "authctl invitation list still works, nothing was made" "" "$(jq -r '.[].email' <<<"$OUT")"
+
 step "audit and logs: events, never a token"
 expect_match "audit: created by root" '"event":"invitation_created".*"actor":"root"' "$(cat "$AUDIT")"
 expect_match "audit: accepted" '"event":"invitation_accepted","username":"ivy".*"outcome":"ok"' "$(cat "$AUDIT")"
 expect_match "audit: revoked" '"event":"invitation_revoked"' "$(cat "$AUDIT")"
 http GET /metrics
 expect_match "metric: accepted" 'authd_invitations_total\{event="accepted"\} [1-9]' "$BODY"
+expect_match "authctl's invitations are not counted" 'authd_invitations_total\{event="created"\} 0' "$BODY"
 expect_not_logged "invitation token (ivy's)" "$IVY"
 expect_not_logged "invitation token (wren's)" "$WREN"
 finish

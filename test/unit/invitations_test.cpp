@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <thread>
+#include <vector>
 
 #include "authd/crypto.hpp"
 #include "authd/json.hpp"
@@ -175,6 +176,28 @@ TEST_F(InvitationsTest, ExpiredRevokedAndUnknownTokensLetNobodyIn) {
   }
   EXPECT_FALSE(store_->find_user("late"));
   EXPECT_FALSE(store_->find_user("after"));
+}
+
+// What became of each invitation reaches the events observer (authd counts
+// it in /metrics): created, accepted, revoked; a refused accept or revoke says nothing.
+TEST_F(InvitationsTest, TheEventsObserverHearsWhatBecameOfEachInvitation) {
+  struct Heard final : Events {
+    std::vector<InvitationEvent> events;
+    int mails = 0;
+    void invitation(InvitationEvent event) override { events.push_back(event); }
+    void mail_queued() override { ++mails; }
+  } heard;
+  invitations_ = std::make_unique<Invitations>(store_.store(), hasher_, policy_, templates_, mail_, heard);
+  const auto kept = invite("a@example.org", Role::user);
+  const auto dropped = invite("b@example.org", Role::user, 60s, false);
+  EXPECT_EQ(heard.mails, 1);
+  ASSERT_TRUE(accept(token_of(kept), "alice"));
+  ASSERT_FALSE(accept(token_of(kept), "again"));
+  ASSERT_TRUE(invitations_->revoke(dropped.invitation.id));
+  ASSERT_FALSE(invitations_->revoke(dropped.invitation.id));
+  EXPECT_EQ(heard.events, (std::vector{InvitationEvent::created, InvitationEvent::created, InvitationEvent::accepted,
+                                       InvitationEvent::revoked}));
+  EXPECT_EQ(to_string(InvitationEvent::accepted), "accepted");
 }
 
 // Issue 41: an invitation is only as good as its inviter. The demotion that

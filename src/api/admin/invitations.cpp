@@ -18,7 +18,6 @@
 #include "api/json_body.hpp"
 #include "api/session/session_answers.hpp"
 #include "program/log.hpp"
-#include "serving/metrics.hpp"
 
 namespace authd::handlers {
 namespace {
@@ -53,10 +52,9 @@ HandlerResult admin_create_invitation(App& app, const http::Request& request, co
                 "mail is not configured (smtp_url): an invitation goes by mail; authctl invite prints its link instead");
   }
   const std::string& admin = context.principal->user().username;
-  auto issued = app.invitations->create(*email, *role, admin, context.principal->user().id, settings.invitations.ttl,
-                                        settings.mail.public_url, true, unix_now());
+  auto issued = app.core->invitations().create(*email, *role, admin, context.principal->user().id,
+                                               settings.invitations.ttl, settings.mail.public_url, true, unix_now());
   if (!issued) return std::unexpected(issued.error());
-  metrics::invitation("created");
   const Invitation& invitation = issued->invitation;
   audit(app, request, {.event = "invitation_created", .outcome = "ok",
                        .reason = "invitation " + invitation.id + ", role " + std::string(to_string(invitation.role)),
@@ -67,7 +65,7 @@ HandlerResult admin_create_invitation(App& app, const http::Request& request, co
 }
 
 HandlerResult admin_list_invitations(App& app, const http::Request&, const RouteContext&) {
-  auto pending = app.invitations->list(unix_now());
+  auto pending = app.core->invitations().list(unix_now());
   if (!pending) return std::unexpected(pending.error());
   Json list = Json::array();
   for (const auto& invitation : *pending) list.append(to_json(invitation));
@@ -77,9 +75,8 @@ HandlerResult admin_list_invitations(App& app, const http::Request&, const Route
 }
 
 HandlerResult admin_revoke_invitation(App& app, const http::Request& request, const RouteContext& context) {
-  auto revoked = app.invitations->revoke(context.id);
+  auto revoked = app.core->invitations().revoke(context.id);
   if (!revoked) return std::unexpected(revoked.error());
-  metrics::invitation("revoked");
   audit(app, request, {.event = "invitation_revoked", .outcome = "ok", .reason = "invitation " + revoked->id,
                        .actor = context.principal->user().username});
   Json answer = Json::object();
@@ -102,7 +99,7 @@ HandlerResult accept_invitation(App& app, const http::Request& request, const Ro
     if (!fullname) return fail_field("fullname", "fullname must be a string");
     acceptance.fullname = std::string(*fullname);
   }
-  auto user = app.invitations->accept(acceptance, unix_now());
+  auto user = app.core->invitations().accept(acceptance, unix_now());
   if (!user) {
     const auto& error = user.error();
     if (error.code == Errc::conflict || error.code == Errc::invalid_input) {
@@ -114,7 +111,6 @@ HandlerResult accept_invitation(App& app, const http::Request& request, const Ro
     }
     return std::unexpected(error);
   }
-  metrics::invitation("accepted");
   audit(app, request, {.event = "invitation_accepted", .username = user->username, .outcome = "ok",
                        .reason = "role " + std::string(to_string(user->role)) + ", email verified"});
   return token_response(app, request, 201, *user, signup_user_json(*user));

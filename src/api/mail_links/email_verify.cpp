@@ -64,7 +64,7 @@ HandlerResult email_verify(App& app, const http::Request& request, const RouteCo
   if (!body) return std::unexpected(body.error());
   auto token = required_field(*body, "token");
   if (!token) return std::unexpected(token.error());
-  auto verified = app.email_verification->verify(*token, unix_now());
+  auto verified = app.core->email_verification().verify(*token, unix_now());
   if (!verified) {
     if (verified.error().field == "token") {
       audit(app, request, {.event = "email_verified", .outcome = "refused", .reason = "unknown, used or expired link"});
@@ -92,9 +92,9 @@ HandlerResult email_verify_resend(App& app, const http::Request& request, const 
   if (username->size() > 1024) return fail_field("username", "username is too long");
   const auto now = unix_now();
   return answer_mailing_request(app, request, {"email_verify_requested", "email verification", kResendAnswer, started},
-                                app.email_verification->admit_address(request.remote_addr, now),
+                                app.core->email_verification().admit_address(request.remote_addr, now),
                                 [&](std::string& found) {
-                                  return app.email_verification->resend(*username, now, found);
+                                  return app.core->email_verification().resend(*username, now, found);
                                 });
 }
 
@@ -135,7 +135,7 @@ HandlerResult change_email(App& app, const http::Request& request, const RouteCo
     }
     user = *checked;
   }
-  auto outcome = app.email_verification->send(user, *email, now);
+  auto outcome = app.core->email_verification().send(user, *email, now);
   if (!outcome) return std::unexpected(outcome.error());
   const bool accepted = *outcome == MailOutcome::queued || *outcome == MailOutcome::verified;
   audit(app, request, {.event = "email_change_requested", .username = user.username,

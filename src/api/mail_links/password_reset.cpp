@@ -53,9 +53,10 @@ HandlerResult password_forgot(App& app, const http::Request& request, const Rout
   if (!email) return std::unexpected(email.error());
   if (username->empty() == email->empty()) return fail(Errc::invalid_input, "give either username or email");
   const auto now = unix_now();
+  PasswordReset& resets = app.core->password_reset();
   return answer_mailing_request(app, request, {"password_reset_requested", "password reset", kForgotAnswer, started},
-                                app.password_reset->admit_address(request.remote_addr, now), [&](std::string& found) {
-                                  return app.password_reset->request(*username, *email, now, found);
+                                resets.admit_address(request.remote_addr, now), [&](std::string& found) {
+                                  return resets.request(*username, *email, now, found);
                                 });
 }
 
@@ -66,14 +67,14 @@ HandlerResult password_reset(App& app, const http::Request& request, const Route
   if (!token) return std::unexpected(token.error());
   auto password = required_field(*body, "new_password");
   if (!password) return std::unexpected(password.error());
-  auto user = app.password_reset->reset(*token, *password, unix_now());
+  auto user = app.core->password_reset().reset(*token, *password, unix_now());
   if (!user) {
     if (user.error().field == "token") {
       audit(app, request, {.event = "password_reset", .outcome = "refused", .reason = "unknown, used or expired link"});
     }
     return std::unexpected(user.error());
   }
-  after_password_change(app.core->refresh(), app.core->store(), app.core->settings().mail, *app.mail_templates,
+  after_password_change(app.core->refresh(), app.core->store(), app.core->settings().mail, app.core->mail_templates(),
                         app.core->events(), *user, unix_now());
   audit(app, request, {.event = "password_reset", .username = user->username, .outcome = "ok",
                        .reason = "every other token ended"});

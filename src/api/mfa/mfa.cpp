@@ -125,7 +125,7 @@ HandlerResult mfa_totp_remove(App& app, const http::Request& request, const Rout
 }
 
 Result<void> ask_second_factor(App& app, const http::Request& request, const User& user, std::string_view first) {
-  auto due = sign_in_of(app).second_factor_due(user, first, sign_in_client(request), unix_now());
+  auto due = app.core->sign_in().second_factor_due(user, first, sign_in_client(request), unix_now());
   if (!due) return std::unexpected(due.error());
   if (*due) return fail(Error::second_factor_due(std::move((*due)->mfa_token), std::move((*due)->methods)));
   return {};
@@ -152,7 +152,7 @@ HandlerResult signin_mfa(App& app, const http::Request& request, const RouteCont
     proof.code = std::move(*given);
   }
   return sign_in_answer(app, request,
-                        sign_in_of(app).with_second_factor(*token, proof, sign_in_client(request), unix_now()));
+                        app.core->sign_in().with_second_factor(*token, proof, sign_in_client(request), unix_now()));
 }
 
 }  // namespace authd::handlers

@@ -114,7 +114,7 @@ HandlerResult passkey_signin_finish(App& app, const http::Request& request, cons
   auto body = parse_json_body(app, request);
   if (!body) return std::unexpected(body.error());
   return sign_in_answer(app, request,
-                        sign_in_of(app).with_method("webauthn", *body, sign_in_client(request), unix_now()));
+                        app.core->sign_in().with_method("webauthn", *body, sign_in_client(request), unix_now()));
 }
 
 }  // namespace authd::handlers

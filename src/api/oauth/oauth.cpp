@@ -83,7 +83,7 @@ HandlerResult complete(App& app, const http::Request& request,
   // (mfa_for_oauth) comes back here as the error, so that it is audited below.
   SignInClient signing_in = sign_in_client(request);
   if (signing_in.device_token.empty()) signing_in.device_token = state->device;
-  auto response = sign_in_answer(app, request, sign_in_of(app).with_provider(*identity, signing_in, now));
+  auto response = sign_in_answer(app, request, app.core->sign_in().with_provider(*identity, signing_in, now));
   if (response) response->header("Set-Cookie", state_cookie(app, request, "", 0));  // the state is spent
   return response;
 }

@@ -260,7 +260,7 @@ HandlerResult oidc_authorize(App& app, const http::Request& request, const Route
   if (!client->first_party || has_word(prompt, "consent")) {
     bool allowed = false;
     if (!has_word(prompt, "consent")) {
-      auto covered = OidcConsents(app.core->store()).covers(session->user().id, client->id, scope, now);
+      auto covered = app.core->oidc_consents().covers(session->user().id, client->id, scope, now);
       if (!covered) return std::unexpected(covered.error());
       allowed = *covered;
     }
@@ -279,7 +279,7 @@ HandlerResult oidc_authorize(App& app, const http::Request& request, const Route
                   .code_challenge = param(query, "code_challenge"),
                   .amr = amr_of(*session),
                   .auth_time = auth_time};
-  auto code = AuthorizationCodes(app.core->store()).issue(grant, now);
+  auto code = app.core->authorization_codes().issue(grant, now);
   if (!code) return std::unexpected(code.error());
   audit(app, request, {.event = "oidc_authorize", .username = session->user().username, .outcome = "ok",
                        .reason = "code for client " + client->id});
@@ -302,7 +302,7 @@ HandlerResult oidc_consent(App& app, const http::Request& request, const RouteCo
     return oidc::continue_page(denied.headers.front().second, request.base_path);
   }
   if (decision != "allow") return fail_field("decision", "decision must be allow or deny");
-  if (auto done = OidcConsents(app.core->store()).grant(session->user().id, client->id, param(query, "scope"), unix_now());
+  if (auto done = app.core->oidc_consents().grant(session->user().id, client->id, param(query, "scope"), unix_now());
       !done) {
     return std::unexpected(done.error());
   }

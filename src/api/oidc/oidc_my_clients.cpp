@@ -12,7 +12,7 @@ namespace authd::handlers {
 HandlerResult my_clients(App& app, const http::Request&, const RouteContext& context) {
   auto clients = app.core->oidc_clients().list();
   if (!clients) return std::unexpected(clients.error());
-  OidcConsents consents(app.core->store());
+  OidcConsents& consents = app.core->oidc_consents();
   const auto now = unix_now();
   Json listed = Json::array();
   for (const auto& client : *clients) {
@@ -33,10 +33,10 @@ HandlerResult my_clients(App& app, const http::Request&, const RouteContext& con
 HandlerResult revoke_my_client(App& app, const http::Request& request, const RouteContext& context) {
   const User& user = context.principal->user();
   const std::string client_id(context.id);
-  auto allowed = OidcConsents(app.core->store()).covers(user.id, client_id, "openid", unix_now());
+  auto allowed = app.core->oidc_consents().covers(user.id, client_id, "openid", unix_now());
   if (!allowed) return std::unexpected(allowed.error());
   if (!*allowed) return fail(Errc::not_found, "no consent for this client");
-  if (auto done = OidcConsents(app.core->store()).revoke(user.id, client_id); !done) return std::unexpected(done.error());
+  if (auto done = app.core->oidc_consents().revoke(user.id, client_id); !done) return std::unexpected(done.error());
   if (auto ended = app.core->refresh().end_client(user.id, client_id); !ended) return std::unexpected(ended.error());
   audit(app, request, {.event = "oidc_consent_revoked", .username = user.username, .outcome = "ok",
                        .reason = "client " + client_id});

@@ -95,7 +95,7 @@ std::map<std::string, std::string, std::less<>> client_claims(const OidcClient& 
 HandlerResult authorization_code(App& app, const http::Request& request, const Form& form, const OidcClient& client) {
   const auto now = unix_now();
   CodeReplay replay;
-  AuthorizationCodes codes(app.core->store());
+  AuthorizationCodes& codes = app.core->authorization_codes();
   const auto code = param(form, "code");
   auto grant = codes.redeem(code, now, &replay);
   if (!grant) {

@@ -90,7 +90,7 @@ HandlerResult me(App& app, const http::Request&, const RouteContext& context) {
       .set("email", Json::string(user.email))
       .set("email_verified", Json::boolean(user.email_verified));
   // An address given through PUT /me/email and not verified yet.
-  if (auto pending = app.email_verification->pending_change(user, unix_now()); pending && !pending->empty()) {
+  if (auto pending = app.core->email_verification().pending_change(user, unix_now()); pending && !pending->empty()) {
     body.set("email_pending", Json::string(*pending));
   }
   auto response = http::Response::json(200, body);
@@ -122,7 +122,7 @@ HandlerResult change_password(App& app, const http::Request& request, const Rout
     }
     return std::unexpected(user.error());
   }
-  after_password_change(app.core->refresh(), app.core->store(), app.core->settings().mail, *app.mail_templates,
+  after_password_change(app.core->refresh(), app.core->store(), app.core->settings().mail, app.core->mail_templates(),
                         app.core->events(), *user, unix_now());
   audit(app, request, {.event = "password_changed", .username = user->username, .outcome = "ok",
                        .reason = "every other token ended"});

@@ -34,12 +34,10 @@ Session start_session(const App& app, const http::Request& request, const User& 
 // The cookies of a session the sign-in use case issued at `now`.
 Session session_cookies(const App& app, const http::Request& request, IssuedSession issued, std::int64_t now);
 
-// The sign-in use case (authd/sign_in.hpp) reporting to authd's counters, log
-// and mail sender (sign_in_answer.cpp); what it needs of `request`; and its
-// outcome as HTTP: 200 {token, user:{acl, username}} with the session's
-// cookies (and the device cookie when it gives one), or the 401 MFA Required
-// challenge.
-SignIn sign_in_of(const App& app);
+// What the sign-in use case (Core::sign_in, authd/sign_in.hpp) needs of
+// `request`, and its outcome as HTTP (sign_in_answer.cpp): 200 {token,
+// user:{acl, username}} with the session's cookies (and the device cookie
+// when it gives one), or the 401 MFA Required challenge.
 SignInClient sign_in_client(const http::Request& request);
 HandlerResult sign_in_answer(const App& app, const http::Request& request, Result<SignInOutcome> outcome);
 // Adds a new device cookie (authd_device) for `user` to `response` (sign-up).

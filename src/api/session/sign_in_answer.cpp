@@ -1,6 +1,6 @@
 // The HTTP side of the sign-in use case (authd/sign_in.hpp): what a request
 // tells it (address, request id, device cookie, User-Agent) and its answer
-// as HTTP (its reports go to the core's events: src/app.cpp):
+// as HTTP (its reports go to the core's events: src/main.cpp):
 // 200 {token, user:{acl, username}} with the session's cookies, or the
 // 401 MFA Required challenge (http/error_mapping.cpp).
 #include "authd/clock.hpp"
@@ -25,10 +25,8 @@ std::string device_cookie(const App& app, const http::Request& request, std::str
 
 }  // namespace
 
-SignIn sign_in_of(const App& app) { return SignIn(*app.core, app.mail_templates.get()); }
-
 void give_device_cookie(const App& app, const http::Request& request, http::Response& response, const User& user) {
-  const SignIn sign_in = sign_in_of(app);
+  const SignIn& sign_in = app.core->sign_in();
   response.header("Set-Cookie", device_cookie(app, request, sign_in.new_device_token(user, unix_now()), sign_in.device_ttl()));
 }
 

@@ -17,7 +17,8 @@ HandlerResult signin(App& app, const http::Request& request, const RouteContext&
   // Never from another site: the route table refuses it (api/access_policy.cpp, admit()).
   auto credentials = parse_basic_authorization(request.authorization());
   if (!credentials) return fail(Errc::invalid_login, "malformed Basic credentials");  // no hash, nothing to guess
-  return sign_in_answer(app, request, sign_in_of(app).with_password(*credentials, sign_in_client(request), unix_now()));
+  return sign_in_answer(app, request,
+                        app.core->sign_in().with_password(*credentials, sign_in_client(request), unix_now()));
 }
 
 }  // namespace authd::handlers

@@ -51,7 +51,7 @@ HandlerResult signup(App& app, const http::Request& request, const RouteContext&
   audit(app, request, {.event = "signup", .username = user->username, .outcome = "ok"});
   // The email is stored unverified; with mail on, a link to verify it is
   // queued (token and message in one transaction). The sign-up stands either way.
-  if (auto sent = app.email_verification->send(*user, user->email, unix_now()); !sent) {
+  if (auto sent = app.core->email_verification().send(*user, user->email, unix_now()); !sent) {
     log::warn("cannot queue the verification mail of a new account: " + sent.error().message);
   } else if (*sent == MailOutcome::queued) {
     audit(app, request, {.event = "email_verify_requested", .username = user->username, .outcome = "ok",

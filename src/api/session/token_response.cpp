@@ -18,7 +18,7 @@ Session session_cookies(const App& app, const http::Request& request, IssuedSess
 
 Session start_session(const App& app, const http::Request& request, const User& user, std::string_view amr) {
   const auto now = unix_now();
-  return session_cookies(app, request, sign_in_of(app).issue(user, amr, now), now);
+  return session_cookies(app, request, app.core->sign_in().issue(user, amr, now), now);
 }
 
 void attach_session(http::Response& response, Session session) {

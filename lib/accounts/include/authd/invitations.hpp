@@ -82,7 +82,8 @@ class Invitations {
   static constexpr std::string_view kNamespace = "invitation";
 
   // `mail`: the outbox's key (the link is queued sealed). `events` hears
-  // of every mail queued (Core::events).
+  // of every mail queued and of every invitation created, accepted or
+  // revoked (Core::events).
   Invitations(Store& store, const PasswordHasher& hasher, const CredentialPolicy& policy,
               const mail::Templates& templates, const MailSettings& mail, Events& events = no_events())
       : store_(store), hasher_(hasher), policy_(policy), templates_(templates), mail_(mail), events_(events) {}

@@ -30,6 +30,8 @@
 #include "authd/access_rules.hpp"
 #include "authd/accounts.hpp"
 #include "authd/audit.hpp"
+#include "authd/authorization_codes.hpp"
+#include "authd/email_verification.hpp"
 #include "authd/error.hpp"
 #include "authd/events.hpp"
 #include "authd/guard.hpp"
@@ -39,13 +41,16 @@
 #include "authd/oauth.hpp"
 #include "authd/oauth_config.hpp"
 #include "authd/oidc_clients.hpp"
+#include "authd/oidc_consents.hpp"
 #include "authd/oidc_settings.hpp"
 #include "authd/passkeys.hpp"
 #include "authd/password.hpp"
+#include "authd/password_reset.hpp"
 #include "authd/records.hpp"
 #include "authd/refresh.hpp"
 #include "authd/revocation.hpp"
 #include "authd/settings.hpp"
+#include "authd/sign_in.hpp"
 #include "authd/signing_key.hpp"
 #include "authd/store.hpp"
 #include "authd/store_backends.hpp"
@@ -102,7 +107,8 @@ class Core {
  public:
   // Opens the store and loads (or creates) the signing key. `events` hears
   // of the side effects of every service Core builds (authd/events.hpp); it
-  // must outlive the Core. Errors: config, io.
+  // must outlive the Core. The mail templates are the built-in ones until
+  // load_mail_templates(). Errors: config, io.
   static Result<std::unique_ptr<Core>> open(CoreSettings settings, Events& events = no_events());
   // The same over `running`'s store when `settings` name the same database
   // (same_database): a reload builds the next Core while the running one
@@ -167,10 +173,32 @@ class Core {
   Passkeys& passkeys() noexcept { return passkeys_; }
   // Operator and admin changes of accounts, audited (authctl, /admin/users).
   UserAdmin& user_admin() noexcept { return user_admin_; }
+  // Every way of signing in (authd/sign_in.hpp), its notices mailed with
+  // mail_templates().
+  SignIn& sign_in() noexcept { return sign_in_; }
+  // Password reset by mail, email verification and invitations: the
+  // links mailed with mail_templates().
+  PasswordReset& password_reset() noexcept { return password_reset_; }
+  EmailVerification& email_verification() noexcept { return email_verification_; }
+  Invitations& invitations() noexcept { return invitations_; }
+  // The templates every mail of the services above (and the notices of
+  // sign-in and account changes) is written with.
+  const mail::Templates& mail_templates() const noexcept { return mail_templates_; }
+  // Replaces the built-in templates with the operator's (`mail_templates`
+  // directory, mail::Templates::load); the services above mail with them
+  // from then on. Called by a program that mails, once, before any request
+  // is served (authd at start and in every reload's new Core, authctl
+  // invite), so that a broken directory stops only what would mail with it;
+  // on error the templates stay as they were. Error: config, io.
+  Result<void> load_mail_templates();
   // The observer given to open(): what the services tell the program.
   Events& events() const noexcept { return events_; }
   // The applications signing in through authd (authd as OpenID provider).
   OidcClients& oidc_clients() noexcept { return oidc_clients_; }
+  // What users allowed those applications, and the authorization codes
+  // /authorize issues and /token redeems.
+  OidcConsents& oidc_consents() noexcept { return oidc_consents_; }
+  AuthorizationCodes& authorization_codes() noexcept { return authorization_codes_; }
   // The ID-token signing keys (oidc_provider = true), else nullptr.
   KeyRing* id_token_keys() const noexcept { return id_token_ring_.get(); }
   // The JWK set: the token keys (token_algorithm EdDSA/ES256) and the
@@ -182,7 +210,7 @@ class Core {
 
  private:
   Core(CoreSettings settings, std::shared_ptr<Store> store, TokenService tokens, std::unique_ptr<AuditLog> audit,
-       std::shared_ptr<KeyRing> id_token_ring, Events& events);
+       std::shared_ptr<KeyRing> id_token_ring, mail::Templates templates, Events& events);
   static Result<std::unique_ptr<Core>> open(CoreSettings settings, std::shared_ptr<Store> store, Events& events);
 
   CoreSettings settings_;
@@ -197,12 +225,19 @@ class Core {
   RefreshTokens refresh_;
   SecondFactors mfa_;
   OidcClients oidc_clients_;
+  OidcConsents oidc_consents_;
+  AuthorizationCodes authorization_codes_;
   std::map<std::string, std::unique_ptr<OAuthClient>, std::less<>> oauth_clients_;
   std::unique_ptr<AuditLog> audit_;
   std::shared_ptr<KeyRing> id_token_ring_;
   Passkeys passkeys_;
   UserAdmin user_admin_;
   Events& events_;
+  mail::Templates mail_templates_;  // the services below hold a reference: replaced in place
+  PasswordReset password_reset_;
+  EmailVerification email_verification_;
+  Invitations invitations_;
+  SignIn sign_in_;  // last: it reads events_ and mail_templates_
 };
 
 }  // namespace authd

@@ -99,7 +99,8 @@ using SignInOutcome = std::variant<SignedIn, SecondFactorDue>;
 
 class SignIn {
  public:
-  // `templates`: the mail templates of notices; nullptr sends none. What a
+  // `templates`: the mail templates of notices; nullptr sends none (Core
+  // builds the one its program uses: Core::sign_in). What a
   // sign-in tells its program besides the outcome (a password sign-in's
   // outcome, warnings, a queued notice) goes to the core's events observer
   // (Core::open, authd/events.hpp).
