@@ -29,6 +29,10 @@ struct RouteContext {
 // http::error_response (http/error_mapping.cpp).
 using HandlerResult = Result<http::Response>;
 
+// Every handler's type. The groups' routes.hpp declare theirs with it
+// (`Handler signup;`); the definitions spell the signature out.
+using Handler = HandlerResult(App& app, const http::Request& request, const RouteContext& context);
+
 }  // namespace handlers
 
 enum class Access {
@@ -51,7 +55,7 @@ enum class Body {
 struct Route {
   std::string_view method;
   std::string_view pattern;  // literal segments and "{id}" (one non-empty segment)
-  handlers::HandlerResult (*handler)(App&, const http::Request&, const handlers::RouteContext&);
+  handlers::Handler* handler;
   Access access;
   std::optional<Capability> capability;
   Lane lane = Lane::direct;

@@ -13,22 +13,22 @@
 namespace authd::handlers {
 
 // invitations.cpp
-HandlerResult accept_invitation(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult admin_list_invitations(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult admin_create_invitation(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult admin_revoke_invitation(App& app, const http::Request& request, const RouteContext& context);
+Handler accept_invitation;
+Handler admin_list_invitations;
+Handler admin_create_invitation;
+Handler admin_revoke_invitation;
 // admin_users.cpp
-HandlerResult admin_list_users(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult admin_get_user(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult admin_set_role(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult admin_delete_user(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult admin_sign_out_user(App& app, const http::Request& request, const RouteContext& context);
+Handler admin_list_users;
+Handler admin_get_user;
+Handler admin_set_role;
+Handler admin_delete_user;
+Handler admin_sign_out_user;
 // admin_clients.cpp
-HandlerResult admin_list_clients(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult admin_add_client(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult admin_get_client(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult admin_remove_client(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult admin_rotate_client_secret(App& app, const http::Request& request, const RouteContext& context);
+Handler admin_list_clients;
+Handler admin_add_client;
+Handler admin_get_client;
+Handler admin_remove_client;
+Handler admin_rotate_client_secret;
 
 inline constexpr std::array admin_routes{
     Route{"POST", "/signup/invitation", accept_invitation, Access::open, std::nullopt, Lane::password, Body::json},

@@ -14,13 +14,13 @@
 namespace authd::handlers {
 
 // password_reset.cpp
-HandlerResult password_forgot(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult password_reset(App& app, const http::Request& request, const RouteContext& context);
+Handler password_forgot;
+Handler password_reset;
 // email_verify.cpp
-HandlerResult email_verify_link(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult email_verify(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult email_verify_resend(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult change_email(App& app, const http::Request& request, const RouteContext& context);
+Handler email_verify_link;
+Handler email_verify;
+Handler email_verify_resend;
+Handler change_email;
 
 inline constexpr std::array mail_links_routes{
     // forgot waits out a fixed answer time: off the direct lane.

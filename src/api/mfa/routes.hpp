@@ -13,19 +13,19 @@
 namespace authd::handlers {
 
 // mfa.cpp
-HandlerResult signin_mfa(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult mfa_status(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult mfa_totp_begin(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult mfa_totp_remove(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult mfa_totp_confirm(App& app, const http::Request& request, const RouteContext& context);
+Handler signin_mfa;
+Handler mfa_status;
+Handler mfa_totp_begin;
+Handler mfa_totp_remove;
+Handler mfa_totp_confirm;
 // passkeys.cpp
-HandlerResult passkey_register_begin(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult passkey_register_finish(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult passkey_remove(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult signin_mfa_webauthn_begin(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult passkey_signin_status(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult passkey_signin_begin(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult passkey_signin_finish(App& app, const http::Request& request, const RouteContext& context);
+Handler passkey_register_begin;
+Handler passkey_register_finish;
+Handler passkey_remove;
+Handler signin_mfa_webauthn_begin;
+Handler passkey_signin_status;
+Handler passkey_signin_begin;
+Handler passkey_signin_finish;
 
 inline constexpr std::array mfa_routes{
     Route{"POST", "/signin/mfa", signin_mfa, Access::open, std::nullopt, Lane::direct, Body::json},

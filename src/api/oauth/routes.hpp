@@ -12,7 +12,7 @@
 namespace authd::handlers {
 
 // oauth.cpp
-HandlerResult oauth(App& app, const http::Request& request, const RouteContext& context);
+Handler oauth;
 
 inline constexpr std::array oauth_routes{
     Route{"GET", "/oauth", oauth, Access::open, std::nullopt, Lane::upstream},

@@ -15,23 +15,23 @@
 namespace authd::handlers {
 
 // well_known.cpp
-HandlerResult jwks(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult openid_configuration(App& app, const http::Request& request, const RouteContext& context);
+Handler jwks;
+Handler openid_configuration;
 // oidc_authorize.cpp
-HandlerResult oidc_authorize(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult oidc_consent(App& app, const http::Request& request, const RouteContext& context);
+Handler oidc_authorize;
+Handler oidc_consent;
 // oidc_token.cpp
-HandlerResult oidc_token(App& app, const http::Request& request, const RouteContext& context);
+Handler oidc_token;
 // oidc_revocation.cpp
-HandlerResult oidc_revoke(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult oidc_introspect(App& app, const http::Request& request, const RouteContext& context);
+Handler oidc_revoke;
+Handler oidc_introspect;
 // oidc_userinfo.cpp
-HandlerResult oidc_userinfo(App& app, const http::Request& request, const RouteContext& context);
+Handler oidc_userinfo;
 // oidc_logout.cpp
-HandlerResult oidc_end_session(App& app, const http::Request& request, const RouteContext& context);
+Handler oidc_end_session;
 // oidc_my_clients.cpp
-HandlerResult my_clients(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult revoke_my_client(App& app, const http::Request& request, const RouteContext& context);
+Handler my_clients;
+Handler revoke_my_client;
 
 inline constexpr std::array oidc_routes{
     Route{"GET", "/.well-known/jwks.json", jwks, Access::open, std::nullopt},

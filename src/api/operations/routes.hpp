@@ -12,11 +12,11 @@
 namespace authd::handlers {
 
 // health.cpp
-HandlerResult healthz(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult readyz(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult metrics_text(App& app, const http::Request& request, const RouteContext& context);
+Handler healthz;
+Handler readyz;
+Handler metrics_text;
 // openapi.cpp
-HandlerResult openapi_document(App& app, const http::Request& request, const RouteContext& context);
+Handler openapi_document;
 
 inline constexpr std::array operations_routes{
     Route{"GET", "/healthz", healthz, Access::open, std::nullopt},

@@ -13,14 +13,14 @@
 namespace authd::handlers {
 
 // access.cpp
-HandlerResult auth_check(App& app, const http::Request& request, const RouteContext& context);
+Handler auth_check;
 // The FastCGI Authorizer role (FCGI_ROLE=AUTHORIZER), whatever the path: not a row.
-HandlerResult authorizer(App& app, const http::Request& request, const RouteContext& context);
+Handler authorizer;
 // providers.cpp
-HandlerResult auth_providers(App& app, const http::Request& request, const RouteContext& context);
+Handler auth_providers;
 // return_to.cpp
-HandlerResult return_to(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult portal_redirect(App& app, const http::Request& request, const RouteContext& context);
+Handler return_to;
+Handler portal_redirect;
 
 inline constexpr std::array portal_routes{
     Route{"*", "/auth/check", auth_check, Access::open, std::nullopt},

@@ -12,11 +12,11 @@
 namespace authd::handlers {
 
 // records.cpp
-HandlerResult list_records(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult create_record(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult get_record(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult update_record(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult delete_record(App& app, const http::Request& request, const RouteContext& context);
+Handler list_records;
+Handler create_record;
+Handler get_record;
+Handler update_record;
+Handler delete_record;
 
 inline constexpr std::array records_routes{
     Route{"GET", "/records", list_records, Access::bearer, std::nullopt},

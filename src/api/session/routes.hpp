@@ -13,16 +13,16 @@
 namespace authd::handlers {
 
 // signup.cpp
-HandlerResult signup(App& app, const http::Request& request, const RouteContext& context);
+Handler signup;
 // signin.cpp
-HandlerResult signin(App& app, const http::Request& request, const RouteContext& context);
+Handler signin;
 // refresh.cpp
-HandlerResult token_refresh(App& app, const http::Request& request, const RouteContext& context);
+Handler token_refresh;
 // session.cpp
-HandlerResult signout(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult signout_all(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult me(App& app, const http::Request& request, const RouteContext& context);
-HandlerResult change_password(App& app, const http::Request& request, const RouteContext& context);
+Handler signout;
+Handler signout_all;
+Handler me;
+Handler change_password;
 
 inline constexpr std::array session_routes{
     Route{"POST", "/signup", signup, Access::open, std::nullopt, Lane::password, Body::json},
