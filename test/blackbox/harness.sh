@@ -469,6 +469,16 @@ stack_start() {
   trap 'exit 130' INT
   trap 'exit 143' TERM
 
+  # The argon2id cost of new password hashes: a script that does not choose
+  # one gets the cheapest (1 MiB, one pass). At the production default
+  # (19 MiB, two passes) hashing was most of the suite's CPU time (three
+  # quarters of a sign-up script's), and few scripts are about it: those
+  # that are (t_sec_hash_lanes, t_sec_enumeration, t_load_mixed, ...) set
+  # AUTHD_ARGON2_ITERATIONS and so keep the default memory.
+  if [[ -z ${AUTHD_ARGON2_ITERATIONS:-} && -z ${AUTHD_ARGON2_MEMORY_KIB:-} ]]; then
+    export AUTHD_ARGON2_MEMORY_KIB=1024 AUTHD_ARGON2_ITERATIONS=1
+  fi
+
   # AUTHD_* variables whose value names the port (@PORT@): authd can only
   # start once the port is chosen (see @PORT@ at the top).
   local var

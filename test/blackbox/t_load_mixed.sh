@@ -37,6 +37,8 @@
 # account budget; a recognised browser is never refused.
 # Figures: requests, rate, answers per kind, errors, RSS before/after.
 source "$(dirname "$0")/fault_lib.sh"
+# A load test runs at the production hashing cost (the harness makes it cheap otherwise).
+export AUTHD_ARGON2_ITERATIONS=${AUTHD_ARGON2_ITERATIONS:-2}
 
 LOAD_SECONDS=${LOAD_SECONDS:-20}
 LOAD_WARMUP=${LOAD_WARMUP:-5}
