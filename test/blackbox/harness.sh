@@ -473,7 +473,7 @@ stack_start() {
   # one gets the cheapest (1 MiB, one pass). At the production default
   # (19 MiB, two passes) hashing was most of the suite's CPU time (three
   # quarters of a sign-up script's), and few scripts are about it: those
-  # that are (t_sec_hash_lanes, t_sec_enumeration, t_load_mixed, ...) set
+  # that are (t_sec_hash_lanes, t_sec_enumeration, t_load_mixed, t_crash_sigkill, ...) set
   # AUTHD_ARGON2_ITERATIONS and so keep the default memory.
   if [[ -z ${AUTHD_ARGON2_ITERATIONS:-} && -z ${AUTHD_ARGON2_MEMORY_KIB:-} ]]; then
     export AUTHD_ARGON2_MEMORY_KIB=1024 AUTHD_ARGON2_ITERATIONS=1
