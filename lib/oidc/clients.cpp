@@ -61,6 +61,7 @@ Json to_json(const OidcClient& client, bool with_secret_hash) {
       .set("redirect_uris", string_array(client.redirect_uris))
       .set("post_logout_redirect_uris", string_array(client.post_logout_uris))
       .set("scopes", string_array(client.scopes))
+      .set("require_pushed_authorization_requests", Json::boolean(client.require_par))
       .set("created_at", Json::integer(client.created_at));
   if (with_secret_hash) json.set("secret_sha256", Json::string(client.secret_sha256));
   return json;
@@ -77,6 +78,7 @@ Result<OidcClient> from_json(std::string_view text) {
   client.redirect_uris = strings_of(json->get("redirect_uris"));
   client.post_logout_uris = strings_of(json->get("post_logout_redirect_uris"));
   client.scopes = strings_of(json->get("scopes"));
+  client.require_par = json->get("require_pushed_authorization_requests").is_true();
   client.secret_sha256 = std::string(json->get_string("secret_sha256").value_or(""));
   client.created_at = json->get_integer("created_at").value_or(0);
   if (client.id.empty()) return fail(Errc::internal, "corrupt client entry");

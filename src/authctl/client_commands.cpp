@@ -25,9 +25,9 @@ void print(const Context& context, const OidcClient& client, const std::string& 
     print_json(shown);
     return;
   }
-  std::printf("client_id: %s\nname: %s\ntype: %s%s\nredirect_uris: %s\npost_logout_redirect_uris: %s\nscopes: %s\n",
+  std::printf("client_id: %s\nname: %s\ntype: %s%s%s\nredirect_uris: %s\npost_logout_redirect_uris: %s\nscopes: %s\n",
               client.id.c_str(), client.name.c_str(), client.is_public ? "public" : "confidential",
-              client.first_party ? " first-party" : "", joined(client.redirect_uris).c_str(),
+              client.first_party ? " first-party" : "", client.require_par ? " require-par" : "", joined(client.redirect_uris).c_str(),
               joined(client.post_logout_uris).c_str(), joined(client.scopes).c_str());
   if (!secret.empty()) std::printf("client_secret: %s\n", secret.c_str());
 }
@@ -52,6 +52,7 @@ int add_client(Context& context, const Invocation& invocation) {
   }
   spec.is_public = invocation.has("public");
   spec.first_party = invocation.has("first-party");
+  spec.require_par = invocation.has("require-par");
   auto issued = (*core)->oidc_clients().add(std::move(spec), unix_now());
   if (!issued) return failure(issued.error().message);
   audit(**core, "client_added", issued->client.id);

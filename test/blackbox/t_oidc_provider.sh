@@ -18,6 +18,12 @@
 # site's form; a used refresh token revoking its family; tokens of a user
 # signed out everywhere or deleted; a resource server (oidc_introspection_clients)
 # sees every client's tokens but a removed client's, and revokes none.
+# Pushed authorization requests (RFC 9126, openid-client's
+# buildAuthorizationUrlWithPAR): a request_uri used twice, another client's,
+# made up; an unregistered redirect_uri, a wrong secret or a request_uri
+# pushed to /par; query parameters smuggled beside a request_uri; the
+# request's parameters leaking into the browser's address on the way through
+# sign-in and consent; a --require-par client's unpushed request.
 source "$(dirname "$0")/harness.sh"
 export AUTHD_OIDC_PROVIDER=true AUTHD_REFRESH_TOKEN_TTL=3600
 AUDIT_DIR=$(mktemp -d)
@@ -56,6 +62,8 @@ expect_json "revocation endpoint" .revocation_endpoint "$BASE_URL/revoke"
 expect_json "revocation: client auth" '.revocation_endpoint_auth_methods_supported | join(" ")' "client_secret_basic client_secret_post none"
 expect_json "introspection endpoint" .introspection_endpoint "$BASE_URL/introspect"
 expect_json "introspection: confidential clients" '.introspection_endpoint_auth_methods_supported | join(" ")' "client_secret_basic client_secret_post"
+expect_json "PAR endpoint" .pushed_authorization_request_endpoint "$BASE_URL/par"
+expect_json "PAR is a per-client requirement" .require_pushed_authorization_requests false
 
 CB=http://127.0.0.1:9/cb
 OUT=$(authctl client add Wiki --first-party --redirect-uri "$CB" --post-logout-uri http://127.0.0.1:9/bye \
@@ -68,12 +76,14 @@ FORUM=$(sed -n 's/^client_id: //p' <<<"$OUT"); FORUM_SECRET=$(sed -n 's/^client_
 [[ -n $WIKI && -n $WIKI_SECRET && -n $APP && -n $FORUM ]] || fail "three clients registered"
 
 # One code flow: start (openid-client), the browser, finish (openid-client).
-# Sets FLOW (the JSON finish printed) and CODE.
-code_flow() {  # CLIENT SECRET|- AUTH SCOPE
+# Sets FLOW (the JSON finish printed), CODE and START_URL. START: start, or
+# start-par (the request pushed to /par first, RFC 9126).
+code_flow() {  # CLIENT SECRET|- AUTH SCOPE [START]
   local start url
-  start=$(rp start "$BASE_URL" "$1" "$2" "$3" "$CB" "$4")
+  start=$(rp "${5:-start}" "$BASE_URL" "$1" "$2" "$3" "$CB" "$4")
   url=$(jq -r .url <<<"$start" 2>/dev/null)
   [[ $url == "$BASE_URL/authorize?"* ]] || { fail "openid-client builds the authorization URL: $start"; return; }
+  START_URL=$url
   browse "$url"
   expect_status 302 "/authorize answers a signed-in browser with a redirect ($3)"
   expect_match "to the client's redirect URI with a code and iss" "^$CB\?code=.*iss=" "$LOCATION"
@@ -357,6 +367,96 @@ browse "$FORUM_AUTHZ"
 expect_status 200 "asked again after the revocation"
 TOKEN=$COOKIE auth_delete "/me/clients/$FORUM"
 expect_status 404 "nothing left to revoke"
+
+step "pushed authorization requests (RFC 9126): openid-client's PAR flow"
+code_flow "$WIKI" "$WIKI_SECRET" basic "openid profile" start-par
+expect_eq "PAR: sub" "$ALICE_ID" "$(jq -r .claims.sub <<<"$FLOW")"
+expect_match "the browser's URL carries client_id and request_uri" \
+  "^$BASE_URL/authorize\?(client_id=$WIKI&request_uri=|request_uri=[^&]*&client_id=$WIKI$)" "$START_URL"
+expect_eq "and none of the request (redirect_uri, state, code_challenge)" no \
+  "$(yesno grep -Eq 'redirect_uri=|state=|code_challenge=' <<<"$START_URL")"
+browse "$START_URL"
+expect_status 400 "a request_uri is used once: a second code is refused"
+expect_json "with the JSON error" .error "request_uri is unknown, expired or already used"
+code_flow "$APP" - none "openid profile" start-par
+expect_eq "PAR by a public client (none + PKCE)" "$ALICE_ID" "$(jq -r .claims.sub <<<"$FLOW")"
+
+step "pushed authorization requests: hostile pushes and request_uris"
+par() { http POST /par -u "$WIKI:$WIKI_SECRET" --data-urlencode response_type=code --data-urlencode "redirect_uri=$CB" \
+          --data-urlencode code_challenge_method=S256 --data-urlencode "code_challenge=$CHALLENGE" "$@"; }
+par --data-urlencode scope=openid --data-urlencode state=p1
+expect_status 201 "pushed"
+expect_json "expires_in" .expires_in 90
+expect_eq "no-store" no-store "$(header Cache-Control)"
+PUSHED=$(json .request_uri)
+expect_match "a request_uri URN" '^urn:ietf:params:oauth:request_uri:[A-Za-z0-9_-]{43}$' "$PUSHED"
+browse "$BASE_URL/authorize?client_id=$FORUM&request_uri=$(printf %s "$PUSHED" | jq -sRr @uri)"
+expect_status 400 "another client's request_uri"
+expect_eq "no redirect anywhere" "" "$LOCATION"
+browse "$BASE_URL/authorize?client_id=$WIKI&request_uri=$(printf %s "$PUSHED" | jq -sRr @uri)&redirect_uri=http://127.0.0.1:9/evil&state=evil"
+expect_match "the pushed parameters count, not the query's" "^$CB\?code=.*state=p1&" "$LOCATION"
+browse "$BASE_URL/authorize?client_id=$WIKI&request_uri=urn:ietf:params:oauth:request_uri:nope" -H 'Accept: text/html'
+expect_status 400 "a made-up request_uri"
+expect_match "a browser gets a page that says so" 'has expired.*request_uri is unknown, expired or already used' "$BODY"
+http POST /par -u "$WIKI:$WIKI_SECRET" --data-urlencode response_type=code --data-urlencode scope=openid \
+  --data-urlencode "redirect_uri=http://127.0.0.1:9/evil" --data-urlencode code_challenge_method=S256 \
+  --data-urlencode "code_challenge=$CHALLENGE"
+expect_status 400 "an unregistered redirect_uri is refused at /par"
+expect_json "invalid_redirect_uri" .error invalid_redirect_uri
+par --data-urlencode scope=openid --data-urlencode "redirect_uri=http://127.0.0.1:9/evil"
+expect_status 400 "a parameter sent twice (the registered redirect_uri, then another)"
+expect_json "invalid_request" .error_description "parameter redirect_uri sent more than once"
+par --data-urlencode scope=profile
+expect_json "scope without openid: invalid_scope" .error invalid_scope
+par --data-urlencode scope=openid --data-urlencode "request_uri=$PUSHED"
+expect_json "a request_uri pushed to /par: invalid_request" .error invalid_request
+par --data-urlencode scope=openid --data-urlencode "client_id=$FORUM"
+expect_json "another client_id than the authenticated one" .error invalid_request
+http POST /par -u "$WIKI:wrong-secret" --data-urlencode response_type=code --data-urlencode scope=openid \
+  --data-urlencode "redirect_uri=$CB"
+expect_status 401 "a wrong secret"
+expect_json "invalid_client" .error invalid_client
+http POST /par --data-urlencode "client_id=$APP" --data-urlencode response_type=code --data-urlencode scope=openid \
+  --data-urlencode "redirect_uri=$CB"
+expect_json "a public client must push PKCE too" .error invalid_request
+
+step "pushed authorization requests: sign-in and consent keep the request off the address"
+par --data-urlencode scope=openid --data-urlencode state=p2 --data-urlencode prompt=login
+PUSHED=$(json .request_uri)
+browse "$BASE_URL/authorize?client_id=$WIKI&request_uri=$(printf %s "$PUSHED" | jq -sRr @uri)"
+RD=$(query_param "$LOCATION" rd)
+expect_match "prompt=login: to the sign-in page" '^/login\?rd=' "$LOCATION"
+expect_match "the way back names the pushed request only" "^/authorize\?client_id=$WIKI&request_uri=urn" "$RD"
+expect_eq "nothing of the request in it" no "$(yesno grep -Eq 'redirect_uri|signed_in_after|prompt' <<<"$RD")"
+browse "$BASE_URL$RD"
+expect_match "the old session does not pass for the fresh sign-in" '^/login\?rd=' "$LOCATION"
+signin alice 'alice password'
+COOKIE=$TOKEN browse "$BASE_URL$RD"
+expect_match "a sign-in made now does" "^$CB\?code=.*state=p2&" "$LOCATION"
+COOKIE=$TOKEN
+OUT=$(printf 'response_type=code&scope=openid%%20profile&state=f2&redirect_uri=%s' "$CB")
+http POST /par -u "$FORUM:$FORUM_SECRET" -d "$OUT"
+PUSHED=$(json .request_uri)
+browse "$BASE_URL/authorize?client_id=$FORUM&request_uri=$(printf %s "$PUSHED" | jq -sRr @uri)"
+expect_status 200 "the consent page for a pushed request"
+REQUEST=$(sed -n 's/.*name="request" value="\([^"]*\)".*/\1/p' <<<"$BODY" | sed 's/&amp;/\&/g')
+expect_match "the form carries client_id and request_uri only" "^client_id=$FORUM&request_uri=urn[^&]*$" "$REQUEST"
+http POST /authorize/consent -H "Cookie: auth=$COOKIE" -H "Origin: $BASE_URL" \
+  --data-urlencode "request=$REQUEST" --data-urlencode decision=allow
+NEXT=$(sed -n 's/.*id="continue" href="\([^"]*\)".*/\1/p' <<<"$BODY" | sed 's/&amp;/\&/g')
+browse "$BASE_URL$NEXT"
+expect_match "consent given: the code" "^$CB\?code=.*state=f2" "$LOCATION"
+TOKEN=$COOKIE auth_delete "/me/clients/$FORUM" >/dev/null
+
+step "a client registered with --require-par must push"
+OUT=$(authctl client add Strict --require-par --first-party --redirect-uri "$CB" 2>/dev/null)
+STRICT=$(sed -n 's/^client_id: //p' <<<"$OUT"); STRICT_SECRET=$(sed -n 's/^client_secret: //p' <<<"$OUT")
+expect_match "authctl shows it" 'type: confidential first-party require-par' "$OUT"
+browse "$AUTHZ&client_id=$STRICT&redirect_uri=$CB"
+expect_match "its parameters in the query: invalid_request to the client" "^$CB\?error=invalid_request&.*par" "$LOCATION"
+code_flow "$STRICT" "$STRICT_SECRET" post "openid" start-par
+expect_eq "pushed (client_secret_post): signed in" "$ALICE_ID" "$(jq -r .claims.sub <<<"$FLOW")"
+expect_eq "its JSON says so" true "$(authctl client show "$STRICT" --json | jq -r .require_pushed_authorization_requests)"
 
 step "RP-initiated logout"
 http GET "/end_session?id_token_hint=$ID_TOKEN&post_logout_redirect_uri=http://127.0.0.1:9/evil&state=z" -H "Cookie: auth=$COOKIE"

@@ -3,6 +3,8 @@
 // the test's curl, so the flow is two commands:
 //   node rp.mjs start ISSUER CLIENT_ID SECRET|- AUTH REDIRECT_URI SCOPE
 //     discovery, PKCE, state, nonce -> {"url", "verifier", "state", "nonce"}
+//   node rp.mjs start-par ...  the same, the parameters pushed to /par (RFC 9126):
+//     the url carries client_id and request_uri only
 //   node rp.mjs finish ISSUER CLIENT_ID SECRET|- AUTH REDIRECT_URI CALLBACK_URL VERIFIER STATE NONCE
 //     the code grant (ID token checked: signature against the JWKS, iss, aud,
 //     nonce, at_hash), UserInfo, a refresh -> JSON of what it got
@@ -25,15 +27,17 @@ async function configuration() {
 }
 
 const config = await configuration();
-if (command === "start") {
+if (command === "start" || command === "start-par") {
   const [scope] = rest;
   const verifier = client.randomPKCECodeVerifier();
   const state = client.randomState();
   const nonce = client.randomNonce();
-  const url = client.buildAuthorizationUrl(config, {
+  const parameters = {
     redirect_uri: redirectUri, scope, state, nonce,
     code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256",
-  });
+  };
+  const url = command === "start" ? client.buildAuthorizationUrl(config, parameters)
+                                  : await client.buildAuthorizationUrlWithPAR(config, parameters);
   console.log(JSON.stringify({ url: url.href, verifier, state, nonce }));
 } else if (command === "finish") {
   const [callback, verifier, state, nonce] = rest;

@@ -1,9 +1,12 @@
 // Authorization codes (lib/oidc/authorization_codes.cpp): stored hashed,
 // single use, 60 s, a replay reports what the first use issued; PKCE S256
-// with the RFC 7636 Appendix B vector.
+// with the RFC 7636 Appendix B vector. Pushed authorization requests
+// (lib/oidc/pushed_requests.cpp): kept hashed, bound to their client, 90 s
+// until first opened, then the flow's 10 minutes, gone once finished.
 #include <gtest/gtest.h>
 
 #include "authd/authorization_codes.hpp"
+#include "authd/pushed_requests.hpp"
 #include "test_support.hpp"
 
 namespace authd {
@@ -75,6 +78,60 @@ TEST(Pkce, S256MatchesTheRfc7636Vector) {
   EXPECT_FALSE(pkce_s256_matches("short", challenge));
   EXPECT_FALSE(valid_pkce_challenge("abc"));
   EXPECT_FALSE(valid_pkce_challenge(std::string(42, 'a') + "="));
+}
+
+constexpr std::string_view kClient = "client_0123456789abcdef01234567";
+
+TEST(PushedRequests, BoundToTheirClientKeptHashedAndUsedUpWhenFinished) {
+  test::TempStore db;
+  PushedRequests pushed(db.store());
+  const RequestParameters parameters{{"response_type", "code"}, {"scope", "openid"}, {"state", "s1"}};
+  auto uri = pushed.push(kClient, parameters, kNow);
+  ASSERT_TRUE(uri);
+  ASSERT_TRUE(uri->starts_with(kRequestUriPrefix));
+  const auto token = uri->substr(kRequestUriPrefix.size());
+  auto stored = read_value(db.store(), [&](StoreTxn& txn) { return txn.list_entries("oidc_par"); });
+  ASSERT_TRUE(stored);
+  ASSERT_EQ(stored->size(), 1u);
+  EXPECT_EQ(stored->front().first.find(token), std::string::npos) << "kept only hashed";
+
+  EXPECT_EQ(outcome(pushed.open(*uri, "client_ffffffffffffffffffffffff", kNow)), "invalid_token")
+      << "another client's request_uri";
+  auto opened = pushed.open(*uri, kClient, kNow + 1);
+  ASSERT_TRUE(opened) << opened.error().message;
+  EXPECT_EQ(*opened, parameters);
+
+  RequestParameters settled = parameters;
+  settled.emplace("signed_in_after", "1700000001");
+  ASSERT_TRUE(pushed.update(*uri, settled, kNow + 2));
+  EXPECT_EQ(pushed.open(*uri, kClient, kNow + 3).value_or(RequestParameters{}), settled);
+
+  ASSERT_TRUE(pushed.finish(*uri));
+  EXPECT_EQ(outcome(pushed.open(*uri, kClient, kNow + 4)), "invalid_token");
+  EXPECT_EQ(outcome(pushed.update(*uri, settled, kNow + 4)), "invalid_token");
+}
+
+TEST(PushedRequests, ExpireUnopenedAfterTheirTtlButLastTheFlowOnceOpened) {
+  test::TempStore db;
+  PushedRequests pushed(db.store());
+  auto unopened = pushed.push(kClient, {{"scope", "openid"}}, kNow);
+  ASSERT_TRUE(unopened);
+  EXPECT_EQ(outcome(pushed.open(*unopened, kClient, kNow + kPushedRequestTtl)), "invalid_token");
+
+  auto opened = pushed.push(kClient, {{"scope", "openid"}}, kNow);
+  ASSERT_TRUE(opened);
+  ASSERT_TRUE(pushed.open(*opened, kClient, kNow + kPushedRequestTtl - 1));
+  EXPECT_EQ(outcome(pushed.open(*opened, kClient, kNow + kPushedRequestTtl + 60)), "ok")
+      << "a sign-in in progress outlives the first TTL";
+  EXPECT_EQ(outcome(pushed.open(*opened, kClient, kNow + kPushedRequestTtl - 1 + kPushedRequestFlowTtl)),
+            "invalid_token");
+
+  for (const auto* bad : {"", "urn:ietf:params:oauth:request_uri:", "urn:ietf:params:oauth:request_uri:short",
+                          "https://attacker.example/request", "urn:ietf:params:oauth:request_uri:"
+                          "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa%"}) {
+    EXPECT_EQ(outcome(pushed.open(bad, kClient, kNow)), "invalid_token") << bad;
+  }
+  EXPECT_TRUE(pushed.finish("garbage")) << "nothing to use up";
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // The OpenID Connect clients for the admin role (as authctl client ...):
 //   GET    /admin/clients                  -> {"clients":[client...]}
 //   POST   /admin/clients {"name","redirect_uris":[...],"post_logout_redirect_uris":[...],
-//                          "scopes":[...],"public":false,"first_party":false}
+//                          "scopes":[...],"public":false,"first_party":false,
+//                          "require_pushed_authorization_requests":false}
 //                                          -> 201 the client + "client_secret" (shown only here)
 //   GET    /admin/clients/{id}             -> the client (never its secret)
 //   DELETE /admin/clients/{id}             -> {"client_id":...,"deleted":true,"refresh_families_ended":N,
@@ -81,11 +82,14 @@ HandlerResult admin_add_client(App& app, const http::Request& request, const Rou
   if (!is_public) return std::unexpected(is_public.error());
   auto first_party = flag(*body, "first_party");
   if (!first_party) return std::unexpected(first_party.error());
+  auto require_par = flag(*body, "require_pushed_authorization_requests");
+  if (!require_par) return std::unexpected(require_par.error());
   spec.redirect_uris = std::move(*redirect_uris);
   spec.post_logout_uris = std::move(*post_logout);
   spec.scopes = std::move(*scopes);
   spec.is_public = *is_public;
   spec.first_party = *first_party;
+  spec.require_par = *require_par;
   auto issued = app.core->oidc_clients().add(std::move(spec), unix_now());
   if (!issued) return std::unexpected(issued.error());
   audit_change(app, request, context, "client_added", issued->client.id);

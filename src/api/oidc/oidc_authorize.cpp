@@ -15,6 +15,12 @@
 //        a bad client_id or redirect_uri -> 400, never a redirect to it: a page
 //        for a browser (Accept: text/html), else JSON;
 //        any other error -> 302 redirect_uri?error&error_description&state&iss
+//   GET  /authorize?client_id&request_uri: the request the client pushed to
+//        /par (RFC 9126, pushed_requests.hpp) instead of its parameters; the
+//        browser's way back from the sign-in and consent pages then carries
+//        only these two (what a step settled is kept with the pushed
+//        request), and the answer to the client uses the request up. A client
+//        registered with require_pushed_authorization_requests must push.
 //   POST /authorize/consent  (form: request=<the authorization query>, decision=allow|deny)
 //        records the consent (lib/oidc/consents.cpp) and sends the browser back
 //        to /authorize; deny -> access_denied to the client. Both by a 200
@@ -27,9 +33,11 @@
 #include "authd/oidc_consents.hpp"
 #include "authd/text.hpp"
 #include "api/audit_request.hpp"
+#include "api/oidc/authorization_request.hpp"
 #include "api/oidc/routes.hpp"
 #include "api/oidc/oidc.hpp"
 #include "http/query.hpp"
+#include "program/log.hpp"
 
 namespace authd::handlers {
 namespace {
@@ -46,33 +54,55 @@ std::int64_t authenticated_at(const TokenClaims& claims) {
   return claims.issued_at;
 }
 
-using Query = std::map<std::string, std::string, std::less<>>;
-
-// authd's own parameter on the way back from a fresh sign-in (prompt=login):
-// the session must have signed in at or after this Unix time.
-constexpr std::string_view kSignedInAfter = "signed_in_after";
-
-// A non-negative integer parameter; nullopt when absent or malformed.
-std::optional<std::int64_t> whole_number(const Query& query, std::string_view name) {
-  const auto found = query.find(name);
-  if (found == query.end()) return std::nullopt;
-  std::int64_t value = -1;
-  const auto& text = found->second;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
-  return value;
-}
 using oidc::has_word;
+using oidc::kSignedInAfter;
 using oidc::param;
+using oidc::Query;
+using oidc::split_words;
+using oidc::whole_number;
 
-std::vector<std::string> split_words(std::string_view words) {
-  std::vector<std::string> out;
-  for (std::size_t from = 0; from < words.size();) {
-    const auto end = std::min(words.find(' ', from), words.size());
-    if (end > from) out.emplace_back(words.substr(from, end - from));
-    from = end + 1;
+// The authorization request in force: the browser's query, or what the client
+// pushed to /par.
+struct Authorization {
+  Query query;              // the parameters
+  std::string request_uri;  // a pushed request's, else ""
+};
+
+// A browser sent here with a request authd cannot go on with and no address
+// it may send an error to: a page saying why for a person (Accept:
+// text/html), the usual 400 JSON for a program.
+bool wants_html(const http::Request& request) {
+  return request.param("HTTP_ACCEPT").find("text/html") != std::string_view::npos;
+}
+
+HandlerResult refusal_without_client(const http::Request& request, const Error& error, std::string_view headline,
+                                     std::string_view explanation) {
+  if (error.code != Errc::invalid_input || !wants_html(request)) return std::unexpected(error);
+  return oidc::page(400, "Sign-in request refused", request.base_path,
+                    "<section class=\"card\"><h1>" + std::string(headline) + "</h1><p>" + std::string(explanation) +
+                        text::html_escaped(error.message) + ".</p>"
+                        "<p>You have not been signed in anywhere. Go back to the application and tell its operator.</p>"
+                        "</section>");
+}
+
+// The request `sent` stands for: itself, or, with a request_uri, the pushed
+// one (RFC 9126 §4: its other parameters are ignored). Error: invalid_input
+// (no client_id, or a request_uri that is malformed, unknown, expired, used
+// or another client's: there is no checked address to tell the client).
+Result<Authorization> authorization_of(App& app, const Query& sent) {
+  if (!sent.contains("request_uri")) return Authorization{sent, {}};
+  const auto client_id = param(sent, "client_id");
+  if (client_id.empty()) return fail_field("client_id", "client_id is required");
+  const auto request_uri = param(sent, "request_uri");
+  auto pushed = app.core->pushed_requests().open(request_uri, client_id, unix_now());
+  if (!pushed) {
+    if (pushed.error().code == Errc::invalid_token) {
+      return fail_field("request_uri", "request_uri is unknown, expired or already used");
+    }
+    return std::unexpected(pushed.error());
   }
-  return out;
+  (*pushed)["client_id"] = client_id;
+  return Authorization{std::move(*pushed), request_uri};
 }
 
 // The client and redirect URI, checked before anything is sent to that URI
@@ -94,64 +124,24 @@ Result<OidcClient> trusted_client(App& app, const Query& query) {
   return client;
 }
 
-struct Refusal {
-  std::string error;
-  std::string description;
-};
-
-// The other parameters. nullopt when acceptable.
-std::optional<Refusal> refused_parameters(const OidcClient& client, const Query& query) {
-  if (query.contains("request")) return Refusal{"request_not_supported", "request objects are not supported"};
-  if (query.contains("request_uri")) return Refusal{"request_uri_not_supported", "request_uri is not supported"};
-  const auto response_type = param(query, "response_type");
-  if (response_type.empty()) return Refusal{"invalid_request", "response_type is required"};
-  if (response_type != "code") return Refusal{"unsupported_response_type", "only response_type=code is supported"};
-  if (query.contains("response_mode") && param(query, "response_mode") != "query") {
-    return Refusal{"invalid_request", "only response_mode=query is supported"};
-  }
-  const auto scope = param(query, "scope");
-  if (!has_word(scope, "openid")) return Refusal{"invalid_scope", "scope must contain openid"};
-  for (const auto& wanted : split_words(scope)) {
-    if (std::ranges::find(client.scopes, wanted) == client.scopes.end()) {
-      return Refusal{"invalid_scope", "scope " + wanted + " is not allowed for this client"};
-    }
-  }
-  const auto challenge = param(query, "code_challenge");
-  const auto method = param(query, "code_challenge_method");
-  if (!challenge.empty() || !method.empty()) {
-    if (method != "S256") return Refusal{"invalid_request", "code_challenge_method must be S256 (plain is refused)"};
-    if (!valid_pkce_challenge(challenge)) return Refusal{"invalid_request", "code_challenge is not a S256 challenge"};
-  } else if (client.is_public) {
-    return Refusal{"invalid_request", "a public client must use PKCE (code_challenge, S256)"};
-  }
-  const auto prompt = split_words(param(query, "prompt"));
-  for (const auto& value : prompt) {
-    if (value != "none" && value != "login" && value != "consent") {
-      return Refusal{"invalid_request", "prompt " + value + " is not supported"};
-    }
-    if (value == "none" && prompt.size() > 1) return Refusal{"invalid_request", "prompt=none stands alone"};
-  }
-  if (query.contains("max_age") && !whole_number(query, "max_age")) {
-    return Refusal{"invalid_request", "max_age must be a non-negative integer"};
-  }
-  if (query.contains(kSignedInAfter) && !whole_number(query, kSignedInAfter)) {
-    return Refusal{"invalid_request", "signed_in_after must be a non-negative integer"};
-  }
-  if (param(query, "state").size() > 1024 || param(query, "nonce").size() > 1024) {
-    return Refusal{"invalid_request", "state or nonce too long"};
-  }
-  return std::nullopt;
-}
-
-http::Response to_client(const App& app, const http::Request& request, const Query& query,
+// The answer to the client, at its checked redirect_uri; it uses a pushed
+// request up.
+http::Response to_client(App& app, const http::Request& request, const Authorization& authorization,
                          std::vector<std::pair<std::string, std::string>> params) {
+  const auto& query = authorization.query;
+  if (!authorization.request_uri.empty()) {
+    if (auto used = app.core->pushed_requests().finish(authorization.request_uri); !used) {
+      log::warn("cannot use up a pushed authorization request: " + used.error().message);
+    }
+  }
   if (query.contains("state")) params.emplace_back("state", param(query, "state"));
   params.emplace_back("iss", oidc::issuer(app, request));
   return oidc::redirect(oidc::with_query(param(query, "redirect_uri"), params));
 }
 
-http::Response refuse(const App& app, const http::Request& request, const Query& query, const Refusal& refusal) {
-  return to_client(app, request, query, {{"error", refusal.error}, {"error_description", refusal.description}});
+http::Response refuse(App& app, const http::Request& request, const Authorization& authorization,
+                      const oidc::RequestRefusal& refusal) {
+  return to_client(app, request, authorization, {{"error", refusal.error}, {"error_description", refusal.description}});
 }
 
 // The browser's authd session, re-authenticated as on protected routes (the
@@ -170,15 +160,34 @@ std::string amr_of(const Principal& principal) {
   return "pwd";
 }
 
-// /authorize again with `query` minus prompt (what prompt asked for is done).
-std::string back_to_authorize(const http::Request& request, Query query) {
-  query.erase("prompt");
-  return request.base_path + "/authorize?" + oidc::encoded_query(query);
+// What sends the browser back to /authorize: `settled` (the request's
+// parameters with what a step settled) minus prompt, which that step did;
+// for a pushed request, `settled` is kept with it and the way back carries
+// only client_id and request_uri.
+Result<std::string> back_to_authorize(App& app, const http::Request& request, const Authorization& authorization,
+                                      Query settled) {
+  settled.erase("prompt");
+  if (authorization.request_uri.empty()) return request.base_path + "/authorize?" + oidc::encoded_query(settled);
+  if (auto kept = app.core->pushed_requests().update(authorization.request_uri, settled, unix_now()); !kept) {
+    if (kept.error().code == Errc::invalid_token) {
+      return fail_field("request_uri", "request_uri is unknown, expired or already used");
+    }
+    return std::unexpected(kept.error());
+  }
+  return request.base_path + "/authorize?" +
+         oidc::encoded_query(Query{{"client_id", param(authorization.query, "client_id")},
+                                   {"request_uri", authorization.request_uri}});
 }
 
-http::Response consent_page(const http::Request& request, const OidcClient& client, const Query& query) {
+// The consent form carries the request (minus prompt: the form is the
+// consent asked for), or a pushed one's client_id and request_uri.
+http::Response consent_page(const http::Request& request, const OidcClient& client, const Authorization& authorization) {
+  const auto& query = authorization.query;
   Query kept = query;
   kept.erase("prompt");
+  if (!authorization.request_uri.empty()) {
+    kept = Query{{"client_id", client.id}, {"request_uri", authorization.request_uri}};
+  }
   std::string scopes;
   for (const auto& scope : split_words(param(query, "scope"))) scopes += "<li>" + text::html_escaped(scope) + "</li>";
   return oidc::page(200, "Allow access", request.base_path,
@@ -190,46 +199,51 @@ http::Response consent_page(const http::Request& request, const OidcClient& clie
                     "<button type=\"submit\" name=\"decision\" value=\"deny\">Deny</button></form></section>");
 }
 
-// A browser sent here with a client_id or redirect_uri authd cannot trust:
-// nothing may go back to that address, so the person gets a page saying why
-// (a program that does not ask for HTML gets the usual 400 JSON).
-bool wants_html(const http::Request& request) {
-  return request.param("HTTP_ACCEPT").find("text/html") != std::string_view::npos;
-}
-
-http::Response untrusted_request_page(const http::Request& request, const Error& error) {
-  return oidc::page(400, "Sign-in request refused", request.base_path,
-                    "<section class=\"card\"><h1>This sign-in request cannot be trusted</h1>"
-                    "<p>The application that sent you here is not registered with this site as it claims: " +
-                    text::html_escaped(error.message) + ".</p>"
-                    "<p>You have not been signed in anywhere. Go back to the application and tell its operator.</p>"
-                    "</section>");
-}
-
 // The client of an authorization request that may go on (trusted_client,
 // then refused_parameters); otherwise the answer to give instead.
-std::expected<OidcClient, HandlerResult> admitted_client(App& app, const http::Request& request, const Query& query) {
-  auto client = trusted_client(app, query);
+std::expected<OidcClient, HandlerResult> admitted_client(App& app, const http::Request& request,
+                                                         const Authorization& authorization) {
+  auto client = trusted_client(app, authorization.query);
   if (!client) {
-    if (client.error().code == Errc::invalid_input && wants_html(request)) {
-      return std::unexpected(HandlerResult(untrusted_request_page(request, client.error())));
-    }
-    // Built in place: a moved temporary here trips GCC 12's -Wmaybe-uninitialized.
-    return std::expected<OidcClient, HandlerResult>(std::unexpect, std::unexpect, client.error());
+    return std::unexpected(refusal_without_client(request, client.error(), "This sign-in request cannot be trusted",
+                                                  "The application that sent you here is not registered with this "
+                                                  "site as it claims: "));
   }
-  if (auto refusal = refused_parameters(*client, query)) {
-    return std::unexpected(HandlerResult(refuse(app, request, query, *refusal)));
+  if (auto refusal = oidc::refused_parameters(*client, authorization.query)) {
+    return std::unexpected(HandlerResult(refuse(app, request, authorization, *refusal)));
+  }
+  if (client->require_par && authorization.request_uri.empty()) {
+    return std::unexpected(HandlerResult(refuse(app, request, authorization,
+                                                {"invalid_request", "this client must push its authorization "
+                                                                    "requests to /par (request_uri)"})));
   }
   return std::move(*client);
+}
+
+// The request of `sent` and its client, or the answer to give instead.
+struct Admitted {
+  Authorization authorization;
+  OidcClient client;
+};
+std::expected<Admitted, HandlerResult> admitted(App& app, const http::Request& request, const Query& sent) {
+  auto authorization = authorization_of(app, sent);
+  if (!authorization) {
+    return std::unexpected(refusal_without_client(request, authorization.error(), "This sign-in request has expired",
+                                                  "The application's sign-in request cannot be used: "));
+  }
+  auto client = admitted_client(app, request, *authorization);
+  if (!client) return std::unexpected(std::move(client.error()));
+  return Admitted{std::move(*authorization), std::move(*client)};
 }
 
 }  // namespace
 
 HandlerResult oidc_authorize(App& app, const http::Request& request, const RouteContext&) {
   if (auto on = oidc::require_provider(app); !on) return std::unexpected(on.error());
-  const Query query = http::parse_query(request.query);
-  auto client = admitted_client(app, request, query);
-  if (!client) return std::move(client.error());
+  auto found = admitted(app, request, http::parse_query(request.query));
+  if (!found) return std::move(found.error());
+  const auto& [authorization, client] = *found;
+  const Query& query = authorization.query;
 
   const auto prompt = param(query, "prompt");
   const auto now = unix_now();
@@ -239,12 +253,14 @@ HandlerResult oidc_authorize(App& app, const http::Request& request, const Route
   if (session && query.contains("max_age")) sign_in = sign_in || now - auth_time > *whole_number(query, "max_age");
   if (session && query.contains(kSignedInAfter)) sign_in = sign_in || auth_time < *whole_number(query, kSignedInAfter);
   if (sign_in) {
-    if (prompt == "none") return refuse(app, request, query, {"login_required", "the user is not signed in"});
+    if (prompt == "none") return refuse(app, request, authorization, {"login_required", "the user is not signed in"});
     // The way back asks for a sign-in from now on (prompt=login itself would
     // ask again after it: a loop); max_age stays as it is.
     Query back = query;
     if (has_word(prompt, "login")) back.insert_or_assign(std::string(kSignedInAfter), std::to_string(now));
-    std::string login = request.base_path + "/login?rd=" + http::percent_encoded(back_to_authorize(request, back));
+    auto way_back = back_to_authorize(app, request, authorization, std::move(back));
+    if (!way_back) return std::unexpected(way_back.error());
+    std::string login = request.base_path + "/login?rd=" + http::percent_encoded(*way_back);
     // Over a session, the portal shows the sign-in form all the same.
     if (session) login += "&prompt=login";
     // The sign-in form starts with the account the client suggests (a hint only).
@@ -257,20 +273,22 @@ HandlerResult oidc_authorize(App& app, const http::Request& request, const Route
   }
 
   const auto scope = param(query, "scope");
-  if (!client->first_party || has_word(prompt, "consent")) {
+  if (!client.first_party || has_word(prompt, "consent")) {
     bool allowed = false;
     if (!has_word(prompt, "consent")) {
-      auto covered = app.core->oidc_consents().covers(session->user().id, client->id, scope, now);
+      auto covered = app.core->oidc_consents().covers(session->user().id, client.id, scope, now);
       if (!covered) return std::unexpected(covered.error());
       allowed = *covered;
     }
     if (!allowed) {
-      if (prompt == "none") return refuse(app, request, query, {"consent_required", "the user has not allowed this client"});
-      return consent_page(request, *client, query);
+      if (prompt == "none") {
+        return refuse(app, request, authorization, {"consent_required", "the user has not allowed this client"});
+      }
+      return consent_page(request, client, authorization);
     }
   }
 
-  CodeGrant grant{.client_id = client->id,
+  CodeGrant grant{.client_id = client.id,
                   .redirect_uri = param(query, "redirect_uri"),
                   .user_id = session->user().id,
                   .username = session->user().username,
@@ -282,34 +300,36 @@ HandlerResult oidc_authorize(App& app, const http::Request& request, const Route
   auto code = app.core->authorization_codes().issue(grant, now);
   if (!code) return std::unexpected(code.error());
   audit(app, request, {.event = "oidc_authorize", .username = session->user().username, .outcome = "ok",
-                       .reason = "code for client " + client->id});
-  return to_client(app, request, query, {{"code", *code}});
+                       .reason = "code for client " + client.id + (authorization.request_uri.empty() ? "" : " (pushed request)")});
+  return to_client(app, request, authorization, {{"code", *code}});
 }
 
 HandlerResult oidc_consent(App& app, const http::Request& request, const RouteContext&) {
   if (auto on = oidc::require_provider(app); !on) return std::unexpected(on.error());
   const auto form = http::parse_query(request.body);
-  const Query query = http::parse_query(param(form, "request"));
-  auto client = admitted_client(app, request, query);
-  if (!client) return std::move(client.error());
+  auto found = admitted(app, request, http::parse_query(param(form, "request")));
+  if (!found) return std::move(found.error());
+  const auto& [authorization, client] = *found;
   auto session = session_of(app, request);
   if (!session) return fail(Errc::no_credentials, "sign in first");
   const auto decision = param(form, "decision");
   if (decision == "deny") {
     audit(app, request, {.event = "oidc_consent", .username = session->user().username, .outcome = "refused",
-                         .reason = "client " + client->id});
-    auto denied = refuse(app, request, query, {"access_denied", "the user did not allow it"});
+                         .reason = "client " + client.id});
+    auto denied = refuse(app, request, authorization, {"access_denied", "the user did not allow it"});
     return oidc::continue_page(denied.headers.front().second, request.base_path);
   }
   if (decision != "allow") return fail_field("decision", "decision must be allow or deny");
-  if (auto done = app.core->oidc_consents().grant(session->user().id, client->id, param(query, "scope"), unix_now());
-      !done) {
+  const auto scope = param(authorization.query, "scope");
+  if (auto done = app.core->oidc_consents().grant(session->user().id, client.id, scope, unix_now()); !done) {
     return std::unexpected(done.error());
   }
   audit(app, request, {.event = "oidc_consent", .username = session->user().username, .outcome = "ok",
-                       .reason = "client " + client->id + ": " + param(query, "scope")});
+                       .reason = "client " + client.id + ": " + scope});
   // Back to /authorize, which then redirects to the client.
-  return oidc::continue_page(back_to_authorize(request, query), request.base_path);
+  auto way_back = back_to_authorize(app, request, authorization, authorization.query);
+  if (!way_back) return std::unexpected(way_back.error());
+  return oidc::continue_page(*way_back, request.base_path);
 }
 
 }  // namespace authd::handlers

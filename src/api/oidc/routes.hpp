@@ -1,5 +1,5 @@
 // authd as OpenID provider (oidc_*.cpp, well_known.cpp): discovery and keys,
-// GET /authorize, POST /authorize/consent, POST /token, GET|POST /userinfo,
+// GET /authorize, POST /authorize/consent, POST /par, POST /token, GET|POST /userinfo,
 // POST /revoke, POST /introspect, GET /end_session, and the user's consents
 // (GET /me/clients, DELETE /me/clients/{id}).
 //
@@ -20,6 +20,8 @@ Handler openid_configuration;
 // oidc_authorize.cpp
 Handler oidc_authorize;
 Handler oidc_consent;
+// oidc_par.cpp
+Handler oidc_par;
 // oidc_token.cpp
 Handler oidc_token;
 // oidc_revocation.cpp
@@ -38,6 +40,7 @@ inline constexpr std::array oidc_routes{
     Route{"GET", "/.well-known/openid-configuration", openid_configuration, Access::open, std::nullopt},
     Route{"GET", "/authorize", oidc_authorize, Access::open, std::nullopt},
     Route{"POST", "/authorize/consent", oidc_consent, Access::open, std::nullopt, Lane::direct, Body::form},
+    Route{"POST", "/par", oidc_par, Access::open, std::nullopt, Lane::direct, Body::form},
     Route{"POST", "/token", oidc_token, Access::open, std::nullopt, Lane::direct, Body::form},
     Route{"POST", "/revoke", oidc_revoke, Access::open, std::nullopt, Lane::direct, Body::form},
     Route{"POST", "/introspect", oidc_introspect, Access::open, std::nullopt, Lane::direct, Body::form},

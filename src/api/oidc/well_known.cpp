@@ -60,6 +60,9 @@ http::Response provider_configuration(App& app, const http::Request& request) {
       .set("end_session_endpoint", Json::string(issuer + "/end_session"))
       .set("revocation_endpoint", Json::string(issuer + "/revoke"))
       .set("introspection_endpoint", Json::string(issuer + "/introspect"))
+      // RFC 9126 §5; a client registered with require_pushed_authorization_requests must use it.
+      .set("pushed_authorization_request_endpoint", Json::string(issuer + "/par"))
+      .set("require_pushed_authorization_requests", Json::boolean(false))
       .set("response_types_supported", strings({"code"}))
       .set("response_modes_supported", strings({"query"}))
       .set("grant_types_supported", std::move(grants))

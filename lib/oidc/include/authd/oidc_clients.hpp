@@ -27,6 +27,7 @@ struct OidcClient {
   std::vector<std::string> redirect_uris;      // at least one
   std::vector<std::string> post_logout_uris;   // for RP-initiated logout
   std::vector<std::string> scopes;             // what it may ask for
+  bool require_par = false;                    // /authorize only with a pushed request (RFC 9126 §6)
   std::string secret_sha256;                   // hex; "" for a public client
   std::int64_t created_at = 0;                 // Unix seconds
 };
