@@ -5,6 +5,9 @@
 # refuses its access token at /userinfo and its refresh token at /token (no
 # cache on any node keeps the client alive), while A's removal answer and the
 # audit line say its refresh family and alice's consent were revoked.
+# Before that, the provider's steps across the nodes: a request pushed to A
+# (RFC 9126) authorized on B, B's code redeemed on A, an access token revoked
+# on B and introspected on A, a refresh family ended on B and seen on A.
 source "$(dirname "$0")/harness.sh"
 source "$_HARNESS_DIR/pg_nodes.sh"
 
@@ -45,6 +48,26 @@ expect_status 200 "Forum's access token works on B"
 http POST "$B/token" -u "$FORUM:$FORUM_SECRET" --data-urlencode grant_type=refresh_token --data-urlencode "refresh_token=$REFRESH"
 expect_status 200 "Forum refreshes on B"
 REFRESH=$(json .refresh_token); ACCESS=$(json .access_token)
+
+step "a request pushed to A is used on B, B's code is redeemed on A, a revocation on B is seen on A"
+http POST "$A/par" -u "$FORUM:$FORUM_SECRET" -d "$AUTHZ&state=par1"
+expect_status 201 "pushed to A"
+PUSHED=$(json .request_uri)
+http GET "$B/authorize?client_id=$FORUM&request_uri=$(printf %s "$PUSHED" | jq -sRr @uri)" -H "Cookie: auth=$COOKIE"
+expect_match "B authorizes A's pushed request" "^$CB\?code=.*state=par1" "$(header Location)"
+CODE=$(header Location | sed -n 's/.*[?&]code=\([^&]*\).*/\1/p')
+http GET "$A/authorize?client_id=$FORUM&request_uri=$(printf %s "$PUSHED" | jq -sRr @uri)" -H "Cookie: auth=$COOKIE"
+expect_status 400 "and A knows it is used"
+http POST "$A/token" -u "$FORUM:$FORUM_SECRET" --data-urlencode grant_type=authorization_code --data-urlencode "code=$CODE" \
+  --data-urlencode "redirect_uri=$CB" --data-urlencode "code_verifier=$VERIFIER"
+expect_status 200 "A redeems B's code"
+PAR_ACCESS=$(json .access_token); PAR_REFRESH=$(json .refresh_token)
+for token in "$PAR_ACCESS" "$PAR_REFRESH"; do
+  http POST "$B/revoke" -u "$FORUM:$FORUM_SECRET" --data-urlencode "token=$token"
+  expect_status 200 "revoked on B"
+  http POST "$A/introspect" -u "$FORUM:$FORUM_SECRET" --data-urlencode "token=$token"
+  expect_json "A's introspection says inactive at once" .active false
+done
 
 step "removed on A: refused on B at once"
 http DELETE "$A/admin/clients/$FORUM" -H "Authorization: Bearer $ROOT"
