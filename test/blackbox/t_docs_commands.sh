@@ -10,6 +10,9 @@
 # AUTHD_STATE_DIR. Runs once (front-server independent: CORE_LOGIC).
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 need_tools python3
+# The provider is on, as README and docs/openid-provider.md ask of `make run`
+# for their OpenID blocks (AUTHD_OIDC_PROVIDER=true make run).
+export AUTHD_OIDC_PROVIDER=true
 stack_start
 
 make_temp_dir W docs-commands
