@@ -25,6 +25,7 @@ Core::Core(CoreSettings settings, std::shared_ptr<Store> store, TokenService tok
       oidc_consents_(*store_),
       authorization_codes_(*store_),
       pushed_requests_(*store_),
+      device_authorizations_(*store_),
       audit_(std::move(audit)),
       id_token_ring_(std::move(id_token_ring)),
       passkeys_(*store_, settings_.mfa, tokens_),
