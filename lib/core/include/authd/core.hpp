@@ -31,6 +31,7 @@
 #include "authd/accounts.hpp"
 #include "authd/audit.hpp"
 #include "authd/authorization_codes.hpp"
+#include "authd/backchannel_logout.hpp"
 #include "authd/email_verification.hpp"
 #include "authd/error.hpp"
 #include "authd/events.hpp"
@@ -199,6 +200,9 @@ class Core {
   // /authorize issues and /token redeems.
   OidcConsents& oidc_consents() noexcept { return oidc_consents_; }
   AuthorizationCodes& authorization_codes() noexcept { return authorization_codes_; }
+  // Back-channel logout: what queues a logout token for each relying party
+  // when sessions end (the hook of refresh() and revocation()).
+  BackchannelLogout& backchannel_logout() noexcept { return backchannel_logout_; }
   // The ID-token signing keys (oidc_provider = true), else nullptr.
   KeyRing* id_token_keys() const noexcept { return id_token_ring_.get(); }
   // The JWK set: the token keys (token_algorithm EdDSA/ES256) and the
@@ -227,6 +231,7 @@ class Core {
   OidcClients oidc_clients_;
   OidcConsents oidc_consents_;
   AuthorizationCodes authorization_codes_;
+  BackchannelLogout backchannel_logout_;
   std::map<std::string, std::unique_ptr<OAuthClient>, std::less<>> oauth_clients_;
   std::unique_ptr<AuditLog> audit_;
   std::shared_ptr<KeyRing> id_token_ring_;
