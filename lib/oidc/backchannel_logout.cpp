@@ -125,6 +125,7 @@ Result<std::string> LogoutOutbox::enqueue(StoreTxn& txn, const QueuedLogout& log
 
 Result<std::optional<QueuedLogout>> LogoutOutbox::claim(std::int64_t now, std::chrono::seconds lease,
                                                         std::vector<QueuedLogout>* gave_up) {
+  if (gave_up) gave_up->clear();
   // An idle sender polls: a read transaction first, so that an empty or
   // waiting outbox costs no write transaction.
   auto anything = read_value(store_, [&](StoreTxn& txn) -> Result<bool> {
