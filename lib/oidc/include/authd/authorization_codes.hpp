@@ -27,8 +27,8 @@ struct CodeGrant {
   std::string code_challenge;  // S256 challenge, "" when none
   std::string amr;             // how the user signed in ("pwd", "pwd otp", ...)
   std::int64_t auth_time = 0;  // when the user signed in (Unix seconds)
-  std::string sid;             // the browser session's sid (session_id_of), for the ID token; "" none
-  std::string issuer;          // the issuer /authorize answered as (the RP session's, for logout tokens)
+  std::string sid{};           // the browser session's sid (session_id_of), for the ID token; "" none
+  std::string issuer{};        // the issuer /authorize answered as (the RP session's, for logout tokens)
 };
 
 // What a first redemption issued: recorded so that a replay can revoke it.

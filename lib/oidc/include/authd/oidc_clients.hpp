@@ -33,7 +33,7 @@ struct OidcClient {
   // OpenID Connect Back-Channel Logout 1.0 (authd/backchannel_logout.hpp):
   // where logout tokens are POSTed ("" = none), and whether it needs `sid`
   // in them (authd always sends it).
-  std::string backchannel_logout_uri;
+  std::string backchannel_logout_uri{};
   bool backchannel_logout_session_required = false;
 };
 
