@@ -47,8 +47,12 @@ Core::Core(CoreSettings settings, std::shared_ptr<Store> store, TokenService tok
       invitations_(*store_, hasher_, accounts_.policy(), mail_templates_, settings_.mail, events_),
       sign_in_(*this, &mail_templates_) {
   guard_.require_second_factor(settings_.mfa.required_roles);
-  refresh_.on_session_end(&backchannel_logout_);
-  revocation_.on_session_end(&backchannel_logout_);
+  // Back-channel logout only where authd is an OpenID provider: elsewhere a
+  // sign-out costs no look for relying parties.
+  if (settings_.oidc.provider) {
+    refresh_.on_session_end(&backchannel_logout_);
+    revocation_.on_session_end(&backchannel_logout_);
+  }
   const HttpTimeouts timeouts{settings_.oauth.connect_timeout, settings_.oauth.total_timeout};
   for (const auto& provider : settings_.oauth.providers) {
     oauth_clients_.emplace(provider.name, std::make_unique<OAuthClient>(provider, timeouts));
