@@ -398,12 +398,23 @@ received() {
   done
   return 1
 }
-# carol signs in (a new authd session) and to Shop: SID, CAROL_HINT (the ID token).
+# carol signs in (a new authd session) and to Shop: SID, CAROL_HINT (the ID
+# token). The first time through openid-client, then by curl (the code flow
+# with RFC 7636's example verifier): a node start costs a second each.
 carol_session() {
   signin carol "$1"
   COOKIE=$TOKEN
-  code_flow "$SHOP" "$SHOP_SECRET" basic "openid profile"
-  SID=$(jq -r .claims.sid <<<"$FLOW"); CAROL_HINT=$(jq -r .id_token <<<"$FLOW")
+  if [[ -z ${FIRST_SID:-} ]]; then
+    code_flow "$SHOP" "$SHOP_SECRET" basic "openid profile"
+    SID=$(jq -r .claims.sid <<<"$FLOW"); CAROL_HINT=$(jq -r .id_token <<<"$FLOW")
+    return
+  fi
+  browse "$BASE_URL/authorize?response_type=code&scope=openid%20profile&client_id=$SHOP&redirect_uri=$CB&code_challenge=$CHALLENGE&code_challenge_method=S256"
+  http POST /token -u "$SHOP:$SHOP_SECRET" --data-urlencode grant_type=authorization_code \
+    --data-urlencode "code=$(query_param "$LOCATION" code)" --data-urlencode "redirect_uri=$CB" \
+    --data-urlencode code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk
+  expect_status 200 "carol's code exchanged"
+  CAROL_HINT=$(json .id_token); SID=$(jwt_payload "$CAROL_HINT" | jq -r .sid)
 }
 expect_logout() {  # WHAT: the logout of $SID reached Shop, verified by jose
   local line
@@ -466,7 +477,6 @@ carol_session 'carol password 2'
 receiver_stop
 http POST /signout/all -H "Authorization: Bearer $COOKIE"
 expect_status 204 "POST /signout/all, the receiver down"
-sleep 1
 authd_stop
 receiver_start
 authd_start || fail "authd restarts"
