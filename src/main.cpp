@@ -27,6 +27,7 @@
 #include "http/front_secret.hpp"
 #include "serving/listen_socket.hpp"
 #include "program/log.hpp"
+#include "serving/logout_sender.hpp"
 #include "serving/mail_sender.hpp"
 #include "serving/metrics.hpp"
 #include "serving/server.hpp"
@@ -43,6 +44,7 @@ using namespace authd;
 class AuthdEvents final : public Events {
  public:
   void mail_queued() override { mail_sender::wake(); }
+  void logout_queued() override { logout_sender::wake(); }
   void warning(std::string_view message) override { log::warn(message); }
   void password_sign_in(PasswordOutcome outcome) override {
     if (outcome == PasswordOutcome::throttled) metrics::throttled();
@@ -153,6 +155,7 @@ void reload(ReloadableApp& apps, ProgramSettings& running, const ServerOptions& 
   ProgramSettings candidate = *next;
   // The sender works on the App being replaced: stopped first, started again on the App that serves.
   mail_sender::stop();
+  logout_sender::stop();
   // Built whole (signing keys loaded) while the running App serves; that
   // one is retired only when the new one is ready (ReloadableApp::replace).
   const auto replaced = apps.replace([&](const App* current) { return App::create(std::move(*next), current); });
@@ -167,7 +170,10 @@ void reload(ReloadableApp& apps, ProgramSettings& running, const ServerOptions& 
                 "request_read_timeout_ms take effect at the next restart");
     }
   }
-  if (App* app = apps.current()) mail_sender::start(*app);
+  if (App* app = apps.current()) {
+    mail_sender::start(*app);
+    logout_sender::start(*app);
+  }
   systemd::notify(apps.current() ? "READY=1\nSTATUS=serving" : "READY=1\nSTATUS=no usable configuration: answering 503");
 }
 
@@ -254,7 +260,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "authd: %s\n", started.error().message.c_str());
     return 1;
   }
-  if (App* current = apps.current()) mail_sender::start(*current);
+  if (App* current = apps.current()) {
+    mail_sender::start(*current);
+    logout_sender::start(*current);
+  }
   const std::string direct_threads = server_options.inline_direct
                                          ? std::string(" answering inline")
                                          : " (+" + std::to_string(server_options.workers) + " for the store)";
@@ -290,6 +299,7 @@ int main(int argc, char** argv) {
     log::warn("the grace period ran out: requests not yet started were answered 503");
   }
   mail_sender::stop();
+  logout_sender::stop();
   log::info("stopped");
   return 0;
 }

@@ -7,6 +7,17 @@
 #include "authd/clock.hpp"
 
 namespace authd {
+namespace {
+
+// How long a relying party's session is remembered for back-channel logout:
+// a day (longer than a usual relying party's own session, e.g.
+// mod_auth_openidc's 8 hours), or a refresh family's whole life when longer.
+std::chrono::seconds rp_session_ttl(const CoreSettings& settings) {
+  const std::chrono::seconds day{24 * 3600};
+  return settings.refresh.ttl.count() > 0 ? std::max(day, settings.refresh.max_age) : day;
+}
+
+}  // namespace
 
 Core::Core(CoreSettings settings, std::shared_ptr<Store> store, TokenService tokens, std::unique_ptr<AuditLog> audit,
            std::shared_ptr<KeyRing> id_token_ring, mail::Templates templates, Events& events)
@@ -23,8 +34,9 @@ Core::Core(CoreSettings settings, std::shared_ptr<Store> store, TokenService tok
       mfa_(*store_, settings_.mfa),
       oidc_clients_(*store_),
       oidc_consents_(*store_),
-      authorization_codes_(*store_),
+      authorization_codes_(*store_, rp_session_ttl(settings_)),
       pushed_requests_(*store_),
+      backchannel_logout_({rp_session_ttl(settings_), settings_.oidc.backchannel_logout_max_age}, events),
       audit_(std::move(audit)),
       id_token_ring_(std::move(id_token_ring)),
       passkeys_(*store_, settings_.mfa, tokens_),
@@ -36,6 +48,12 @@ Core::Core(CoreSettings settings, std::shared_ptr<Store> store, TokenService tok
       invitations_(*store_, hasher_, accounts_.policy(), mail_templates_, settings_.mail, events_),
       sign_in_(*this, &mail_templates_) {
   guard_.require_second_factor(settings_.mfa.required_roles);
+  // Back-channel logout only where authd is an OpenID provider: elsewhere a
+  // sign-out costs no look for relying parties.
+  if (settings_.oidc.provider) {
+    refresh_.on_session_end(&backchannel_logout_);
+    revocation_.on_session_end(&backchannel_logout_);
+  }
   const HttpTimeouts timeouts{settings_.oauth.connect_timeout, settings_.oauth.total_timeout};
   for (const auto& provider : settings_.oauth.providers) {
     oauth_clients_.emplace(provider.name, std::make_unique<OAuthClient>(provider, timeouts));

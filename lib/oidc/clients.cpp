@@ -63,6 +63,10 @@ Json to_json(const OidcClient& client, bool with_secret_hash) {
       .set("scopes", string_array(client.scopes))
       .set("require_pushed_authorization_requests", Json::boolean(client.require_par))
       .set("created_at", Json::integer(client.created_at));
+  if (!client.backchannel_logout_uri.empty()) {
+    json.set("backchannel_logout_uri", Json::string(client.backchannel_logout_uri))
+        .set("backchannel_logout_session_required", Json::boolean(client.backchannel_logout_session_required));
+  }
   if (with_secret_hash) json.set("secret_sha256", Json::string(client.secret_sha256));
   return json;
 }
@@ -81,6 +85,8 @@ Result<OidcClient> from_json(std::string_view text) {
   client.require_par = json->get("require_pushed_authorization_requests").is_true();
   client.secret_sha256 = std::string(json->get_string("secret_sha256").value_or(""));
   client.created_at = json->get_integer("created_at").value_or(0);
+  client.backchannel_logout_uri = std::string(json->get_string("backchannel_logout_uri").value_or(""));
+  client.backchannel_logout_session_required = json->get("backchannel_logout_session_required").is_true();
   if (client.id.empty()) return fail(Errc::internal, "corrupt client entry");
   return client;
 }
@@ -158,6 +164,11 @@ Result<IssuedClient> OidcClients::add(OidcClient spec, std::int64_t now) {
   if (spec.redirect_uris.empty()) return fail_field("redirect_uri", "at least one redirect_uri is required");
   if (auto ok = validate_uris(spec.redirect_uris, "redirect_uri"); !ok) return std::unexpected(ok.error());
   if (auto ok = validate_uris(spec.post_logout_uris, "post_logout_redirect_uri"); !ok) return std::unexpected(ok.error());
+  if (!spec.backchannel_logout_uri.empty()) {
+    if (auto ok = validate_redirect_uri(spec.backchannel_logout_uri, "backchannel_logout_uri"); !ok) {
+      return std::unexpected(ok.error());
+    }
+  }
   if (spec.scopes.empty()) spec.scopes = {"openid", "profile", "email", "roles"};
   for (const auto& scope : spec.scopes) {
     if (std::ranges::find(supported_oidc_scopes(), scope) == supported_oidc_scopes().end()) {
@@ -265,6 +276,35 @@ Result<OidcClient> OidcClients::authenticate(std::string_view id, std::string_vi
     return fail(Errc::invalid_login, "client authentication failed");
   }
   return client;
+}
+
+Result<OidcClient> set_backchannel_logout(Store& store, std::string_view id, std::string_view uri, bool session_required) {
+  if (!valid_id(id)) return fail(Errc::not_found, "no such client");
+  if (!uri.empty()) {
+    if (auto ok = validate_redirect_uri(uri, "backchannel_logout_uri"); !ok) return std::unexpected(ok.error());
+  }
+  OidcClient changed;
+  auto done = store.write([&](StoreTxn& txn) -> Result<void> {
+    auto client = find_client(txn, id);
+    if (!client) return std::unexpected(client.error());
+    if (!*client) return fail(Errc::not_found, "no such client");
+    changed = std::move(**client);
+    changed.backchannel_logout_uri = std::string(uri);
+    changed.backchannel_logout_session_required = !uri.empty() && session_required;
+    return txn.put_entry(kNamespace, id, to_json(changed, true).dump(), 0);
+  });
+  if (!done) return std::unexpected(done.error());
+  return changed;
+}
+
+Result<std::optional<OidcClient>> find_client(StoreTxn& txn, std::string_view id) {
+  if (!valid_id(id)) return std::optional<OidcClient>();
+  auto value = txn.get_entry(kNamespace, id);
+  if (!value) return std::unexpected(value.error());
+  if (!*value) return std::optional<OidcClient>();
+  auto client = from_json(**value);
+  if (!client) return std::unexpected(client.error());
+  return std::optional<OidcClient>(std::move(*client));
 }
 
 Json describe_client(const OidcClient& client) { return to_json(client, false); }

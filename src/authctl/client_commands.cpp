@@ -29,7 +29,16 @@ void print(const Context& context, const OidcClient& client, const std::string& 
               client.id.c_str(), client.name.c_str(), client.is_public ? "public" : "confidential",
               client.first_party ? " first-party" : "", client.require_par ? " require-par" : "", joined(client.redirect_uris).c_str(),
               joined(client.post_logout_uris).c_str(), joined(client.scopes).c_str());
+  if (!client.backchannel_logout_uri.empty()) {
+    std::printf("backchannel_logout_uri: %s%s\n", client.backchannel_logout_uri.c_str(),
+                client.backchannel_logout_session_required ? " (session required)" : "");
+  }
   if (!secret.empty()) std::printf("client_secret: %s\n", secret.c_str());
+}
+
+int usage(const char* message) {
+  std::fprintf(stderr, "authctl: %s\n", message);
+  return kUsage;
 }
 
 void audit(Core& core, std::string event, const std::string& client_id, std::string reason = {}) {
@@ -53,6 +62,11 @@ int add_client(Context& context, const Invocation& invocation) {
   spec.is_public = invocation.has("public");
   spec.first_party = invocation.has("first-party");
   spec.require_par = invocation.has("require-par");
+  spec.backchannel_logout_uri = invocation.value("backchannel-logout-uri");
+  spec.backchannel_logout_session_required = invocation.has("backchannel-logout-session-required");
+  if (spec.backchannel_logout_uri.empty() && spec.backchannel_logout_session_required) {
+    return usage("--backchannel-logout-session-required needs --backchannel-logout-uri");
+  }
   auto issued = (*core)->oidc_clients().add(std::move(spec), unix_now());
   if (!issued) return failure(issued.error().message);
   audit(**core, "client_added", issued->client.id);
@@ -106,6 +120,20 @@ int remove_client(Context& context, const Invocation& invocation) {
   audit(**core, "client_removed", id, describe_removal(id, *removed));
   std::printf("removed %s (%zu refresh families ended, %zu consents deleted)\n", id.c_str(), removed->refresh_families,
               removed->consents);
+  return kOk;
+}
+
+int update_client(Context& context, const Invocation& invocation) {
+  if (!invocation.has("backchannel-logout-uri")) return usage("client update needs --backchannel-logout-uri URI (\"\" removes it)");
+  auto core = context.core();
+  if (!core) return failure(core.error().message);
+  const std::string& id = invocation.operands[0];
+  const std::string uri = invocation.value("backchannel-logout-uri");
+  auto changed = set_backchannel_logout((*core)->store(), id, uri, invocation.has("backchannel-logout-session-required"));
+  if (!changed) return failure(changed.error().message + (changed.error().code == Errc::not_found ? " '" + id + "'" : ""));
+  audit(**core, "client_updated", id,
+        "client " + id + (uri.empty() ? ": back-channel logout removed" : ": backchannel_logout_uri " + uri));
+  print(context, *changed);
   return kOk;
 }
 

@@ -74,6 +74,7 @@ int list_clients(Context& context, const Invocation& invocation);
 int show_client(Context& context, const Invocation& invocation);
 int remove_client(Context& context, const Invocation& invocation);
 int rotate_client_secret(Context& context, const Invocation& invocation);
+int update_client(Context& context, const Invocation& invocation);
 
 // invitations.cpp
 int invite(Context& context, const Invocation& invocation);

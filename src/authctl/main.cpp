@@ -65,14 +65,19 @@ const std::vector<Command>& commands() {
       {"key retire", "[KID]", "delete KID, or every key but the current one", 0, 1, {}, retire_keys},
       {"key list", "", "kid of every key, the current one marked with * (--json: objects)", 0, 0, {}, list_keys},
       {"client add", "NAME --redirect-uri URI... [--public] [--first-party] [--require-par] [--post-logout-uri URI...]\n"
-       "           [--scope SCOPE...]",
+       "           [--scope SCOPE...] [--backchannel-logout-uri URI [--backchannel-logout-session-required]]",
        "register an application signing in through authd (OpenID Connect); prints its client_id and,\n"
        "unless --public, its secret (shown once, stored hashed); redirect URIs match exactly;\n"
        "--require-par: /authorize only with a request pushed to /par (RFC 9126)",
        1, 1,
        {{"redirect-uri", true, 0, true}, {"post-logout-uri", true, 0, true}, {"scope", true, 0, true},
-        {"public", false}, {"first-party", false}, {"require-par", false}},
+        {"public", false}, {"first-party", false}, {"require-par", false}, {"backchannel-logout-uri", true},
+        {"backchannel-logout-session-required", false}},
        add_client},
+      {"client update", "CLIENT_ID --backchannel-logout-uri URI|\"\" [--backchannel-logout-session-required]",
+       "set (or, with \"\", remove) the client's back-channel logout URI: where authd POSTs a logout token\n"
+       "when a user who signed in to it signs out",
+       1, 1, {{"backchannel-logout-uri", true}, {"backchannel-logout-session-required", false}}, update_client},
       {"client list", "", "every registered client: client_id, type, name (--json: objects)", 0, 0, {}, list_clients},
       {"client show", "CLIENT_ID", "one client's settings (never its secret)", 1, 1, {}, show_client},
       {"client remove", "CLIENT_ID", "remove a client; its tokens stop being issued", 1, 1, {}, remove_client},

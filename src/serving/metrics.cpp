@@ -49,6 +49,9 @@ struct Registry {
   std::atomic<std::uint64_t> mail_sent{0};
   std::atomic<std::uint64_t> mail_failed{0};
   std::atomic<std::uint64_t> mail_plaintext_refused{0};
+  std::atomic<std::uint64_t> logout_sent{0};
+  std::atomic<std::uint64_t> logout_retried{0};
+  std::atomic<std::uint64_t> logout_dropped{0};
   std::atomic<long> password_queue{0};
   std::atomic<long> upstream_queue{0};
   std::atomic<long> password_busy{0};
@@ -163,6 +166,9 @@ void throttled() { registry().throttled.fetch_add(1, std::memory_order_relaxed);
 void mail_sent() { registry().mail_sent.fetch_add(1, std::memory_order_relaxed); }
 void mail_failed() { registry().mail_failed.fetch_add(1, std::memory_order_relaxed); }
 void mail_plaintext_refused() { registry().mail_plaintext_refused.fetch_add(1, std::memory_order_relaxed); }
+void logout_sent() { registry().logout_sent.fetch_add(1, std::memory_order_relaxed); }
+void logout_retried() { registry().logout_retried.fetch_add(1, std::memory_order_relaxed); }
+void logout_dropped() { registry().logout_dropped.fetch_add(1, std::memory_order_relaxed); }
 
 void lane_depth(Lane lane, int delta) {
   Registry& r = registry();
@@ -244,6 +250,18 @@ std::string render(App& app) {
     if (auto depth = mail::Outbox(app.core->store(), app.core->settings().mail).depth()) {
       header(out, "authd_mail_outbox_depth", "gauge", "Messages waiting in the outbox (every node's).");
       out += "authd_mail_outbox_depth " + std::to_string(*depth) + "\n";
+    }
+  }
+  if (app.core->settings().oidc.provider) {
+    header(out, "authd_backchannel_logout_total", "counter",
+           "Back-channel logout tokens of this process, by outcome: sent (2xx), retried (failed, tried again later), "
+           "dropped (given up after backchannel_logout_max_age, or the client is gone).");
+    out += "authd_backchannel_logout_total{outcome=\"sent\"} " + std::to_string(r.logout_sent.load()) + "\n";
+    out += "authd_backchannel_logout_total{outcome=\"retried\"} " + std::to_string(r.logout_retried.load()) + "\n";
+    out += "authd_backchannel_logout_total{outcome=\"dropped\"} " + std::to_string(r.logout_dropped.load()) + "\n";
+    if (auto depth = LogoutOutbox(app.core->store(), app.core->settings().oidc.backchannel_logout_retry_max).depth()) {
+      header(out, "authd_backchannel_logout_outbox_depth", "gauge", "Logout tokens waiting to be delivered (every node's).");
+      out += "authd_backchannel_logout_outbox_depth " + std::to_string(*depth) + "\n";
     }
   }
   header(out, "authd_invitations_total", "counter", "Invitations of this process, by event (created, accepted, revoked).");

@@ -28,6 +28,11 @@ void mail_sent();
 void mail_failed();
 // A message not sent: TLS was required and the server offered none (it stays queued).
 void mail_plaintext_refused();
+// Back-channel logout tokens: delivered (2xx), attempts that failed (retried
+// later), and logouts given up (backchannel_logout_max_age) or pointless (client gone).
+void logout_sent();
+void logout_retried();
+void logout_dropped();
 // Invitations through the API: created, accepted, revoked (Events::invitation;
 // authctl's are not counted: its Core has no events observer).
 void invitation(std::string_view event);

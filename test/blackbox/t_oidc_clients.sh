@@ -51,6 +51,18 @@ expect_eq "show unknown: exit 1" 1 "$?"
 authctl client rotate-secret "$PUB" >/dev/null 2>&1
 expect_eq "rotate-secret of a public client: exit 1" 1 "$?"
 
+step "client update: the back-channel logout URI"
+authctl client update "$ID" --backchannel-logout-uri http://wiki.example.org/logout >/dev/null 2>&1
+expect_eq "a logout URI in clear to another host: exit 1" 1 "$?"
+authctl client update "$ID" >/dev/null 2>&1
+expect_eq "update without --backchannel-logout-uri: usage, exit 2" 2 "$?"
+OUT=$(authctl client update "$ID" --backchannel-logout-uri https://wiki.example.org/logout --backchannel-logout-session-required 2>&1)
+expect_match "set, session required" 'backchannel_logout_uri: https://wiki.example.org/logout \(session required\)' "$OUT"
+expect_eq "--json shows it" "https://wiki.example.org/logout true" \
+  "$(authctl --json client show "$ID" 2>/dev/null | jq -r '"\(.backchannel_logout_uri) \(.backchannel_logout_session_required)"')"
+authctl client update "$ID" --backchannel-logout-uri "" >/dev/null 2>&1
+expect_eq "removed again" "" "$(authctl client show "$ID" 2>/dev/null | grep backchannel)"
+
 step "rotate-secret"
 NEW=$(authctl client rotate-secret "$ID" 2>/dev/null | sed -n 's/^client_secret: //p')
 expect_match "a new secret" '^[A-Za-z0-9_-]{40,}$' "$NEW"
@@ -101,6 +113,16 @@ expect_status 201 "a literal 127.0.0.0/8 address is loopback"
 http DELETE "/admin/clients/$(json .client_id)" -H "Authorization: Bearer $ROOT"
 http POST /admin/clients -H "Authorization: Bearer $ROOT" "${JSON[@]}" --data-binary '{"name":"X","redirect_uris":"https://x.example/cb"}'
 expect_status 400 "redirect_uris not an array"
+http POST /admin/clients -H "Authorization: Bearer $ROOT" "${JSON[@]}" \
+  --data-binary '{"name":"X","redirect_uris":["https://x.example/cb"],"backchannel_logout_uri":"http://x.example/logout"}'
+expect_status 400 "a back-channel logout URI in clear to another host"
+expect_match "names the field" '^backchannel_logout_uri must use https' "$(json .error)"
+http POST /admin/clients -H "Authorization: Bearer $ROOT" "${JSON[@]}" \
+  --data-binary '{"name":"X","redirect_uris":["https://x.example/cb"],"backchannel_logout_uri":"https://x.example/logout","backchannel_logout_session_required":true}'
+expect_status 201 "a client with a back-channel logout URI"
+expect_json "its logout URI, session required" '"\(.backchannel_logout_uri) \(.backchannel_logout_session_required)"' \
+  "https://x.example/logout true"
+http DELETE "/admin/clients/$(json .client_id)" -H "Authorization: Bearer $ROOT"
 http POST "/admin/clients/$API_ID/secret" -H "Authorization: Bearer $ROOT"
 expect_status 200 "admin rotates the secret"
 ROTATED=$(json .client_secret)

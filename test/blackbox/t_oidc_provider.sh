@@ -24,8 +24,18 @@
 # pushed to /par; query parameters smuggled beside a request_uri; the
 # request's parameters leaking into the browser's address on the way through
 # sign-in and consent; a --require-par client's unpushed request.
+# Back-channel logout (OpenID Connect Back-Channel Logout 1.0): a relying
+# party's session that outlives the user's sign-out at authd (a shared or
+# stolen computer stays signed in to the wiki) ends, because each way a
+# session ends (/signout, /signout/all, /end_session, a password change, an
+# operator's sign-out, a consent revoked) POSTs a logout token that a
+# receiver (test/oidc/rp.mjs receive, jose) verifies against the JWKS
+# (signature, typ, iss, aud, events, sub, sid, no nonce, no replayed jti); a
+# receiver that is down, and authd restarting meanwhile, only delay it; a
+# logout URI in clear to another host is refused at registration.
 source "$(dirname "$0")/harness.sh"
 export AUTHD_OIDC_PROVIDER=true AUTHD_REFRESH_TOKEN_TTL=3600
+export AUTHD_BACKCHANNEL_LOGOUT_RETRY_MAX=2 AUTHD_METRICS_ALLOW=127.0.0.1/32
 AUDIT_DIR=$(mktemp -d)
 at_exit rm -rf "$AUDIT_DIR"
 export AUTHD_AUDIT_LOG=$AUDIT_DIR/audit.log
@@ -64,6 +74,7 @@ expect_json "introspection endpoint" .introspection_endpoint "$BASE_URL/introspe
 expect_json "introspection: confidential clients" '.introspection_endpoint_auth_methods_supported | join(" ")' "client_secret_basic client_secret_post"
 expect_json "PAR endpoint" .pushed_authorization_request_endpoint "$BASE_URL/par"
 expect_json "PAR is a per-client requirement" .require_pushed_authorization_requests false
+expect_json "back-channel logout, with sid" '"\(.backchannel_logout_supported) \(.backchannel_logout_session_supported)"' "true true"
 
 CB=http://127.0.0.1:9/cb
 OUT=$(authctl client add Wiki --first-party --redirect-uri "$CB" --post-logout-uri http://127.0.0.1:9/bye \
@@ -457,6 +468,128 @@ expect_match "its parameters in the query: invalid_request to the client" "^$CB\
 code_flow "$STRICT" "$STRICT_SECRET" post "openid" start-par
 expect_eq "pushed (client_secret_post): signed in" "$ALICE_ID" "$(jq -r .claims.sub <<<"$FLOW")"
 expect_eq "its JSON says so" true "$(authctl client show "$STRICT" --json | jq -r .require_pushed_authorization_requests)"
+step "back-channel logout: registration"
+BCL_PORT=$(pick_port) || fail "a free port for the logout receiver"
+BCL_PID=
+stop_at_exit BCL_PID "logout receiver"
+make_temp_dir BCL_DIR logout-receiver
+BCL_URI=http://127.0.0.1:$BCL_PORT/logout
+OUT=$(authctl client add Shop --redirect-uri "$CB" --scope openid profile --backchannel-logout-uri http://shop.example/logout 2>&1)
+expect_match "a logout URI in clear to another host is refused" 'backchannel_logout_uri must use https' "$OUT"
+OUT=$(authctl client add Shop --redirect-uri "$CB" --scope openid profile --backchannel-logout-uri "$BCL_URI" \
+  --backchannel-logout-session-required 2>/dev/null)
+SHOP=$(sed -n 's/^client_id: //p' <<<"$OUT"); SHOP_SECRET=$(sed -n 's/^client_secret: //p' <<<"$OUT")
+expect_eq "authctl client show: the logout URI" "backchannel_logout_uri: $BCL_URI (session required)" \
+  "$(authctl client show "$SHOP" 2>/dev/null | grep '^backchannel_logout_uri')"
+receiver_start() {
+  setsid bash -c 'cd "$1" && NO_PROXY="*" exec node rp.mjs receive "$2" "$3" "$4" "$5"' _ "$RP_DIR" "$BASE_URL" "$SHOP" \
+    "$BCL_PORT" "$BCL_DIR/received" </dev/null >>"$BCL_DIR/receiver.log" 2>&1 &
+  BCL_PID=$!
+  wait_for_port "$BCL_PORT" "$BCL_PID" 10 || fail "the logout receiver starts ($(cat "$BCL_DIR/receiver.log"))"
+}
+receiver_stop() { stop_group "$BCL_PID" "logout receiver"; BCL_PID=; }
+# The receiver's line for a logout of session SID (waits up to SECS, default 10).
+received() {
+  local i
+  for ((i = 0; i < ${2:-10} * 5; i++)); do
+    grep -F "\"sid\":\"$1\"" "$BCL_DIR/received" 2>/dev/null && return 0
+    sleep 0.2
+  done
+  return 1
+}
+# carol signs in (a new authd session) and to Shop: SID, CAROL_HINT (the ID
+# token). The first time through openid-client, then by curl (the code flow
+# with RFC 7636's example verifier): a node start costs a second each.
+carol_session() {
+  signin carol "$1"
+  COOKIE=$TOKEN
+  if [[ -z ${FIRST_SID:-} ]]; then
+    code_flow "$SHOP" "$SHOP_SECRET" basic "openid profile"
+    SID=$(jq -r .claims.sid <<<"$FLOW"); CAROL_HINT=$(jq -r .id_token <<<"$FLOW")
+    return
+  fi
+  browse "$BASE_URL/authorize?response_type=code&scope=openid%20profile&client_id=$SHOP&redirect_uri=$CB&code_challenge=$CHALLENGE&code_challenge_method=S256"
+  http POST /token -u "$SHOP:$SHOP_SECRET" --data-urlencode grant_type=authorization_code \
+    --data-urlencode "code=$(query_param "$LOCATION" code)" --data-urlencode "redirect_uri=$CB" \
+    --data-urlencode code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk
+  expect_status 200 "carol's code exchanged"
+  CAROL_HINT=$(json .id_token); SID=$(jwt_payload "$CAROL_HINT" | jq -r .sid)
+}
+expect_logout() {  # WHAT: the logout of $SID reached Shop, verified by jose
+  local line
+  line=$(received "$SID" "${2:-10}") || { fail "$1: no logout token for sid $SID ($(tail -3 "$BCL_DIR/received" 2>/dev/null))"; return; }
+  expect_eq "$1: a logout token for carol's session, to Shop (jose: signature, typ, iss, aud, events, no nonce)" \
+    "$SHOP $CAROL_ID logout+jwt RS256" "$(jq -r '"\(.aud) \(.sub) \(.typ) \(.alg)"' <<<"$line")"
+}
+ALICE_COOKIE=$COOKIE
+receiver_start
+signup carol 'carol password'
+CAROL_ID=$(account_field carol id)
+signin carol 'carol password'
+COOKIE=$TOKEN
+browse "$BASE_URL/authorize?response_type=code&scope=openid%20profile&client_id=$SHOP&redirect_uri=$CB"
+REQUEST=$(sed -n 's/.*name="request" value="\([^"]*\)".*/\1/p' <<<"$BODY" | sed 's/&amp;/\&/g')
+http POST /authorize/consent -H "Cookie: auth=$COOKIE" -H "Origin: $BASE_URL" --data-urlencode "request=$REQUEST" \
+  --data-urlencode decision=allow
+expect_status 200 "carol allows Shop"
+
+step "back-channel logout: every way a session ends"
+carol_session 'carol password'
+expect_match "the ID token carries sid" '^[A-Za-z0-9_-]{22}$' "$SID"
+FIRST_SID=$SID
+http POST /signout -H "Authorization: Bearer $COOKIE"
+expect_status 204 "POST /signout"
+expect_logout "/signout"
+carol_session 'carol password'
+expect_ne "a new session, a new sid" "$FIRST_SID" "$SID"
+http POST /signout/all -H "Authorization: Bearer $COOKIE"
+expect_status 204 "POST /signout/all"
+expect_logout "/signout/all"
+carol_session 'carol password'
+http GET "/end_session?id_token_hint=$CAROL_HINT" -H "Cookie: auth=$COOKIE"
+expect_status 200 "GET /end_session"
+expect_logout "/end_session"
+carol_session 'carol password'
+TOKEN=$COOKIE auth_put /me/password '{"current_password":"carol password","new_password":"carol password 2"}'
+expect_status 200 "PUT /me/password"
+expect_logout "a password change"
+carol_session 'carol password 2'
+authctl signout carol >/dev/null 2>&1 || fail "authctl signout carol"
+expect_logout "an operator's sign-out (authctl signout; authd's sender polls)"
+
+step "back-channel logout: a receiver that is down gets it when it is back, across a restart of authd"
+metric() { curl -s --noproxy '*' "$BASE_URL/metrics" | awk -v n="$1" '$1 == n { print $2 }'; }
+RETRIED=$(metric 'authd_backchannel_logout_total{outcome="retried"}')
+receiver_stop
+carol_session 'carol password 2'
+http POST /signout -H "Authorization: Bearer $COOKIE"
+expect_status 204 "POST /signout: answered at once, the receiver down"
+for ((i = 0; i < 50; i++)); do
+  (($(metric 'authd_backchannel_logout_total{outcome="retried"}') > RETRIED)) && break
+  sleep 0.2
+done
+expect_eq "a failed attempt is counted" yes "$(yesno test "$(metric 'authd_backchannel_logout_total{outcome="retried"}')" -gt "$RETRIED")"
+expect_match "and audited" 'backchannel_logout.*failed' "$(grep backchannel_logout "$AUDIT_DIR/audit.log" | tail -1)"
+receiver_start
+expect_logout "the receiver back" 15
+carol_session 'carol password 2'
+receiver_stop
+http POST /signout/all -H "Authorization: Bearer $COOKIE"
+expect_status 204 "POST /signout/all, the receiver down"
+authd_stop
+receiver_start
+authd_start || fail "authd restarts"
+expect_logout "queued before a restart of authd" 15
+expect_match "deliveries audited" 'backchannel_logout.*"ok".*delivered' "$(grep backchannel_logout "$AUDIT_DIR/audit.log" | tail -1)"
+expect_eq "nothing left in the outbox" 0 "$(metric authd_backchannel_logout_outbox_depth)"
+
+step "back-channel logout: a consent revoked"
+carol_session 'carol password 2'
+TOKEN=$COOKIE auth_delete "/me/clients/$SHOP"
+expect_status 200 "DELETE /me/clients/Shop"
+expect_logout "a consent revoked"
+expect_eq "every token the receiver got was valid" 0 "$(grep -c '"error"' "$BCL_DIR/received")"
+COOKIE=$ALICE_COOKIE
 
 step "RP-initiated logout"
 http GET "/end_session?id_token_hint=$ID_TOKEN&post_logout_redirect_uri=http://127.0.0.1:9/evil&state=z" -H "Cookie: auth=$COOKIE"

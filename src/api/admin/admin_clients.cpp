@@ -2,7 +2,8 @@
 //   GET    /admin/clients                  -> {"clients":[client...]}
 //   POST   /admin/clients {"name","redirect_uris":[...],"post_logout_redirect_uris":[...],
 //                          "scopes":[...],"public":false,"first_party":false,
-//                          "require_pushed_authorization_requests":false}
+//                          "require_pushed_authorization_requests":false,
+//                          "backchannel_logout_uri":"...","backchannel_logout_session_required":false}
 //                                          -> 201 the client + "client_secret" (shown only here)
 //   GET    /admin/clients/{id}             -> the client (never its secret)
 //   DELETE /admin/clients/{id}             -> {"client_id":...,"deleted":true,"refresh_families_ended":N,
@@ -90,6 +91,16 @@ HandlerResult admin_add_client(App& app, const http::Request& request, const Rou
   spec.is_public = *is_public;
   spec.first_party = *first_party;
   spec.require_par = *require_par;
+  if (const Json uri = body->get("backchannel_logout_uri"); !uri.is_null()) {
+    if (!uri.as_string()) return fail_field("backchannel_logout_uri", "backchannel_logout_uri must be a string");
+    spec.backchannel_logout_uri = std::string(*uri.as_string());
+  }
+  auto session_required = flag(*body, "backchannel_logout_session_required");
+  if (!session_required) return std::unexpected(session_required.error());
+  if (*session_required && spec.backchannel_logout_uri.empty()) {
+    return fail_field("backchannel_logout_session_required", "backchannel_logout_session_required needs a backchannel_logout_uri");
+  }
+  spec.backchannel_logout_session_required = *session_required;
   auto issued = app.core->oidc_clients().add(std::move(spec), unix_now());
   if (!issued) return std::unexpected(issued.error());
   audit_change(app, request, context, "client_added", issued->client.id);

@@ -29,6 +29,7 @@
 #include <charconv>
 
 #include "authd/authorization_codes.hpp"
+#include "authd/backchannel_logout.hpp"
 #include "authd/clock.hpp"
 #include "authd/oidc_consents.hpp"
 #include "authd/text.hpp"
@@ -296,7 +297,9 @@ HandlerResult oidc_authorize(App& app, const http::Request& request, const Route
                   .nonce = param(query, "nonce"),
                   .code_challenge = param(query, "code_challenge"),
                   .amr = amr_of(*session),
-                  .auth_time = auth_time};
+                  .auth_time = auth_time,
+                  .sid = session_id_of(session_handle_of(session->claims())),
+                  .issuer = oidc::issuer(app, request)};
   auto code = app.core->authorization_codes().issue(grant, now);
   if (!code) return std::unexpected(code.error());
   audit(app, request, {.event = "oidc_authorize", .username = session->user().username, .outcome = "ok",

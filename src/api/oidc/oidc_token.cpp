@@ -134,7 +134,8 @@ HandlerResult authorization_code(App& app, const http::Request& request, const F
                                  .nonce = grant->nonce,
                                  .amr = grant->amr,
                                  .auth_time = grant->auth_time,
-                                 .access_token = tokens.access_token},
+                                 .access_token = tokens.access_token,
+                                 .sid = grant->sid},
                                 now);
   if (!id_token) return std::unexpected(id_token.error());
   tokens.id_token = std::move(*id_token);

@@ -76,7 +76,10 @@ http::Response provider_configuration(App& app, const http::Request& request) {
       .set("code_challenge_methods_supported", strings({"S256"}))
       .set("prompt_values_supported", strings({"none", "login", "consent"}))
       .set("claims_supported", strings({"iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "azp",
-                                        "at_hash", "preferred_username", "name", "email", "email_verified", "roles"}))
+                                        "at_hash", "sid", "preferred_username", "name", "email", "email_verified",
+                                        "roles"}))
+      .set("backchannel_logout_supported", Json::boolean(true))
+      .set("backchannel_logout_session_supported", Json::boolean(true))
       .set("acr_values_supported", strings({"1", "2"}))
       .set("authorization_response_iss_parameter_supported", Json::boolean(true))
       .set("request_parameter_supported", Json::boolean(false))

@@ -25,6 +25,7 @@
 #include <string_view>
 
 #include "authd/error.hpp"
+#include "authd/session_ends.hpp"
 #include "authd/store.hpp"
 #include "authd/token.hpp"
 #include "authd/user.hpp"
@@ -57,8 +58,14 @@ class TokenRevocation {
   // `user` (already loaded by the caller). Error: invalid_token.
   Result<void> check(const User& user, const TokenClaims& claims) const;
 
+  // What revoke() also does in its transaction: the session the token is
+  // (its `sid` family when it names one, else its jti) ends for the hook
+  // (the core's back-channel logout); nullptr: nothing.
+  void on_session_end(SessionEndHook* hook) noexcept { hook_ = hook; }
+
  private:
   Store& store_;
+  SessionEndHook* hook_ = nullptr;
   std::atomic<std::uint64_t> revocations_{0};
 };
 

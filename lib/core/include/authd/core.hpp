@@ -32,6 +32,7 @@
 #include "authd/audit.hpp"
 #include "authd/authorization_codes.hpp"
 #include "authd/pushed_requests.hpp"
+#include "authd/backchannel_logout.hpp"
 #include "authd/email_verification.hpp"
 #include "authd/error.hpp"
 #include "authd/events.hpp"
@@ -202,6 +203,9 @@ class Core {
   AuthorizationCodes& authorization_codes() noexcept { return authorization_codes_; }
   // The authorization requests clients pushed to /par (RFC 9126).
   PushedRequests& pushed_requests() noexcept { return pushed_requests_; }
+  // Back-channel logout: what queues a logout token for each relying party
+  // when sessions end (the hook of refresh() and revocation()).
+  BackchannelLogout& backchannel_logout() noexcept { return backchannel_logout_; }
   // The ID-token signing keys (oidc_provider = true), else nullptr.
   KeyRing* id_token_keys() const noexcept { return id_token_ring_.get(); }
   // The JWK set: the token keys (token_algorithm EdDSA/ES256) and the
@@ -231,6 +235,7 @@ class Core {
   OidcConsents oidc_consents_;
   AuthorizationCodes authorization_codes_;
   PushedRequests pushed_requests_;
+  BackchannelLogout backchannel_logout_;
   std::map<std::string, std::unique_ptr<OAuthClient>, std::less<>> oauth_clients_;
   std::unique_ptr<AuditLog> audit_;
   std::shared_ptr<KeyRing> id_token_ring_;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,11 @@ struct OidcClient {
   bool require_par = false;                    // /authorize only with a pushed request (RFC 9126 §6)
   std::string secret_sha256;                   // hex; "" for a public client
   std::int64_t created_at = 0;                 // Unix seconds
+  // OpenID Connect Back-Channel Logout 1.0 (authd/backchannel_logout.hpp):
+  // where logout tokens are POSTed ("" = none), and whether it needs `sid`
+  // in them (authd always sends it).
+  std::string backchannel_logout_uri{};
+  bool backchannel_logout_session_required = false;
 };
 
 // What `add` and `rotate_secret` hand back: the client and, for a
@@ -90,6 +96,14 @@ class OidcClients {
  private:
   Store& store_;
 };
+
+// Sets (or, with "", clears) the client's back-channel logout URI and
+// whether it needs `sid`. Errors: not_found, invalid_input
+// (backchannel_logout_uri: validated as a redirect URI).
+Result<OidcClient> set_backchannel_logout(Store& store, std::string_view id, std::string_view uri, bool session_required);
+
+// The client `id` as stored, read in `txn`; nullopt when there is none.
+Result<std::optional<OidcClient>> find_client(StoreTxn& txn, std::string_view id);
 
 // The client as JSON for the admin API and authctl (never its secret hash).
 Json describe_client(const OidcClient& client);
