@@ -255,6 +255,17 @@ check_failing "the checks catch a forged payload" ValidateIdTokenSignature idtok
 step "oidcc-server-client-secret-post"
 flow oidcc-server-client-secret-post post "$CP" "$SP" openid
 
+step "oidcc-ensure-post-request-succeeds"
+# The suite's browser posts the authorization request as a form from the
+# relying party's page (another site): authd answers it as the GET.
+request "$C1" openid
+http POST /authorize -H "Cookie: auth=$COOKIE" -H "Origin: https://rp.example.test" -H "Sec-Fetch-Site: cross-site" \
+  -H "Content-Type: application/x-www-form-urlencoded" --data-binary "$QUERY"
+CALLBACK=$(header Location)
+callback_checks oidcc-ensure-post-request-succeeds
+redeem oidcc-ensure-post-request-succeeds basic "$C1" "$S1"
+expect_status 200 "oidcc-ensure-post-request-succeeds: the code redeemed"
+
 step "oidcc-response-type-missing"
 CLIENT=$C1
 request "$C1" openid

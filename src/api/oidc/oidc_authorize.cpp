@@ -15,6 +15,8 @@
 //        a bad client_id or redirect_uri -> 400, never a redirect to it: a page
 //        for a browser (Accept: text/html), else JSON;
 //        any other error -> 302 redirect_uri?error&error_description&state&iss
+//   POST /authorize: the same parameters as a form (OpenID Connect Core
+//        §3.1.2.1), from any site: it does no more than the GET would.
 //   GET  /authorize?client_id&request_uri: the request the client pushed to
 //        /par (RFC 9126, pushed_requests.hpp) instead of its parameters; the
 //        browser's way back from the sign-in and consent pages then carries
@@ -241,7 +243,8 @@ std::expected<Admitted, HandlerResult> admitted(App& app, const http::Request& r
 
 HandlerResult oidc_authorize(App& app, const http::Request& request, const RouteContext&) {
   if (auto on = oidc::require_provider(app); !on) return std::unexpected(on.error());
-  auto found = admitted(app, request, http::parse_query(request.query));
+  // The request's parameters: the query, or a form post's body (Core §3.1.2.1).
+  auto found = admitted(app, request, http::parse_query(request.method == "POST" ? request.body : request.query));
   if (!found) return std::move(found.error());
   const auto& [authorization, client] = *found;
   const Query& query = authorization.query;
