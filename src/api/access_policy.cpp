@@ -37,6 +37,12 @@ Result<Principal> admin_principal(App& app, const http::Request& request, const 
                                    .reason = "admin role required for " + std::string(route.pattern)});
     return fail(Errc::not_permitted, "admin role required");
   }
+  // A service client's token narrowed by its scope is not the whole admin role.
+  if (is_service_subject(principal->claims().subject)) {
+    for (const auto capability : capabilities_of(Role::admin)) {
+      if (auto allowed = Guard::authorize(*principal, capability); !allowed) return std::unexpected(allowed.error());
+    }
+  }
   return principal;
 }
 

@@ -64,12 +64,16 @@ const std::vector<Command>& commands() {
        rotate_key},
       {"key retire", "[KID]", "delete KID, or every key but the current one", 0, 1, {}, retire_keys},
       {"key list", "", "kid of every key, the current one marked with * (--json: objects)", 0, 0, {}, list_keys},
-      {"client add", "NAME --redirect-uri URI... [--public] [--first-party] [--post-logout-uri URI...] [--scope SCOPE...]",
+      {"client add", "NAME --redirect-uri URI... [--public] [--first-party] [--post-logout-uri URI...] [--scope SCOPE...]\n"
+                     "           [--grant authorization_code|client_credentials...] [--role ROLE] [--jwks FILE | --jwks-uri URL]",
        "register an application signing in through authd (OpenID Connect); prints its client_id and,\n"
-       "unless --public, its secret (shown once, stored hashed); redirect URIs match exactly",
+       "unless --public or --jwks/--jwks-uri (private_key_jwt), its secret (shown once, stored hashed);\n"
+       "redirect URIs match exactly; --grant client_credentials --role ROLE: a service client whose own\n"
+       "tokens act as ROLE (no redirect URI needed)",
        1, 1,
        {{"redirect-uri", true, 0, true}, {"post-logout-uri", true, 0, true}, {"scope", true, 0, true},
-        {"public", false}, {"first-party", false}},
+        {"public", false}, {"first-party", false}, {"grant", true, 0, true}, {"role", true}, {"jwks", true},
+        {"jwks-uri", true}},
        add_client},
       {"client list", "", "every registered client: client_id, type, name (--json: objects)", 0, 0, {}, list_clients},
       {"client show", "CLIENT_ID", "one client's settings (never its secret)", 1, 1, {}, show_client},

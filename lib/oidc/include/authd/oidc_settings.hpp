@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "authd/crypto.hpp"
 #include "authd/key_pair.hpp"
 #include "authd/settings.hpp"
 
@@ -21,6 +22,10 @@ struct OidcSettings {
   // (resource servers) that may introspect every client's tokens at POST
   // /introspect; every other client introspects only its own.
   std::string introspection_clients;
+  // Not a setting: the key of the client secrets' HMAC, derived by
+  // Core::open from the signing key (the same on every node, never in the
+  // store; authd/oidc_clients.hpp).
+  crypto::Sha256Digest client_secret_key{};
 };
 
 std::vector<settings::Setting> oidc_settings(OidcSettings& s);
