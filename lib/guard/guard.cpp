@@ -109,7 +109,7 @@ Result<void> Guard::authorize(const Principal& principal, Capability required) {
   }
   // A service token holds the capabilities its scope names (RFC 6749 §4.4.2:
   // those of the role, or fewer if the client asked for fewer).
-  if (is_service_subject(principal.claims().subject)) {
+  if (principal.token_claims && is_service_subject(principal.claims().subject)) {
     const auto scope = principal.claims().extra.find("scope");
     const auto name = to_string(required);
     bool granted = false;
