@@ -13,6 +13,9 @@ constexpr std::size_t kMaxKeys = 20;
 constexpr std::size_t kMaxJwks = 64 * 1024;
 constexpr std::size_t kMaxJti = 256;
 
+// "Ed25519" (RFC 9864) names what an Ed25519 key's "EdDSA" does.
+std::string_view key_algorithm(std::string_view alg) { return alg == "Ed25519" ? "EdDSA" : alg; }
+
 std::unexpected<Error> bad(std::string why) { return fail(Errc::invalid_token, "client assertion rejected: " + why); }
 
 bool allowed_algorithm(std::string_view alg) {
@@ -53,7 +56,7 @@ Result<ClientKeys> ClientKeys::parse(std::string_view jwks) {
       key = crypto::PublicKey::ed25519(jwk.get_string("x").value_or(""));
     }
     const auto declared_alg = jwk.get_string("alg");
-    if (!key || (declared_alg && *declared_alg != key->algorithm())) continue;
+    if (!key || (declared_alg && key_algorithm(*declared_alg) != key->algorithm())) continue;
     out.keys_.emplace_back(std::string(jwk.get_string("kid").value_or("")), std::move(*key));
   }
   if (out.keys_.empty()) return invalid("no usable signing key (RSA of 2048 bits or more, EC P-256, OKP Ed25519)");
@@ -61,6 +64,7 @@ Result<ClientKeys> ClientKeys::parse(std::string_view jwks) {
 }
 
 const crypto::PublicKey* ClientKeys::find(std::string_view kid, std::string_view alg) const {
+  alg = key_algorithm(alg);
   const crypto::PublicKey* only = nullptr;
   std::size_t usable = 0;
   for (const auto& [key_id, key] : keys_) {

@@ -76,6 +76,9 @@ TEST(ClientAssertion, EachAllowedAlgorithmVerifies) {
     ASSERT_TRUE(verified) << crypto::jws_algorithm(algorithm) << ": " << verified.error().message;
     EXPECT_EQ(verified->jti, "jti-1");
     EXPECT_EQ(verified->expires_at, kNow + 60);
+    if (algorithm == crypto::KeyAlgorithm::ed25519) {  // RFC 9864's name, as openid-client writes it
+      EXPECT_EQ(outcome(jose::verify_client_assertion(assertion(*key, "k1", {}, "Ed25519"), *keys, checks())), "ok");
+    }
   }
 }
 

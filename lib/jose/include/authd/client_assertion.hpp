@@ -5,7 +5,7 @@
 // client_assertion_type kClientAssertionType. Validated strictly, no
 // network and no store here (lib/oidc/client_assertions.cpp fetches a
 // jwks_uri and remembers every jti against replay):
-//   - the algorithm is one of RS256, ES256, EdDSA and the key's own (never
+//   - the algorithm is one of RS256, ES256, EdDSA (or Ed25519) and the key's own (never
 //     `none`, never an HMAC), chosen from the client's keys by `kid` (or the
 //     one key of that algorithm when there is no kid); no `crit`; jku, x5u,
 //     jwk and x5c headers are never followed;
@@ -29,8 +29,10 @@ namespace authd::jose {
 
 inline constexpr std::string_view kClientAssertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 // The signature algorithms a client's assertion may use (discovery's
-// token_endpoint_auth_signing_alg_values_supported).
-inline constexpr std::string_view kClientAssertionAlgorithms[] = {"RS256", "ES256", "EdDSA"};
+// token_endpoint_auth_signing_alg_values_supported). "Ed25519" is the fully
+// specified name of EdDSA over Ed25519 (RFC 9864), which openid-client's
+// PrivateKeyJwt writes for an Ed25519 key: the same check.
+inline constexpr std::string_view kClientAssertionAlgorithms[] = {"RS256", "ES256", "EdDSA", "Ed25519"};
 // The longest assertion read at all (a compact JWS of an RSA-4096 signature
 // and a few claims is well under 2 KiB).
 inline constexpr std::size_t kMaxClientAssertion = 8192;
