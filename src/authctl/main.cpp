@@ -64,7 +64,7 @@ const std::vector<Command>& commands() {
        rotate_key},
       {"key retire", "[KID]", "delete KID, or every key but the current one", 0, 1, {}, retire_keys},
       {"key list", "", "kid of every key, the current one marked with * (--json: objects)", 0, 0, {}, list_keys},
-      {"client add", "NAME --redirect-uri URI... [--public] [--first-party] [--post-logout-uri URI...] [--scope SCOPE...]\n"
+      {"client add", "NAME [--redirect-uri URI...] [--public] [--first-party] [--post-logout-uri URI...] [--scope SCOPE...]\n"
                      "           [--grant authorization_code|client_credentials...] [--role ROLE] [--jwks FILE | --jwks-uri URL]",
        "register an application signing in through authd (OpenID Connect); prints its client_id and,\n"
        "unless --public or --jwks/--jwks-uri (private_key_jwt), its secret (shown once, stored hashed);\n"
