@@ -121,18 +121,18 @@ Result<void> validate_service(OidcClient& spec) {
   std::vector<std::string> grants;
   for (const auto& grant : spec.grant_types) {
     if (grant != kAuthorizationCodeGrant && grant != kClientCredentialsGrant) {
-      return fail_field("grant_types", "unknown grant type '" + grant + "' (authorization_code, client_credentials)");
+      return fail_field("grant_types", "grant_types: unknown grant type '" + grant + "' (authorization_code, client_credentials)");
     }
     if (std::ranges::find(grants, grant) == grants.end()) grants.push_back(grant);
   }
   spec.grant_types = std::move(grants);
   const bool service = has_grant(spec, kClientCredentialsGrant);
-  if (service && spec.is_public) return fail_field("grant_types", "a public client cannot use client_credentials");
-  if (service && !spec.role) return fail_field("role", "client_credentials needs a role (user, writer, editor, admin)");
-  if (!service && spec.role) return fail_field("role", "a role is only for a client of the client_credentials grant");
+  if (service && spec.is_public) return fail_field("grant_types", "grant_types: a public client cannot use client_credentials");
+  if (service && !spec.role) return fail_field("role", "role is required for client_credentials (user, writer, editor, admin)");
+  if (!service && spec.role) return fail_field("role", "role is only for a client of the client_credentials grant");
   if (!spec.jwks.empty() && !spec.jwks_uri.empty()) return fail_field("jwks", "jwks or jwks_uri, not both");
   if ((!spec.jwks.empty() || !spec.jwks_uri.empty()) && spec.is_public) {
-    return fail_field("jwks", "a public client has no keys: it does not authenticate");
+    return fail_field("jwks", "jwks: a public client has no keys: it does not authenticate");
   }
   if (!spec.jwks.empty()) {
     if (auto keys = jose::ClientKeys::parse(spec.jwks); !keys) return std::unexpected(keys.error());
