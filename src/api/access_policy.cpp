@@ -86,6 +86,13 @@ Result<Principal> authenticate(App& app, const http::Request& request, const Rou
   auto principal = route.access == Access::admin   ? admin_principal(app, request, route)
                    : route.access == Access::enrol ? app.core->guard().check_for_enrolment(authorization, unix_now())
                                                    : app.core->guard().check(authorization, route.capability, unix_now());
+  // A service client's token (client_credentials) acts as its role at the
+  // capability-guarded and admin routes; it has no account of its own.
+  if (principal && session && is_service_subject(principal->claims().subject)) {
+    Error refused(Errc::not_permitted, "a service client's token is not a user's session");
+    refused.username = principal->user().username;
+    principal = std::unexpected(std::move(refused));
+  }
   if (!principal && (principal.error().code != Errc::not_permitted || route.access != Access::admin)) {
     // A valid token refused (capability, second factor) is named.
     handlers::audit(app, request, {.event = "denied", .username = principal.error().username, .outcome = "refused",

@@ -21,7 +21,8 @@
 # Service clients (client_credentials, openid-client's clientCredentialsGrant)
 # and private_key_jwt (openid-client's PrivateKeyJwt): a service token used
 # beyond its role or scope (403, at a guarded route and at /auth/check), or
-# after its client was removed or it was revoked (401); a code-flow client
+# after its client was removed or it was revoked (401), or as an account
+# (/me, /signout, a sign-in at /authorize: refused); a code-flow client
 # asking for client_credentials; a client assertion replayed, for another
 # audience, expired, long-lived, unsigned (alg none) or signed by a key the
 # client never registered (401 invalid_client, audited).
@@ -296,6 +297,12 @@ http GET /auth/check -H 'X-Original-Method: DELETE' -H 'X-Original-URI: /app/rep
 expect_status 403 "forward-auth: delete refused"
 TOKEN=$SVC_TOKEN auth_get /admin/clients
 expect_status 403 "no admin route for a writer"
+TOKEN=$SVC_TOKEN auth_get /me
+expect_status 403 "no account of its own: GET /me"
+http POST /signout -H "$(bearer "$SVC_TOKEN")"
+expect_status 403 "nor /signout"
+COOKIE=$SVC_TOKEN browse "$BASE_URL/authorize?response_type=code&scope=openid&client_id=$WIKI&redirect_uri=$CB"
+expect_match "as the auth cookie it signs nobody in at /authorize" '^/login\?rd=' "$LOCATION"
 OUT=$(rp credentials "$BASE_URL" "$SVC" "$SVC_SECRET" post - read)
 expect_eq "client_secret_post, scope read: a narrower token" read "$(jq -r .scope <<<"$OUT")"
 TOKEN=$(jq -r .access_token <<<"$OUT") auth_post /records '{"title":"narrow"}'

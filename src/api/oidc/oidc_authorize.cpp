@@ -155,12 +155,14 @@ http::Response refuse(const App& app, const http::Request& request, const Query&
 }
 
 // The browser's authd session, re-authenticated as on protected routes (the
-// second-factor policy included). nullopt when there is none.
+// second-factor policy included). nullopt when there is none, or when the
+// cookie holds a service client's token.
 std::optional<Principal> session_of(App& app, const http::Request& request) {
   const auto cookie = http::cookie_value(request.param("HTTP_COOKIE"), "auth");
   if (cookie.empty()) return std::nullopt;
   auto principal = app.core->guard().check("Bearer " + std::string(cookie), std::nullopt, unix_now());
-  if (!principal) return std::nullopt;
+  // A service client's token (client_credentials) is no person signing in.
+  if (!principal || is_service_subject(principal->claims().subject)) return std::nullopt;
   return std::move(*principal);
 }
 
