@@ -84,8 +84,12 @@ Result<OidcClient> ClientAssertions::authenticate(std::string_view assertion, st
   // write transaction.
   const std::string key = crypto::to_hex(crypto::sha256(client->id + "\n" + verified->jti));
   bool replayed = false;
+  const bool purge = accepted_.fetch_add(1, std::memory_order_relaxed) % 64 == 63;
   auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
     replayed = false;
+    if (purge) {
+      if (auto dropped = txn.purge_expired(now); !dropped) return std::unexpected(dropped.error());
+    }
     auto seen = txn.get_entry(kAssertionJtiNamespace, key);
     if (!seen) return std::unexpected(seen.error());
     if (*seen) {

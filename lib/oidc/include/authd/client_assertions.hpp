@@ -8,9 +8,12 @@
 // matches a kid: the client rotated its keys). Every jti is remembered in
 // the store (namespace "oidc_assertion_jti", until the assertion's exp plus
 // the leeway) in the same write transaction that checks it, so an
-// assertion is accepted once, whichever node it reaches (PostgreSQL).
+// assertion is accepted once, whichever node it reaches (PostgreSQL). Every
+// 64th accepted assertion of a process also purges the store's expired
+// entries, so the jti entries stay bounded under a steady load.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -59,6 +62,7 @@ class ClientAssertions {
   HttpClient http_;
   std::mutex mutex_;
   std::map<std::string, Fetched, std::less<>> fetched_;
+  std::atomic<std::uint64_t> accepted_{0};  // every 64th also drops expired entries
 };
 
 }  // namespace authd
