@@ -274,7 +274,7 @@ expect_eq "bob deleted: both inactive" "false false" \
   "$(introspected "$WIKI" "$WIKI_SECRET" basic "$B_ACCESS") $(introspected "$WIKI" "$WIKI_SECRET" basic "$B_REFRESH")"
 
 step "service clients: client_credentials (openid-client) acting as a role"
-OUT=$(authctl client add Backup --grant client_credentials --role writer 2>/dev/null)
+OUT=$(authctl client add Backup --grant client_credentials --role writer --redirect-uri "$CB" 2>/dev/null)
 SVC=$(sed -n 's/^client_id: //p' <<<"$OUT"); SVC_SECRET=$(sed -n 's/^client_secret: //p' <<<"$OUT")
 [[ -n $SVC && -n $SVC_SECRET ]] || fail "a service client registered: $OUT"
 expect_eq "authctl shows its grant and role" "client_credentials writer" \
@@ -315,6 +315,9 @@ expect_status 400 "a code-flow client asks for client_credentials"
 expect_json "unauthorized_client" .error unauthorized_client
 http POST /token -u "$SVC:$SVC_SECRET" --data-urlencode grant_type=authorization_code --data-urlencode code=x
 expect_json "a service client asks for a code grant: unauthorized_client" .error unauthorized_client
+browse "$BASE_URL/authorize?response_type=code&scope=openid&client_id=$SVC&redirect_uri=$CB&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256"
+expect_status 400 "a service client (even with a redirect URI) gets no code at /authorize"
+expect_eq "and no redirect" "" "$LOCATION"
 OUT=$(rp_token introspect "$SVC" "$SVC_SECRET" basic "$SVC_TOKEN")
 expect_eq "introspection: active, the client as sub and client_id" "true client:$SVC $SVC read create" \
   "$(jq -r '"\(.active) \(.sub) \(.client_id) \(.scope)"' <<<"$OUT")"

@@ -86,6 +86,10 @@ Result<OidcClient> trusted_client(App& app, const Query& query) {
     if (client.error().code == Errc::not_found) return fail_field("client_id", "unknown client_id");
     return std::unexpected(client.error());
   }
+  // A service client (client_credentials alone) signs nobody in.
+  if (!has_grant(*client, kAuthorizationCodeGrant)) {
+    return fail_field("client_id", "the client is not registered for the authorization code grant");
+  }
   const auto redirect_uri = param(query, "redirect_uri");
   if (redirect_uri.empty()) return fail_field("redirect_uri", "redirect_uri is required");
   if (!has_redirect_uri(*client, redirect_uri)) {
