@@ -24,7 +24,8 @@
 #   lighttpd (conf/lighttpd.conf, one FastCGI connection per request)
 #     ceiling, ceiling_pool (BENCH_CONNECTIONS processes), ceiling_fast
 #     guarded read, capability read (GET /records/{id}), capability denied
-#     (DELETE, 403), invalid token (401), sign-in, sign-up: authd
+#     (DELETE, 403), invalid token (401), sign-in, sign-up, the client_credentials
+#     grant (POST /token, a service client with client_secret_basic): authd
 #   nginx (FastCGI keep-alive: upstream `keepalive K` + fastcgi_keep_conn on)
 #     nginx_ceiling      the libfcgi ceiling with K threads (plain libfcgi
 #                        keeps one thread per kept connection); then
@@ -82,7 +83,7 @@ BENCH_HASH_DURATION=${BENCH_HASH_DURATION:-$BENCH_DURATION}
 BENCH_TIMEOUT=${BENCH_TIMEOUT:-5}                 # wrk --timeout, seconds
 BENCH_WORKERS=${BENCH_WORKERS:-${AUTHD_WORKERS:-0}}  # FastCGI threads behind lighttpd; 0 = 2 x cores
 BENCH_PARTS=${BENCH_PARTS:-"lighttpd eddsa postgresql nginx apache peers users"}  # which parts to run
-BENCH_SCENARIOS=${BENCH_SCENARIOS:-"guarded_read capability_read capability_denied invalid_token signin signup"}
+BENCH_SCENARIOS=${BENCH_SCENARIOS:-"guarded_read capability_read capability_denied invalid_token signin signup client_credentials"}
                                                   # authd's scenarios behind lighttpd (the ceiling always runs)
 BENCH_NGINX_WORKERS=${BENCH_NGINX_WORKERS:-1}     # nginx worker_processes
 BENCH_NGINX_KEEPALIVE=${BENCH_NGINX_KEEPALIVE:-$BENCH_CONNECTIONS}  # nginx upstream keepalive; threads of the
@@ -290,6 +291,16 @@ export AUTHD_SIGNUP_ADDRESS_LIMIT=0
 PASSWORD='bench correct horse'
 printf '%s\n' "$PASSWORD" | "$AUTHCTL_BIN" add benchuser user --fullname 'Bench User' --email bench@example.com >/dev/null
 printf '%s\n' "$PASSWORD" | "$AUTHCTL_BIN" add benchadmin admin >/dev/null
+# The client_credentials grant (issue 43): a service client of authd as
+# OpenID provider, authenticated with client_secret_basic (the keyed hash:
+# no argon2id), its token signed per request.
+CC_BASIC=
+if [[ " $BENCH_SCENARIOS " == *" client_credentials "* ]]; then
+  export AUTHD_OIDC_PROVIDER=true
+  cc_out=$("$AUTHCTL_BIN" client add "Bench service" --grant client_credentials --role user 2>/dev/null)
+  CC_BASIC=$(printf '%s:%s' "$(sed -n 's/^client_id: //p' <<<"$cc_out")" "$(sed -n 's/^client_secret: //p' <<<"$cc_out")" |
+    base64 -w0)
+fi
 start_fcgi "$AUTHD_BIN" "$STATE/authd-setup.log" "$WORKERS"
 start_front lighttpd
 wait_for_status /records 401
@@ -317,6 +328,7 @@ check 200 GET "/records/$RECORD_ID" -H "Authorization: Bearer $USER_TOKEN"
 check 403 DELETE "/records/$RECORD_ID" -H "Authorization: Bearer $USER_TOKEN"
 check 401 GET /records -H "Authorization: Bearer $BAD_TOKEN"
 check 200 POST /signin -H "Authorization: Basic $BASIC" -d ''
+[[ -z $CC_BASIC ]] || check 200 POST /token -H "Authorization: Basic $CC_BASIC" -d grant_type=client_credentials
 # authd's argon2id parameters, from the hash a sign-up stores (and shows).
 SIGNUP_PHC=$(curl --silent --noproxy '*' --max-time 10 -H 'Content-Type: application/json' \
   -d '{"username":"benchprobe","password":"probe password","fullname":"Probe","email":"probe@example.com"}' \
@@ -383,6 +395,9 @@ if part lighttpd; then
   authd_row signin "sign-in" 200 "$BENCH_HASH_CONNECTIONS" "$BENCH_HASH_DURATION" POST /signin \
     -H "Authorization: Basic $BASIC"
   BENCH_SIGNUP=b$$x$RANDOM authd_row signup "sign-up" 201 "$BENCH_HASH_CONNECTIONS" "$BENCH_HASH_DURATION" POST /signup
+  [[ -z $CC_BASIC ]] || BENCH_BODY=grant_type=client_credentials authd_row client_credentials "client_credentials grant" 200 \
+    "$BENCH_CONNECTIONS" "$BENCH_DURATION" POST /token -H "Authorization: Basic $CC_BASIC" \
+    -H 'Content-Type: application/x-www-form-urlencoded'
   MEMORY+=("$(memory_json "$FCGI_PID" "authd after sign-up")" "$(group_memory_json "$FRONT_PID" lighttpd)")
   stop_fcgi
 fi

@@ -59,6 +59,11 @@ Result<void> TokenRevocation::revoke(std::string_view username, const TokenClaim
   return done;
 }
 
+Result<void> TokenRevocation::revoke_listed(const TokenClaims& claims) {
+  if (claims.token_id.empty()) return fail(Errc::invalid_token, "the token has no jti");
+  return store_.write([&](StoreTxn& txn) { return txn.put_entry(kRevokedTokenNamespace, claims.token_id, "", claims.expires_at); });
+}
+
 Result<User> TokenRevocation::end_all(std::string_view username, bool with_links) {
   User changed;
   auto done = store_.write([&](StoreTxn& txn) -> Result<void> {

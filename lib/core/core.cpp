@@ -32,7 +32,8 @@ Core::Core(CoreSettings settings, std::shared_ptr<Store> store, TokenService tok
       revocation_(*store_),
       refresh_(*store_, settings_.refresh),
       mfa_(*store_, settings_.mfa),
-      oidc_clients_(*store_),
+      oidc_clients_(*store_, settings_.oidc.client_secret_key),
+      client_assertions_(*store_, oidc_clients_),
       oidc_consents_(*store_),
       authorization_codes_(*store_, rp_session_ttl(settings_)),
       pushed_requests_(*store_),
@@ -54,6 +55,16 @@ Core::Core(CoreSettings settings, std::shared_ptr<Store> store, TokenService tok
     refresh_.on_session_end(&backchannel_logout_);
     revocation_.on_session_end(&backchannel_logout_);
   }
+  // A service client's token stands for the client as it is now (re-read on
+  // every request, as a user's is).
+  guard_.resolve_service_clients([this](std::string_view subject) -> Result<std::shared_ptr<const User>> {
+    auto client = oidc_clients_.find(subject.substr(kServiceSubjectPrefix.size()));
+    if (!client) {
+      if (client.error().code == Errc::not_found) return fail(Errc::invalid_token, "the token's client has been removed");
+      return std::unexpected(client.error());
+    }
+    return service_user(*client);
+  });
   const HttpTimeouts timeouts{settings_.oauth.connect_timeout, settings_.oauth.total_timeout};
   for (const auto& provider : settings_.oauth.providers) {
     oauth_clients_.emplace(provider.name, std::make_unique<OAuthClient>(provider, timeouts));
@@ -119,6 +130,9 @@ Result<std::unique_ptr<Core>> Core::open(CoreSettings settings, std::shared_ptr<
   const auto key_bytes = key->bytes();
   settings.mail.outbox_key = crypto::SealKey::derive(
       {reinterpret_cast<const unsigned char*>(key_bytes.data()), key_bytes.size()}, "mail outbox");
+  // So are the OpenID clients' secrets' HMAC (a key of its own).
+  settings.oidc.client_secret_key = crypto::hmac_sha256(
+      {reinterpret_cast<const unsigned char*>(key_bytes.data()), key_bytes.size()}, "authd oidc client secrets");
   std::shared_ptr<KeyRing> ring;
   if (const auto algorithm = key_algorithm(settings.token.algorithm)) {
     auto opened = KeyRing::open(key_storage(settings, *store), *algorithm);
@@ -180,6 +194,15 @@ std::string Core::issue_access_token(const User& user, std::string_view amr, std
   // An OpenID client's token (`more` names its audience) is of its own kind.
   return tokens_.issue(more.contains("aud") ? kClientAccessKind : kAccessTokenType, user.id, user.username, now,
                        claims);
+}
+
+std::string Core::issue_service_token(const OidcClient& client, std::string_view scope, std::int64_t now) const {
+  const std::string subject = std::string(kServiceSubjectPrefix) + client.id;
+  return tokens_.issue(kAccessTokenType, subject, subject, now,
+                       {{std::string(kClientIdClaim), client.id},
+                        {"scope", std::string(scope)},
+                        {std::string(kGenerationClaim), "0"},
+                        {std::string(kAuthTimeClaim), std::to_string(now)}});
 }
 
 OAuthClient* Core::oauth_client(std::string_view provider) noexcept {

@@ -64,15 +64,19 @@ const std::vector<Command>& commands() {
        rotate_key},
       {"key retire", "[KID]", "delete KID, or every key but the current one", 0, 1, {}, retire_keys},
       {"key list", "", "kid of every key, the current one marked with * (--json: objects)", 0, 0, {}, list_keys},
-      {"client add", "NAME --redirect-uri URI... [--public] [--first-party] [--require-par] [--post-logout-uri URI...]\n"
-       "           [--scope SCOPE...] [--backchannel-logout-uri URI [--backchannel-logout-session-required]]",
+      {"client add", "NAME [--redirect-uri URI...] [--public] [--first-party] [--require-par] [--post-logout-uri URI...]\n"
+                     "           [--scope SCOPE...] [--backchannel-logout-uri URI [--backchannel-logout-session-required]]\n"
+                     "           [--grant authorization_code|client_credentials...] [--role ROLE] [--jwks FILE | --jwks-uri URL]",
        "register an application signing in through authd (OpenID Connect); prints its client_id and,\n"
-       "unless --public, its secret (shown once, stored hashed); redirect URIs match exactly;\n"
-       "--require-par: /authorize only with a request pushed to /par (RFC 9126)",
+       "unless --public or --jwks/--jwks-uri (private_key_jwt), its secret (shown once, stored hashed);\n"
+       "redirect URIs match exactly; --grant client_credentials --role ROLE: a service client whose own\n"
+       "tokens act as ROLE (no redirect URI needed); --require-par: /authorize only with a request\n"
+       "pushed to /par (RFC 9126)",
        1, 1,
        {{"redirect-uri", true, 0, true}, {"post-logout-uri", true, 0, true}, {"scope", true, 0, true},
         {"public", false}, {"first-party", false}, {"require-par", false}, {"backchannel-logout-uri", true},
-        {"backchannel-logout-session-required", false}},
+        {"backchannel-logout-session-required", false}, {"grant", true, 0, true}, {"role", true}, {"jwks", true},
+        {"jwks-uri", true}},
        add_client},
       {"client update", "CLIENT_ID --backchannel-logout-uri URI|\"\" [--backchannel-logout-session-required]",
        "set (or, with \"\", remove) the client's back-channel logout URI: where authd POSTs a logout token\n"

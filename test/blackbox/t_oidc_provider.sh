@@ -33,6 +33,14 @@
 # (signature, typ, iss, aud, events, sub, sid, no nonce, no replayed jti); a
 # receiver that is down, and authd restarting meanwhile, only delay it; a
 # logout URI in clear to another host is refused at registration.
+# Service clients (client_credentials, openid-client's clientCredentialsGrant)
+# and private_key_jwt (openid-client's PrivateKeyJwt): a service token used
+# beyond its role or scope (403, at a guarded route and at /auth/check), or
+# after its client was removed or it was revoked (401), or as an account
+# (/me, /signout, a sign-in at /authorize: refused); a code-flow client
+# asking for client_credentials; a client assertion replayed, for another
+# audience, expired, long-lived, unsigned (alg none) or signed by a key the
+# client never registered (401 invalid_client, audited).
 source "$(dirname "$0")/harness.sh"
 export AUTHD_OIDC_PROVIDER=true AUTHD_REFRESH_TOKEN_TTL=3600
 export AUTHD_BACKCHANNEL_LOGOUT_RETRY_MAX=2 AUTHD_METRICS_ALLOW=127.0.0.1/32
@@ -65,13 +73,14 @@ expect_json "code only" '.response_types_supported | join(" ")' code
 expect_json "S256 only" '.code_challenge_methods_supported | join(" ")' S256
 expect_json "RS256" '.id_token_signing_alg_values_supported | join(" ")' RS256
 expect_json "iss in the response" .authorization_response_iss_parameter_supported true
-expect_json "client auth" '.token_endpoint_auth_methods_supported | join(" ")' "client_secret_basic client_secret_post none"
+expect_json "client auth" '.token_endpoint_auth_methods_supported | join(" ")' "client_secret_basic client_secret_post private_key_jwt none"
+expect_json "private_key_jwt algorithms" '.token_endpoint_auth_signing_alg_values_supported | join(" ")' "RS256 ES256 EdDSA Ed25519"
 expect_json "offline_access offered (refresh_token_ttl > 0)" '.scopes_supported | join(" ")' "openid profile email roles offline_access"
-expect_json "the refresh_token grant" '.grant_types_supported | join(" ")' "authorization_code refresh_token"
+expect_json "the refresh_token and client_credentials grants" '.grant_types_supported | join(" ")' "authorization_code refresh_token client_credentials"
 expect_json "revocation endpoint" .revocation_endpoint "$BASE_URL/revoke"
-expect_json "revocation: client auth" '.revocation_endpoint_auth_methods_supported | join(" ")' "client_secret_basic client_secret_post none"
+expect_json "revocation: client auth" '.revocation_endpoint_auth_methods_supported | join(" ")' "client_secret_basic client_secret_post private_key_jwt none"
 expect_json "introspection endpoint" .introspection_endpoint "$BASE_URL/introspect"
-expect_json "introspection: confidential clients" '.introspection_endpoint_auth_methods_supported | join(" ")' "client_secret_basic client_secret_post"
+expect_json "introspection: confidential clients" '.introspection_endpoint_auth_methods_supported | join(" ")' "client_secret_basic client_secret_post private_key_jwt"
 expect_json "PAR endpoint" .pushed_authorization_request_endpoint "$BASE_URL/par"
 expect_json "PAR is a per-client requirement" .require_pushed_authorization_requests false
 expect_json "back-channel logout, with sid" '"\(.backchannel_logout_supported) \(.backchannel_logout_session_supported)"' "true true"
@@ -284,6 +293,123 @@ expect_eq "bob's new tokens: active" "true true" \
 authctl delete bob >/dev/null 2>&1 || fail "authctl delete bob"
 expect_eq "bob deleted: both inactive" "false false" \
   "$(introspected "$WIKI" "$WIKI_SECRET" basic "$B_ACCESS") $(introspected "$WIKI" "$WIKI_SECRET" basic "$B_REFRESH")"
+
+step "service clients: client_credentials (openid-client) acting as a role"
+OUT=$(authctl client add Backup --grant client_credentials --role writer --redirect-uri "$CB" 2>/dev/null)
+SVC=$(sed -n 's/^client_id: //p' <<<"$OUT"); SVC_SECRET=$(sed -n 's/^client_secret: //p' <<<"$OUT")
+[[ -n $SVC && -n $SVC_SECRET ]] || fail "a service client registered: $OUT"
+expect_eq "authctl shows its grant and role" "client_credentials writer" \
+  "$(sed -n 's/^grant_types: //p; s/^role: //p' <<<"$OUT" | paste -sd' ')"
+OUT=$(rp credentials "$BASE_URL" "$SVC" "$SVC_SECRET" basic -)
+SVC_TOKEN=$(jq -r .access_token <<<"$OUT")
+expect_eq "client_secret_basic: the role's capabilities as scope, no refresh or ID token" "bearer read create null null" \
+  "$(jq -r '"\(.token_type | ascii_downcase) \(.scope) \(.refresh_token) \(.id_token)"' <<<"$OUT")"
+expect_eq "the token's subject is the client, never a user" "client:$SVC client:$SVC $SVC" \
+  "$(jwt_payload "$SVC_TOKEN" | jq -r '"\(.sub) \(.name) \(.client_id)"')"
+TOKEN=$SVC_TOKEN auth_post /records '{"title":"from a service"}'
+expect_status 201 "a writer may create a record"
+SVC_RECORD=$(json ._id)
+TOKEN=$SVC_TOKEN auth_delete "/records/$SVC_RECORD"
+expect_status 403 "a writer may not delete one"
+http GET /auth/check -H 'X-Original-Method: GET' -H 'X-Original-URI: /app/report' -H "$(bearer "$SVC_TOKEN")"
+expect_status 204 "forward-auth: read granted"
+expect_eq "forward-auth: the client as user, its role" "client:$SVC writer" "$(header X-Auth-User) $(header X-Auth-Role)"
+http GET /auth/check -H 'X-Original-Method: DELETE' -H 'X-Original-URI: /app/report' -H "$(bearer "$SVC_TOKEN")"
+expect_status 403 "forward-auth: delete refused"
+TOKEN=$SVC_TOKEN auth_get /admin/clients
+expect_status 403 "no admin route for a writer"
+TOKEN=$SVC_TOKEN auth_get /me
+expect_status 403 "no account of its own: GET /me"
+http POST /signout -H "$(bearer "$SVC_TOKEN")"
+expect_status 403 "nor /signout"
+COOKIE=$SVC_TOKEN browse "$BASE_URL/authorize?response_type=code&scope=openid&client_id=$WIKI&redirect_uri=$CB"
+expect_match "as the auth cookie it signs nobody in at /authorize" '^/login\?rd=' "$LOCATION"
+OUT=$(rp credentials "$BASE_URL" "$SVC" "$SVC_SECRET" post - read)
+expect_eq "client_secret_post, scope read: a narrower token" read "$(jq -r .scope <<<"$OUT")"
+TOKEN=$(jq -r .access_token <<<"$OUT") auth_post /records '{"title":"narrow"}'
+expect_status 403 "the narrowed token may not create"
+http POST /token -u "$SVC:$SVC_SECRET" --data-urlencode grant_type=client_credentials --data-urlencode 'scope=read delete'
+expect_status 400 "a capability beyond the role"
+expect_json "invalid_scope" .error invalid_scope
+http POST /token -u "$WIKI:$WIKI_SECRET" --data-urlencode grant_type=client_credentials
+expect_status 400 "a code-flow client asks for client_credentials"
+expect_json "unauthorized_client" .error unauthorized_client
+http POST /token -u "$SVC:$SVC_SECRET" --data-urlencode grant_type=authorization_code --data-urlencode code=x
+expect_json "a service client asks for a code grant: unauthorized_client" .error unauthorized_client
+browse "$BASE_URL/authorize?response_type=code&scope=openid&client_id=$SVC&redirect_uri=$CB&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256"
+expect_status 400 "a service client (even with a redirect URI) gets no code at /authorize"
+expect_eq "and no redirect" "" "$LOCATION"
+OUT=$(rp_token introspect "$SVC" "$SVC_SECRET" basic "$SVC_TOKEN")
+expect_eq "introspection: active, the client as sub and client_id" "true client:$SVC $SVC read create" \
+  "$(jq -r '"\(.active) \(.sub) \(.client_id) \(.scope)"' <<<"$OUT")"
+expect_eq "another client's view: inactive" false "$(introspected "$FORUM" "$FORUM_SECRET" basic "$SVC_TOKEN")"
+OUT=$(rp credentials "$BASE_URL" "$SVC" "$SVC_SECRET" basic -)
+SVC_REVOKED=$(jq -r .access_token <<<"$OUT")
+expect_eq "the service revokes a token of its own" true "$(rp_token revoke "$SVC" "$SVC_SECRET" basic "$SVC_REVOKED" | jq -r .revoked)"
+TOKEN=$SVC_REVOKED auth_get /records
+expect_status 401 "the revoked service token is refused"
+TOKEN=$SVC_TOKEN auth_get /records
+expect_status 200 "its other token still works"
+authctl client remove "$SVC" >/dev/null 2>&1 || fail "authctl client remove the service"
+TOKEN=$SVC_TOKEN auth_get /records
+expect_status 401 "a removed client's token stops working at the next request"
+http GET /auth/check -H 'X-Original-Method: GET' -H 'X-Original-URI: /app/report' -H "$(bearer "$SVC_TOKEN")"
+expect_status 401 "and at forward-auth"
+
+step "private_key_jwt (RFC 7523): openid-client's PrivateKeyJwt, and hand-made assertions"
+KEYS=$(mktemp -d)
+at_exit rm -rf "$KEYS"
+rp keygen ES256 es-1 "$KEYS/es.jwk" "$KEYS/es.jwks" && rp keygen EdDSA ed-1 "$KEYS/ed.jwk" "$KEYS/ed.jwks" ||
+  fail "WebCrypto made the clients' keys"
+OUT=$(authctl client add Signer --grant client_credentials --role user --jwks "$KEYS/es.jwks" 2>/dev/null)
+SIGNER=$(sed -n 's/^client_id: //p' <<<"$OUT")
+expect_eq "a private_key_jwt client: no secret" "private_key_jwt " \
+  "$(sed -n 's/^token_endpoint_auth_method: //p' <<<"$OUT") $(sed -n 's/^client_secret: //p' <<<"$OUT")"
+OUT=$(rp credentials "$BASE_URL" "$SIGNER" - "pkjwt:$KEYS/es.jwk" -)
+SIGNED=$(jq -r .access_token <<<"$OUT")
+expect_eq "PrivateKeyJwt (ES256): a token as role user" "read client:$SIGNER" \
+  "$(jq -r .scope <<<"$OUT") $(jwt_payload "$SIGNED" | jq -r .sub)"
+TOKEN=$SIGNED auth_get /records
+expect_status 200 "a user may read"
+OUT=$(rp introspect "$BASE_URL" "$SIGNER" - "pkjwt:$KEYS/es.jwk" - "$SIGNED")
+expect_eq "PrivateKeyJwt at /introspect" "true $SIGNER" "$(jq -r '"\(.active) \(.client_id)"' <<<"$OUT")"
+assertion() { rp assertion "$KEYS/$1.jwk" "$2" "$3" "$4" "$5" ${6:+"$6"}; }  # KEY CLIENT AUD EXP_IN JTI [none]
+with_assertion() {
+  http POST /token --data-urlencode grant_type=client_credentials --data-urlencode "client_assertion=$1" \
+    --data-urlencode client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer
+}
+ONCE=$(assertion es "$SIGNER" "$BASE_URL/token" 60 "jti-$RANDOM-once")
+with_assertion "$ONCE"
+expect_status 200 "a hand-made assertion (aud: the token endpoint)"
+with_assertion "$ONCE"
+expect_status 401 "the same assertion again: a replay"
+expect_json "replay: invalid_client" .error invalid_client
+expect_match "the replay is audited" 'oidc_client_auth_failed.*replay' "$(tail -5 "$AUDIT_DIR/audit.log" 2>/dev/null)"
+refused_assertion() {  # WHAT KEY CLIENT AUD EXP_IN [none]
+  with_assertion "$(assertion "$2" "$3" "$4" "$5" "jti-$RANDOM-$RANDOM" ${6:+"$6"})"
+  expect_status 401 "$1: refused"
+  expect_json "$1: invalid_client" .error invalid_client
+}
+refused_assertion "another audience" es "$SIGNER" https://elsewhere.example/token 60
+refused_assertion "an expired assertion" es "$SIGNER" "$BASE_URL/token" -120
+refused_assertion "one valid for an hour" es "$SIGNER" "$BASE_URL/token" 3600
+refused_assertion "alg none" es "$SIGNER" "$BASE_URL/token" 60 none
+refused_assertion "a key the client never registered" ed "$SIGNER" "$BASE_URL/token" 60
+refused_assertion "signed for another client" es "$FORUM" "$BASE_URL/token" 60
+http POST /token -u "$WIKI:$WIKI_SECRET" --data-urlencode grant_type=client_credentials \
+  --data-urlencode "client_assertion=$(assertion es "$SIGNER" "$BASE_URL/token" 60 "jti-$RANDOM")" \
+  --data-urlencode client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer
+expect_status 400 "a secret and an assertion at once"
+JWKS_PORT=$(pick_port) || fail "a free port for the jwks_uri"
+(cd "$KEYS" && exec /usr/bin/python3 -m http.server --bind 127.0.0.1 "$JWKS_PORT" >/dev/null 2>&1) &
+JWKS_PID=$!
+at_exit kill "$JWKS_PID"
+wait_for_port "$JWKS_PORT" "$JWKS_PID" 10 || fail "the jwks_uri server starts"
+OUT=$(authctl client add Fetched --grant client_credentials --role user --jwks-uri "http://127.0.0.1:$JWKS_PORT/ed.jwks" 2>/dev/null)
+FETCHED=$(sed -n 's/^client_id: //p' <<<"$OUT")
+OUT=$(rp credentials "$BASE_URL" "$FETCHED" - "pkjwt:$KEYS/ed.jwk" -)
+expect_eq "PrivateKeyJwt (EdDSA), keys from the client's jwks_uri" read "$(jq -r .scope <<<"$OUT")"
+refused_assertion "a key not in the jwks_uri's set" es "$FETCHED" "$BASE_URL" 60
 
 step "bad authorization requests"
 AUTHZ="$BASE_URL/authorize?response_type=code&scope=openid&state=s1"

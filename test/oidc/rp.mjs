@@ -20,13 +20,59 @@
 //     event, sub and sid, no nonce). An accepted token: a JSON line
 //     {"aud","sub","sid","jti","typ","alg"} in OUT and 200; a refused one:
 //     {"error"} in OUT and 400.
-// AUTH: basic (client_secret_basic), post (client_secret_post), none (public).
+//   node rp.mjs credentials ISSUER CLIENT_ID SECRET|- AUTH - [SCOPE]
+//     clientCredentialsGrant (RFC 6749 §4.4) -> the token response; a refusal -> {"error","status"}
+//   node rp.mjs keygen ALG KID PRIVATE_JWK_FILE JWKS_FILE
+//     a key pair (ES256, RS256, EdDSA) by WebCrypto: the private JWK for
+//     pkjwt:FILE, the public JWK Set to register (authctl client add --jwks)
+//   node rp.mjs assertion PRIVATE_JWK_FILE CLIENT_ID AUD EXP_IN_SECONDS JTI [none]
+//     a client assertion made by hand (for what openid-client never sends:
+//     a replay, another aud, an expired one, alg none)
+// AUTH: basic (client_secret_basic), post (client_secret_post), none (public),
+// pkjwt:PRIVATE_JWK_FILE (private_key_jwt, openid-client's PrivateKeyJwt).
 import * as client from "openid-client";
 import * as jose from "jose";
-import { appendFileSync } from "node:fs";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 
 const [command, issuer, clientId, secret, auth, redirectUri, ...rest] = process.argv.slice(2);
+
+const algorithms = {
+  ES256: { generate: { name: "ECDSA", namedCurve: "P-256" }, sign: { name: "ECDSA", hash: "SHA-256" } },
+  RS256: { generate: { name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]),
+                       hash: "SHA-256" }, sign: { name: "RSASSA-PKCS1-v1_5" } },
+  EdDSA: { generate: { name: "Ed25519" }, sign: { name: "Ed25519" } },
+};
+
+// The private JWK of a keygen file as a WebCrypto key, with its kid and alg.
+async function privateKey(file) {
+  const jwk = JSON.parse(readFileSync(file, "utf8"));
+  const key = await crypto.subtle.importKey("jwk", jwk, algorithms[jwk.alg].generate, false, ["sign"]);
+  return { key, kid: jwk.kid, alg: jwk.alg };
+}
+
+const b64u = (bytes) => Buffer.from(bytes).toString("base64url");
+
+if (command === "keygen") {
+  const [alg, kid, privateFile, jwksFile] = [issuer, clientId, secret, auth];
+  const pair = await crypto.subtle.generateKey(algorithms[alg].generate, true, ["sign", "verify"]);
+  const priv = { ...(await crypto.subtle.exportKey("jwk", pair.privateKey)), kid, alg };
+  const { key_ops, ext, ...pub } = { ...(await crypto.subtle.exportKey("jwk", pair.publicKey)), kid, alg, use: "sig" };
+  writeFileSync(privateFile, JSON.stringify(priv), { mode: 0o600 });
+  writeFileSync(jwksFile, JSON.stringify({ keys: [pub] }));
+  process.exit(0);
+}
+if (command === "assertion") {
+  const [file, sub, aud, expIn, jti, alg] = [issuer, clientId, secret, auth, redirectUri, rest[0]];
+  const { key, kid, alg: keyAlg } = await privateKey(file);
+  const now = Math.floor(Date.now() / 1000);
+  const header = alg === "none" ? { alg: "none" } : { alg: keyAlg, kid };
+  const input = b64u(JSON.stringify(header)) + "." +
+                b64u(JSON.stringify({ iss: sub, sub, aud, jti, iat: now, exp: now + Number(expIn) }));
+  const signature = alg === "none" ? "" : b64u(await crypto.subtle.sign(algorithms[keyAlg].sign, key, Buffer.from(input)));
+  console.log(input + "." + signature);
+  process.exit(0);
+}
 
 if (command === "receive") {
   const [, , clientIds, port, out] = process.argv.slice(2);
@@ -78,7 +124,9 @@ async function main() {
 
   async function configuration() {
     const clientAuth = auth === "basic" ? client.ClientSecretBasic(secret)
-                     : auth === "post" ? client.ClientSecretPost(secret) : client.None();
+                     : auth === "post" ? client.ClientSecretPost(secret)
+                     : auth.startsWith("pkjwt:") ? client.PrivateKeyJwt(await privateKey(auth.slice(6)))
+                     : client.None();
     const config = await client.discovery(new URL(issuer), clientId, secret === "-" ? undefined : secret, clientAuth,
                                           { execute: [client.allowInsecureRequests] });
     // Check the ID token's signature against the JWKS too (not only TLS trust).
@@ -123,6 +171,13 @@ async function main() {
       } else {
         console.log(JSON.stringify(await client.tokenIntrospection(config, token, parameters)));
       }
+    } catch (e) {
+      console.log(JSON.stringify({ error: e.error ?? e.code ?? String(e), status: e.status ?? e.response?.status ?? null }));
+    }
+  } else if (command === "credentials") {
+    const [scope] = rest;
+    try {
+      console.log(JSON.stringify(await client.clientCredentialsGrant(config, scope ? { scope } : {})));
     } catch (e) {
       console.log(JSON.stringify({ error: e.error ?? e.code ?? String(e), status: e.status ?? e.response?.status ?? null }));
     }

@@ -3,7 +3,9 @@
 //   POST   /admin/clients {"name","redirect_uris":[...],"post_logout_redirect_uris":[...],
 //                          "scopes":[...],"public":false,"first_party":false,
 //                          "require_pushed_authorization_requests":false,
-//                          "backchannel_logout_uri":"...","backchannel_logout_session_required":false}
+//                          "backchannel_logout_uri":"...","backchannel_logout_session_required":false,
+//                          "grant_types":["client_credentials"],"role":"writer",
+//                          "jwks":{"keys":[...]} | "jwks_uri":"https://..."}
 //                                          -> 201 the client + "client_secret" (shown only here)
 //   GET    /admin/clients/{id}             -> the client (never its secret)
 //   DELETE /admin/clients/{id}             -> {"client_id":...,"deleted":true,"refresh_families_ended":N,
@@ -85,6 +87,22 @@ HandlerResult admin_add_client(App& app, const http::Request& request, const Rou
   if (!first_party) return std::unexpected(first_party.error());
   auto require_par = flag(*body, "require_pushed_authorization_requests");
   if (!require_par) return std::unexpected(require_par.error());
+  auto grant_types = string_list(*body, "grant_types");
+  if (!grant_types) return std::unexpected(grant_types.error());
+  spec.grant_types = std::move(*grant_types);
+  if (const Json role = body->get("role"); !role.is_null()) {
+    const auto role_name = role.as_string();
+    spec.role = role_name ? parse_role(*role_name) : std::nullopt;
+    if (!spec.role) return fail_field("role", "role must be one of user, writer, editor, admin");
+  }
+  if (const Json jwks = body->get("jwks"); !jwks.is_null()) {
+    if (!jwks.is_object()) return fail_field("jwks", "jwks must be a JWK Set object");
+    spec.jwks = jwks.dump();
+  }
+  if (const Json uri = body->get("jwks_uri"); !uri.is_null()) {
+    if (!uri.as_string()) return fail_field("jwks_uri", "jwks_uri must be a string");
+    spec.jwks_uri = std::string(*uri.as_string());
+  }
   spec.redirect_uris = std::move(*redirect_uris);
   spec.post_logout_uris = std::move(*post_logout);
   spec.scopes = std::move(*scopes);

@@ -119,6 +119,10 @@ Result<OidcClient> trusted_client(App& app, const Query& query) {
     if (client.error().code == Errc::not_found) return fail_field("client_id", "unknown client_id");
     return std::unexpected(client.error());
   }
+  // A service client (client_credentials alone) signs nobody in.
+  if (!has_grant(*client, kAuthorizationCodeGrant)) {
+    return fail_field("client_id", "the client is not registered for the authorization code grant");
+  }
   const auto redirect_uri = param(query, "redirect_uri");
   if (redirect_uri.empty()) return fail_field("redirect_uri", "redirect_uri is required");
   if (!has_redirect_uri(*client, redirect_uri)) {
@@ -148,12 +152,14 @@ http::Response refuse(App& app, const http::Request& request, const Authorizatio
 }
 
 // The browser's authd session, re-authenticated as on protected routes (the
-// second-factor policy included). nullopt when there is none.
+// second-factor policy included). nullopt when there is none, or when the
+// cookie holds a service client's token.
 std::optional<Principal> session_of(App& app, const http::Request& request) {
   const auto cookie = http::cookie_value(request.param("HTTP_COOKIE"), "auth");
   if (cookie.empty()) return std::nullopt;
   auto principal = app.core->guard().check("Bearer " + std::string(cookie), std::nullopt, unix_now());
-  if (!principal) return std::nullopt;
+  // A service client's token (client_credentials) is no person signing in.
+  if (!principal || is_service_subject(principal->claims().subject)) return std::nullopt;
   return std::move(*principal);
 }
 

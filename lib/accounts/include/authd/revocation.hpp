@@ -48,6 +48,11 @@ class TokenRevocation {
   // (user gone), storage_full, internal.
   Result<void> revoke(std::string_view username, const TokenClaims& claims, std::int64_t now);
 
+  // Revokes a token of no user's (a service client's: authd/token.hpp's
+  // kServiceSubjectPrefix): its jti goes on the list, which the guard reads
+  // for every such token. Errors: invalid_token (no jti), storage_full.
+  Result<void> revoke_listed(const TokenClaims& claims);
+
   // Ends every token of the user (generation + 1). Returns the updated user.
   // `with_links`: an operator's sign-out of the account (a theft, a person
   // who left) also ends its pending reset and verification links, in the

@@ -33,6 +33,7 @@
 #include "authd/authorization_codes.hpp"
 #include "authd/pushed_requests.hpp"
 #include "authd/backchannel_logout.hpp"
+#include "authd/client_assertions.hpp"
 #include "authd/email_verification.hpp"
 #include "authd/error.hpp"
 #include "authd/events.hpp"
@@ -156,6 +157,11 @@ class Core {
                                  const std::map<std::string, std::string, std::less<>>& more,
                                  std::int64_t now) const;
 
+  // A service client's own access token (the client_credentials grant): a
+  // session token (aud token_audience) whose sub and name are
+  // "client:<id>", with client_id and the granted `scope` (capability names).
+  std::string issue_service_token(const OidcClient& client, std::string_view scope, std::int64_t now) const;
+
   const CoreSettings& settings() const noexcept { return settings_; }
   Store& store() noexcept { return *store_; }
   const TokenService& tokens() const noexcept { return tokens_; }
@@ -197,6 +203,8 @@ class Core {
   Events& events() const noexcept { return events_; }
   // The applications signing in through authd (authd as OpenID provider).
   OidcClients& oidc_clients() noexcept { return oidc_clients_; }
+  // private_key_jwt: the clients' signed assertions, their keys, the jti replay cache.
+  ClientAssertions& client_assertions() noexcept { return client_assertions_; }
   // What users allowed those applications, and the authorization codes
   // /authorize issues and /token redeems.
   OidcConsents& oidc_consents() noexcept { return oidc_consents_; }
@@ -232,6 +240,7 @@ class Core {
   RefreshTokens refresh_;
   SecondFactors mfa_;
   OidcClients oidc_clients_;
+  ClientAssertions client_assertions_;
   OidcConsents oidc_consents_;
   AuthorizationCodes authorization_codes_;
   PushedRequests pushed_requests_;

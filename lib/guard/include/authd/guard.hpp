@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -37,6 +38,15 @@ class Guard {
   // else check() answers mfa_required (mfa_required_roles).
   void require_second_factor(std::vector<Role> roles) { second_factor_roles_ = std::move(roles); }
 
+  // Service clients (the client_credentials grant): a token whose subject
+  // is "client:<id>" (kServiceSubjectPrefix) stands for the client `lookup`
+  // gives, read on every request like a user, so that a removed client or a
+  // changed role takes effect on the next one. `lookup` takes the subject;
+  // its error invalid_token refuses the token. Without a lookup such tokens
+  // are refused.
+  using ServiceLookup = std::function<Result<std::shared_ptr<const User>>(std::string_view subject)>;
+  void resolve_service_clients(ServiceLookup lookup) { service_lookup_ = std::move(lookup); }
+
   // `authorization` is the raw Authorization header value ("" when absent).
   // Errors: no_credentials (no bearer credentials), malformed_credentials (malformed
   // header), invalid_token (bad/expired token, or its user is gone or was
@@ -56,7 +66,8 @@ class Guard {
   // for /userinfo. Errors: as check().
   Result<Principal> check_client_token(std::string_view authorization, std::int64_t now) const;
 
-  // The capability step alone. Error: not_permitted.
+  // The capability step alone: the role has it and, for a service client's
+  // token, so does its scope. Error: not_permitted.
   static Result<void> authorize(const Principal& principal, Capability required);
 
  private:
@@ -64,7 +75,11 @@ class Guard {
   Result<Principal> authenticate(std::string_view authorization, std::int64_t now,
                                  std::string_view kind = kAccessTokenType) const;
 
+  // A service client's token: its client, as it is now.
+  Result<Principal> authenticate_service(std::shared_ptr<const TokenClaims> claims) const;
+
   std::vector<Role> second_factor_roles_;
+  ServiceLookup service_lookup_;
   const TokenService& tokens_;
   Store& store_;
   TokenRevocation revocation_;

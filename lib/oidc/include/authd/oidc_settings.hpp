@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "authd/crypto.hpp"
 #include "authd/key_pair.hpp"
 #include "authd/settings.hpp"
 
@@ -28,6 +29,10 @@ struct OidcSettings {
   std::chrono::seconds backchannel_logout_retry_max{300};
   // backchannel_logout_max_age: a logout not delivered by then is dropped (audited).
   std::chrono::seconds backchannel_logout_max_age{24 * 3600};
+  // Not a setting: the key of the client secrets' HMAC, derived by
+  // Core::open from the signing key (the same on every node, never in the
+  // store; authd/oidc_clients.hpp).
+  crypto::Sha256Digest client_secret_key{};
 };
 
 std::vector<settings::Setting> oidc_settings(OidcSettings& s);
