@@ -17,6 +17,8 @@
 #     one account (the others 409);
 #   - sign-ups acknowledged (201) while PostgreSQL restarts are all there
 #     afterwards, none twice; while it is down the nodes answer 503 JSON.
+# With PG_NODES_PGBOUNCER=1 (CTest blackbox-pgbouncer.pg_two_nodes) all of it
+# runs through pgbouncer in transaction mode (pg_nodes.sh), LISTEN excepted.
 source "$(dirname "$0")/harness.sh"
 source "$_HARNESS_DIR/pg_nodes.sh"
 
@@ -263,5 +265,12 @@ for u in $acked; do
   [[ $code == 200 ]] || { bad=$((bad + 1)); ((bad < 4)) && echo "sign-in of $u on $node: $code"; }
 done
 expect_eq "every acknowledged account signs in after the restart" 0 "$bad"
+
+if [[ ${PG_NODES_PGBOUNCER:-0} == 1 ]]; then
+  step "all of it went through pgbouncer in transaction mode"
+  expect_eq "pgbouncer's pool_mode" transaction "$(pg_pgbouncer_show CONFIG | awk -F'|' '$1 == "pool_mode" { print $2 }')"
+  xacts=$(pg_pgbouncer_show STATS | awk -F'|' '$1 == "authd" { print $2 }')
+  expect_match "pgbouncer carried the nodes' transactions ($xacts)" '^[0-9]{3,}$' "$xacts"
+fi
 
 finish
