@@ -481,8 +481,9 @@ fi
 # A throw-away cluster (test/postgres/cluster.sh), the set-up's users and
 # record imported with authctl, authd with store = postgresql and the same
 # signing key: the guarded read (user and records caches kept coherent by
-# LISTEN/NOTIFY), the capability read, sign-in and sign-up. × LMDB compares
-# with the LMDB rows of the lighttpd part above.
+# LISTEN/NOTIFY), the capability read, sign-in and sign-up; then the guarded
+# read through pgbouncer in transaction mode. × LMDB compares with the LMDB
+# rows of the lighttpd part above.
 PG_DIR=
 if part postgresql; then
   # shellcheck source=../test/postgres/cluster.sh
@@ -514,6 +515,52 @@ if part postgresql; then
   BENCH_SIGNUP=p$$x$RANDOM pg_row signup "sign-up" 201 "$BENCH_HASH_CONNECTIONS" "$BENCH_HASH_DURATION" POST /signup
   MEMORY+=("$(memory_json "$FCGI_PID" "authd on PostgreSQL after sign-up")")
   stop_fcgi
+  # The guarded read again with pgbouncer (pool_mode = transaction, on a
+  # loopback port) between authd and PostgreSQL, LISTEN going straight to
+  # PostgreSQL (database_listen_url): docs/scaling-out.md's set-up.
+  if command -v pgbouncer >/dev/null 2>&1 || [[ -x /usr/sbin/pgbouncer ]]; then
+    PGB_DIR=$STATE/pgbouncer
+    mkdir -p "$PGB_DIR"
+    chmod 755 "$STATE"
+    PGB_PORT=$(pick_port)
+    printf '"authd" ""\n' >"$PGB_DIR/users.txt"
+    cat >"$PGB_DIR/pgbouncer.ini" <<INI
+[databases]
+authd = host=$PG_DIR port=$(pg_cluster_port "$PG_DIR") dbname=authd user=authd
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $PGB_PORT
+unix_socket_dir =
+auth_type = trust
+auth_file = $PGB_DIR/users.txt
+pool_mode = transaction
+max_client_conn = 1000
+default_pool_size = 20
+logfile = $PGB_DIR/pgbouncer.log
+INI
+    ((EUID != 0)) || chown -R postgres "$PGB_DIR"  # pgbouncer refuses to run as root
+    PGB_BIN=$(command -v pgbouncer || echo /usr/sbin/pgbouncer)
+    if ((EUID == 0)); then
+      (cd "$PGB_DIR" && exec setsid runuser -u postgres -- "$PGB_BIN" "$PGB_DIR/pgbouncer.ini") </dev/null >/dev/null 2>&1 &
+    else
+      (cd "$PGB_DIR" && exec setsid "$PGB_BIN" "$PGB_DIR/pgbouncer.ini") </dev/null >/dev/null 2>&1 &
+    fi
+    PGB_PID=$!
+    wait_for_port "$PGB_PORT" "$PGB_PID" 10 || die "pgbouncer did not start"
+    AUTHD_DATABASE_LISTEN_URL=$AUTHD_DATABASE_URL AUTHD_DATABASE_URL="host=127.0.0.1 port=$PGB_PORT user=authd dbname=authd" \
+      start_fcgi "$AUTHD_BIN" "$STATE/authd-pgbouncer.log" "$WORKERS"
+    wait_for_status /records 401
+    check 200 GET /records -H "Authorization: Bearer $USER_TOKEN"
+    BACKEND_PGID=$FCGI_PID FRONT_PGID=$FRONT_PID ROW_FRONT=lighttpd ROW_BACKEND="authd (PostgreSQL through pgbouncer)" \
+    ROW_CEILING=ceiling ROW_THREADS=$WORKERS ROW_KEEP='' ROW_USERS='' \
+      run_scenario pg_pgbouncer_guarded_read "guarded read (PostgreSQL through pgbouncer)" 200 "$BENCH_CONNECTIONS" \
+      "$BENCH_DURATION" GET /records -H "Authorization: Bearer $USER_TOKEN"
+    stop_fcgi
+    stop_group "$PGB_PID" pgbouncer
+  else
+    NOTES+=("the pgbouncer row was skipped: pgbouncer is not installed (scripts/deps.sh test installs it)")
+    say "${NOTES[-1]}"
+  fi
   stop_front
   unset AUTHD_STORE AUTHD_DATABASE_URL
   pg_cluster_remove "$PG_DIR"

@@ -11,9 +11,9 @@
 #          and nginx (the third front end of the black-box suite, and the
 #          forward-auth test's auth_request in front of GET /auth/check),
 #          chromium (the browser tests of test/browser drive it with npm
-#          playwright-core) and postgresql (throw-away clusters for the
+#          playwright-core), postgresql (throw-away clusters for the
 #          PostgreSQL store's tests; the system's default cluster is never
-#          started)
+#          started) and pgbouncer (started by the tests in front of them)
 #   bench  build + run + wrk, Google Benchmark, curl, jq, procps, and the
 #          other front servers and the peers `make bench` compares authd
 #          with: nginx, apache2, nodejs and npm (bench/peers' Express and
@@ -81,6 +81,10 @@ test_pkgs+=(chromium)
 # server (initdb, pg_ctl, pg_basebackup, psql) under temporary directories,
 # run as its unprivileged `postgres` user; the system's cluster is not used.
 test_pkgs+=(postgresql)
+# pgbouncer (transaction mode) between the nodes and PostgreSQL in
+# blackbox-pgbouncer.* (test/blackbox/pg_nodes.sh starts its own on a free
+# loopback port; the package's service is not ours to run).
+test_pkgs+=(pgbouncer)
 # Public-key tokens (t_token_jwks_*.sh): PyJWT verifies authd's EdDSA/ES256
 # tokens against the JWKS (npm jose, the second verifier, comes from test/jwks
 # with `npm ci`).
@@ -237,6 +241,11 @@ if printf '%s\n' "${missing[@]}" | grep -qx postgresql; then
   if command -v pg_lsclusters >/dev/null 2>&1; then
     pg_lsclusters --no-header 2>/dev/null | awk '$4 == "online" { print $1, $2 }' |
       while read -r version cluster; do pg_ctlcluster "$version" "$cluster" stop >/dev/null 2>&1 || true; done
+  fi
+fi
+if printf '%s\n' "${missing[@]}" | grep -qx pgbouncer; then
+  if command -v systemctl >/dev/null 2>&1 && [[ -d /run/systemd/system ]]; then
+    systemctl disable --now pgbouncer >/dev/null 2>&1 || true
   fi
 fi
 

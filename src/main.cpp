@@ -118,8 +118,7 @@ ServerOptions server_options_for(const App& app, const EnvLookup& env) {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   return ServerOptions{
       .event_loops = app.server.event_loops ? app.server.event_loops : cores,
-      .inline_direct = !app.core->store().waits_on_network(),
-      .workers = app.server.workers ? app.server.workers : 2 * cores,
+      .workers = !app.core->store().waits_on_network() ? 0 : app.server.workers ? app.server.workers : 2 * cores,
       .hash_workers = app.server.hash_workers ? app.server.hash_workers : cores,
       .upstream_workers = app.server.upstream_workers,
       .queue_limit = app.server.queue_limit,
@@ -264,9 +263,10 @@ int main(int argc, char** argv) {
     mail_sender::start(*current);
     logout_sender::start(*current);
   }
-  const std::string direct_threads = server_options.inline_direct
+  const std::string direct_threads = server_options.workers == 0
                                          ? std::string(" answering inline")
-                                         : " (+" + std::to_string(server_options.workers) + " for the store)";
+                                         : " answering inline what the store's caches hold (+" +
+                                               std::to_string(server_options.workers) + " for the store)";
   log::info("serving with " + std::to_string(server_options.event_loops) + " event loops" + direct_threads + " (+" +
             std::to_string(server_options.hash_workers) + " hashing, +" +
             std::to_string(server_options.upstream_workers) + " for identity providers), state in " +

@@ -42,6 +42,10 @@ void lane_depth(Lane lane, int delta);
 // answer is made, before it is sent).
 void lane_busy(Lane lane, int delta);
 
+// A read tried from the store's memory on an event loop (store =
+// postgresql): answered there, or sent on to the store threads.
+void read_from_memory(bool answered);
+
 // The whole exposition, store and token-cache figures included.
 std::string render(App& app);
 // Its first part: the requests every thread counted, by route and status,

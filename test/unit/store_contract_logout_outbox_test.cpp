@@ -38,7 +38,7 @@ class StoreContractLogoutOutbox : public test::StoreBackendTest {
     spec.name = "Shop";
     spec.redirect_uris = {"https://shop.example/cb"};
     spec.backchannel_logout_uri = std::move(uri);
-    auto added = OidcClients(store()).add(spec, kNow);
+    auto added = OidcClients(store(), crypto::sha256("test key")).add(spec, kNow);
     EXPECT_TRUE(added) << (added ? "" : added.error().message);
     return added ? added->client.id : std::string();
   }
