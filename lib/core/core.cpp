@@ -17,6 +17,7 @@ Core::Core(CoreSettings settings, std::shared_ptr<Store> store, TokenService tok
       accounts_(*store_, hasher_, settings_.credentials),
       throttle_(*store_, settings_.throttle),
       records_(*store_),
+      directory_(std::make_unique<DirectoryUsers>(settings_.directory, events)),
       guard_(tokens_, *store_),
       revocation_(*store_),
       refresh_(*store_, settings_.refresh),
@@ -35,6 +36,7 @@ Core::Core(CoreSettings settings, std::shared_ptr<Store> store, TokenService tok
       invitations_(*store_, hasher_, accounts_.policy(), mail_templates_, settings_.mail, events_),
       sign_in_(*this, &mail_templates_) {
   guard_.require_second_factor(settings_.mfa.required_roles);
+  guard_.use_directory(directory_.get());
   const HttpTimeouts timeouts{settings_.oauth.connect_timeout, settings_.oauth.total_timeout};
   for (const auto& provider : settings_.oauth.providers) {
     oauth_clients_.emplace(provider.name, std::make_unique<OAuthClient>(provider, timeouts));
