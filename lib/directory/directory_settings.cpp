@@ -101,7 +101,8 @@ std::vector<settings::Setting> directory_settings(DirectorySettings& s) {
                      "empty = anonymous searches."),
       settings::path("directory_bind_password_file", s.bind_password_file,
                      "A file holding the service account's password (one line; a final newline is dropped), "
-                     "readable by authd only: never in the configuration file or the environment."),
+                     "readable by its owner only (mode 600, else the start stops): never in the configuration "
+                     "file or the environment."),
       settings::text("directory_user_base", s.user_base,
                      "Where users are searched (the whole subtree), e.g. ou=people,dc=example,dc=org."),
       settings::text("directory_user_filter", s.user_filter,
@@ -204,6 +205,13 @@ Result<void> finish_directory_settings(DirectorySettings& s) {
   if (!s.bind_dn.empty()) {
     if (s.bind_password_file.empty()) {
       return fail(Errc::config, "directory_bind_dn needs directory_bind_password_file");
+    }
+    std::error_code ec;
+    const auto status = std::filesystem::status(s.bind_password_file, ec);
+    if (!ec && (status.permissions() & (std::filesystem::perms::group_all | std::filesystem::perms::others_all)) !=
+                   std::filesystem::perms::none) {
+      return fail(Errc::config, "directory_bind_password_file " + s.bind_password_file.string() +
+                                    " is readable by others: chmod 600 it");
     }
     std::ifstream in(s.bind_password_file, std::ios::binary);
     if (!in) return fail(Errc::config, "cannot read directory_bind_password_file " + s.bind_password_file.string());
