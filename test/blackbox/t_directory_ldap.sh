@@ -103,6 +103,14 @@ expect_match "authctl role: why" 'directory' "$OUT"
 OUT=$(authctl delete alice 2>&1); RC=$?
 expect_eq "authctl delete of a directory user: refused" 1 "$RC"
 expect_match "authctl delete: why" 'directory manages' "$OUT"
+http GET /admin/users -H "$ALICE"
+expect_status 200 "GET /admin/users (alice, admin by her group)"
+expect_json "the admin API shows bob's source" '.users[] | select(.username == "bob") | .source' directory
+http PUT /admin/users/bob -H "$ALICE" -H "$CT" --data-binary '{"role":"admin"}'
+expect_status 409 "the admin API re-roles a directory user"
+expect_match "the 409 says the groups give the role" 'directory' "$(json .error)"
+http DELETE /admin/users/bob -H "$ALICE"
+expect_status 409 "the admin API deletes a directory user"
 OUT=$(authctl mfa reset alice 2>&1); RC=$?
 expect_eq "authctl mfa reset of a directory user: allowed" 0 "$RC"
 
