@@ -3,7 +3,8 @@
 # the directory tests. Source it after harness.sh:
 #
 #   source "$(dirname "$0")/slapd.sh"
-#   slapd_setup            # SLAPD_DIR, SLAPD_PORT, SLAPD_URL, SLAPD_LDAPI; builds cn=config
+#   slapd_setup            # SLAPD_DIR, SLAPD_PORT, SLAPD_URL, SLAPD_LDAPS_URL (TLS from a
+#                          # test CA, SLAPD_DIR/ca.pem), SLAPD_LDAPI; builds cn=config
 #   slapd_start            # starts it (loopback port and ldapi://), loads slapd_base_ldif
 #   ldap_modify <<'EOF'    # changes as the directory's root (cn=admin,dc=example,dc=org)
 #   dn: ...
@@ -29,14 +30,28 @@ slapd_setup() {
   mkdir -p "$SLAPD_DIR/slapd.d" "$SLAPD_DIR/data"
   SLAPD_PORT=$(pick_port) || _harness_die "slapd: no free port"
   SLAPD_URL="ldap://127.0.0.1:$SLAPD_PORT"
+  SLAPD_TLS_PORT=$(pick_port) || _harness_die "slapd: no free port"
+  # libldap checks the certificate of ldaps://localhost against the machine's
+  # name: the literal address is the one the certificate names.
+  SLAPD_LDAPS_URL="ldaps://127.0.0.1:$SLAPD_TLS_PORT"
+  # The machine's name, when it resolves to 127.0.0.1: a host name that is not
+  # "localhost" counts as off loopback for authd (StartTLS required), while the
+  # connection stays on this machine. "" when it resolves elsewhere.
+  SLAPD_HOST_NAME=$(hostname 2>/dev/null || true)
+  [[ -n $SLAPD_HOST_NAME && $(getent ahostsv4 "$SLAPD_HOST_NAME" | awk 'NR == 1 { print $1 }') == 127.0.0.1 ]] ||
+    SLAPD_HOST_NAME=
   SLAPD_LDAPI="ldapi://$(printf '%s' "$SLAPD_DIR/ldapi" | jq -sRr @uri)"
   printf '%s\n' "$SLAPD_SERVICE_PW" >"$SLAPD_DIR/service.pw"
   chmod 0600 "$SLAPD_DIR/service.pw"
+  slapd_test_ca
   cat >"$SLAPD_DIR/config.ldif" <<EOF
 dn: cn=config
 objectClass: olcGlobal
 cn: config
 olcPidFile: $SLAPD_DIR/slapd.pid
+olcTLSCACertificateFile: $SLAPD_DIR/ca.pem
+olcTLSCertificateFile: $SLAPD_DIR/server.pem
+olcTLSCertificateKeyFile: $SLAPD_DIR/server.key
 
 dn: cn=module{0},cn=config
 objectClass: olcModuleList
@@ -96,9 +111,27 @@ EOF
   SLAPD_LOADED=0
 }
 
-# slapd_start: starts the server (again) on the same port, socket and data.
+# A test CA (SLAPD_DIR/ca.pem) and the server's certificate for localhost,
+# 127.0.0.1 and SLAPD_HOST_NAME signed by it; a second CA (other-ca.pem) that signed nothing here.
+slapd_test_ca() {
+  local d=$SLAPD_DIR
+  {
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj '/CN=authd test CA' \
+      -keyout "$d/ca.key" -out "$d/ca.pem"
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj '/CN=another CA' \
+      -keyout "$d/other-ca.key" -out "$d/other-ca.pem"
+    openssl req -newkey rsa:2048 -nodes -subj '/CN=localhost' -keyout "$d/server.key" -out "$d/server.csr"
+    printf 'subjectAltName=DNS:localhost,%sIP:127.0.0.1\nbasicConstraints=CA:FALSE\n' \
+      "${SLAPD_HOST_NAME:+DNS:$SLAPD_HOST_NAME,}" >"$d/server.ext"
+    openssl x509 -req -in "$d/server.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" -CAcreateserial -days 2 \
+      -extfile "$d/server.ext" -out "$d/server.pem"
+  } >"$d/ca.log" 2>&1 || { cat "$d/ca.log" >&2; _harness_die "slapd: making the test CA failed"; }
+}
+
+# slapd_start: starts the server (again) on the same ports, socket and data.
 slapd_start() {
-  slapd -F "$SLAPD_DIR/slapd.d" -h "$SLAPD_URL/ $SLAPD_LDAPI" -d 0 >>"$SLAPD_DIR/slapd.log" 2>&1 &
+  slapd -F "$SLAPD_DIR/slapd.d" -h "$SLAPD_URL/ ldaps://127.0.0.1:$SLAPD_TLS_PORT/ $SLAPD_LDAPI" -d 0 \
+    >>"$SLAPD_DIR/slapd.log" 2>&1 &
   SLAPD_PID=$!
   wait_for_port "$SLAPD_PORT" "$SLAPD_PID" 10 || { cat "$SLAPD_DIR/slapd.log" >&2; _harness_die "slapd did not start"; }
   if ((!SLAPD_LOADED)); then

@@ -11,6 +11,8 @@
 #  - the directory down: new directory sign-ins get 503 with a JSON error,
 #    users checked recently keep access (directory_stale_limit), local users
 #    are untouched; the first of two servers down: the second answers;
+#  - a server whose certificate another CA signed (ldaps://, and StartTLS,
+#    which ldap:// to a host that is not loopback must use): refused;
 #  - a directory user's password, role or account changed in authd: 409 / refused.
 # Runs on lighttpd and on PostgreSQL only (its subject is authd's logic, not
 # the front server).
@@ -124,6 +126,31 @@ expect_match "names the role" 'role +editor' "$OUT"
 OUT=$(authctl directory test nobody 2>&1); RC=$?
 expect_eq "directory test nobody: exit 1" 1 "$RC"
 expect_match "says no entry matches" 'no entry' "$OUT"
+
+step "TLS from the test CA: ldaps://, and StartTLS required off loopback"
+tls_test() {  # EXPECTED-EXIT DESCRIPTION [VAR=VALUE...]: authctl directory test bob with those settings
+  local expected=$1 desc=$2 out rc
+  shift 2
+  out=$(env "$@" "$AUTHCTL_BIN" directory test bob 2>&1); rc=$?
+  expect_eq "$desc" "$expected" "$rc"
+  ((rc == expected)) || printf '     %s\n' "$out"
+}
+tls_test 0 "ldaps:// with the test CA: bob found" \
+  AUTHD_DIRECTORY_URLS="$SLAPD_LDAPS_URL" AUTHD_DIRECTORY_CA_FILE="$SLAPD_DIR/ca.pem"
+tls_test 1 "ldaps:// with a certificate from another CA: refused" \
+  AUTHD_DIRECTORY_URLS="$SLAPD_LDAPS_URL" AUTHD_DIRECTORY_CA_FILE="$SLAPD_DIR/other-ca.pem"
+if [[ -n $SLAPD_HOST_NAME ]]; then
+  # The machine's name is not loopback to authd: StartTLS, checked against the CA.
+  tls_test 0 "ldap://$SLAPD_HOST_NAME (not loopback): StartTLS with the test CA" \
+    AUTHD_DIRECTORY_URLS="ldap://$SLAPD_HOST_NAME:$SLAPD_PORT" AUTHD_DIRECTORY_CA_FILE="$SLAPD_DIR/ca.pem"
+  tls_test 1 "ldap://$SLAPD_HOST_NAME: StartTLS to a certificate of another CA is refused (no fallback to clear)" \
+    AUTHD_DIRECTORY_URLS="ldap://$SLAPD_HOST_NAME:$SLAPD_PORT" AUTHD_DIRECTORY_CA_FILE="$SLAPD_DIR/other-ca.pem"
+  tls_test 0 "directory_allow_plaintext = true: the same server in clear" \
+    AUTHD_DIRECTORY_URLS="ldap://$SLAPD_HOST_NAME:$SLAPD_PORT" AUTHD_DIRECTORY_CA_FILE="$SLAPD_DIR/other-ca.pem" \
+    AUTHD_DIRECTORY_ALLOW_PLAINTEXT=true
+else
+  echo "skip: the machine's name does not resolve to 127.0.0.1 (no StartTLS check)"
+fi
 
 step "a group removed and an account locked while the token is in use"
 token_of eve "eve (admins) signs in" EVE
