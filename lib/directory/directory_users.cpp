@@ -103,14 +103,15 @@ Result<std::optional<Role>> DirectoryUsers::role_now(std::string_view username, 
   }
   // Not checked by this process yet (signed in on another node, or before a
   // restart): the stored role while the sign-in or refresh that wrote it is recent.
-  const_cast<DirectoryUsers*>(this)->start_refresher();
+  start_refresher();
   ask_check(key, stable_id);
   if (now - updated_at <= settings_.cache_ttl.count()) return std::optional<Role>();
   return std::unexpected(Error::retry_later(Errc::unavailable, 1, "the directory account is being checked"));
 }
 
-void DirectoryUsers::start_refresher() {
-  std::call_once(started_, [this] { refresher_ = std::thread([this] { refresh_loop(); }); });
+void DirectoryUsers::start_refresher() const {
+  auto* self = const_cast<DirectoryUsers*>(this);  // the thread owns the refreshing, never the caller
+  std::call_once(started_, [self] { self->refresher_ = std::thread([self] { self->refresh_loop(); }); });
 }
 
 void DirectoryUsers::refresh_loop() {

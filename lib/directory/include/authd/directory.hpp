@@ -177,7 +177,7 @@ class DirectoryUsers {
   };
   void remember(const DirectoryEntry& entry, std::string_view key, std::int64_t now);
   void ask_check(std::string_view key, std::string_view stable_id) const;
-  void start_refresher();
+  void start_refresher() const;
   void refresh_loop();
   void refresh_due(std::int64_t now);
 
@@ -191,8 +191,8 @@ class DirectoryUsers {
   mutable std::vector<std::pair<std::string, std::string>> asked_;  // (key, stable id) never checked here
   bool stopping_ = false;
   std::atomic<bool> down_{false};  // the latest refresh reached no server
-  std::once_flag started_;
-  std::thread refresher_;
+  mutable std::once_flag started_;
+  mutable std::thread refresher_;
 };
 
 }  // namespace authd
