@@ -135,7 +135,7 @@ class DirectoryClient {
   Result<std::vector<Result<std::optional<DirectoryEntry>>>> find_each(const std::vector<std::string>& usernames) const;
 
  private:
-  const DirectorySettings& settings_;
+  [[maybe_unused]] const DirectorySettings& settings_;  // unused in a build without libldap (not_built.cpp)
 };
 
 // The directory users' state for the guard: a cache of each signed-in
