@@ -370,6 +370,18 @@ Result<User> Accounts::sign_in_directory(const DirectoryAccount& account) {
   return signed_in;
 }
 
+Result<void> Accounts::follow_directory_role(std::string_view username, std::string_view stable_id, Role role) {
+  return store_.write([&](StoreTxn& txn) -> Result<void> {
+    auto user = username_index::find_user(txn, username);
+    if (!user) return user.error().code == Errc::not_found ? Result<void>() : std::unexpected(user.error());
+    if (!is_directory_user(*user) || directory_id(*user) != stable_id || user->role == role) return {};
+    user->role = role;
+    user->version += 1;
+    user->updated_at = unix_now();
+    return txn.replace_user(*user);
+  });
+}
+
 Result<User> Accounts::find(std::string_view username) const { return store_.find_user(username); }
 
 namespace {

@@ -37,6 +37,13 @@ Core::Core(CoreSettings settings, std::shared_ptr<Store> store, TokenService tok
       sign_in_(*this, &mail_templates_) {
   guard_.require_second_factor(settings_.mfa.required_roles);
   guard_.use_directory(directory_.get());
+  // A role a directory refresh found changed: the stored account follows
+  // (authctl list, the admin API; the guard applies it at once anyway).
+  directory_->on_role_changed([this](const std::string& username, const std::string& stable_id, Role role) {
+    if (auto followed = accounts_.follow_directory_role(username, stable_id, role); !followed) {
+      events_.warning("directory: cannot store " + username + "'s new role: " + followed.error().message);
+    }
+  });
   const HttpTimeouts timeouts{settings_.oauth.connect_timeout, settings_.oauth.total_timeout};
   for (const auto& provider : settings_.oauth.providers) {
     oauth_clients_.emplace(provider.name, std::make_unique<OAuthClient>(provider, timeouts));

@@ -3,6 +3,7 @@
 // at the first sign-in) asks the directory again every cache_ttl / 2 for the
 // users whose tokens are in use, and for those a guard met unchecked.
 #include <algorithm>
+#include <tuple>
 
 #include "authd/directory.hpp"
 
@@ -161,6 +162,7 @@ void DirectoryUsers::refresh_due(std::int64_t now) {
     return;
   }
   if (down_.exchange(false)) events_.warning("directory: answering again");
+  std::vector<std::tuple<std::string, std::string, Role>> changed;  // (key, stable id, role)
   std::unique_lock lock(states_mutex_);
   for (std::size_t i = 0; i < due.size(); ++i) {
     auto& state = states_[due[i].first];
@@ -172,14 +174,20 @@ void DirectoryUsers::refresh_due(std::int64_t now) {
     state->stable_id = due[i].second;
     state->checked_at = now;
     if (answer && *answer && (**answer).stable_id == due[i].second) {
+      const auto before = state->role;
       state->exists = true;
       state->locked = (**answer).locked;
       state->role = (**answer).role;
+      if (state->role && before != state->role) changed.emplace_back(due[i].first, due[i].second, *state->role);
     } else {
       // Gone, renamed to someone else, or now ambiguous: no access.
       state->exists = false;
       state->role.reset();
     }
+  }
+  lock.unlock();
+  if (role_changed_) {
+    for (const auto& [key, stable_id, role] : changed) role_changed_(key, stable_id, role);
   }
 }
 

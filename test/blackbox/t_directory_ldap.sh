@@ -178,6 +178,7 @@ http PUT "/records/$R1" -H "$BOB" -H "$CT" --data-binary '{"title":"again"}'
 expect_denied "bob's token after leaving editors (a writer now): update" 403
 http GET /me -H "$BOB"
 expect_json "bob's role now" .role writer
+expect_eq "the stored account follows (authctl list)" writer "$(account_field bob role)"
 http GET /records -H "$ALICE"
 expect_denied "alice's token after leaving her only mapped group" 401
 http GET /records -H "$EVE"

@@ -94,5 +94,17 @@ TEST_F(DirectoryAccountsTest, PasswordRoleAndDeletionAreTheDirectorys) {
   EXPECT_TRUE(accounts_->remove("alice", /*force=*/true)) << "an operator's --force removes it";
 }
 
+TEST_F(DirectoryAccountsTest, ARefreshedRoleIsStoredForTheLinkedEntryOnly) {
+  ASSERT_TRUE(accounts_->sign_in_directory(alice(Role::editor)));
+  ASSERT_TRUE(accounts_->follow_directory_role("ALICE", "another entry", Role::admin));
+  EXPECT_EQ(accounts_->find("alice")->role, Role::editor) << "another stable id changes nothing";
+  ASSERT_TRUE(accounts_->follow_directory_role("ALICE", alice().stable_id, Role::writer));
+  EXPECT_EQ(accounts_->find("alice")->role, Role::writer);
+  ASSERT_TRUE(accounts_->create("bob", "bob's local password", Role::admin, "", ""));
+  ASSERT_TRUE(accounts_->follow_directory_role("bob", "", Role::user));
+  EXPECT_EQ(accounts_->find("bob")->role, Role::admin) << "a local account is never changed";
+  EXPECT_TRUE(accounts_->follow_directory_role("nobody", alice().stable_id, Role::user));
+}
+
 }  // namespace
 }  // namespace authd

@@ -123,6 +123,10 @@ class Accounts {
   // (another account holds the name: a local one, or a directory account of
   // another entry), storage_full, internal.
   Result<User> sign_in_directory(const DirectoryAccount& account);
+  // The role a directory refresh found for the account named `username`
+  // (any case) when it is still the one linked to `stable_id`; anything
+  // else is left alone. Errors: storage_full, internal.
+  Result<void> follow_directory_role(std::string_view username, std::string_view stable_id, Role role);
 
   // The user's own password change: `current` must be right (else
   // invalid_login, same work as sign-in), `next` valid (invalid_input naming

@@ -22,6 +22,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -148,6 +149,12 @@ class DirectoryUsers {
   DirectoryUsers(const DirectoryUsers&) = delete;
   DirectoryUsers& operator=(const DirectoryUsers&) = delete;
 
+  // Told (on the refresher thread) when a refresh finds a user's role
+  // changed, so that the stored account follows: `role` is the new one.
+  // Set once, before the first sign-in.
+  using RoleChanged = std::function<void(const std::string& username, const std::string& stable_id, Role role)>;
+  void on_role_changed(RoleChanged tell) { role_changed_ = std::move(tell); }
+
   bool enabled() const noexcept { return settings_.enabled(); }
   const DirectorySettings& settings() const noexcept { return settings_; }
   const DirectoryClient& client() const noexcept { return client_; }
@@ -184,6 +191,7 @@ class DirectoryUsers {
   DirectorySettings settings_;
   DirectoryClient client_;
   Events& events_;
+  RoleChanged role_changed_;
   mutable std::shared_mutex states_mutex_;
   std::unordered_map<std::string, std::unique_ptr<State>> states_;  // by canonical (lower-case) username
   mutable std::mutex queue_mutex_;
