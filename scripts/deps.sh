@@ -43,6 +43,8 @@ build_pkgs+=(libcrypt-dev)
 # Second factor (issue 19): QR codes of TOTP enrolment (lib/mfa/qr_svg.cpp),
 # CBOR of WebAuthn ceremonies (lib/mfa/cbor_reader.cpp).
 build_pkgs+=(libqrencode-dev libcbor-dev)
+# Directory users (issue 44): OpenLDAP's client library (lib/directory/ldap_client.cpp).
+build_pkgs+=(libldap-dev)
 run_pkgs=(lighttpd spawn-fcgi curl jq)
 bench_pkgs=(wrk libbenchmark-dev curl jq procps)
 # make bench also measures behind nginx and Apache, and Node peers (bench/peers).
@@ -116,6 +118,10 @@ test_pkgs+=(bash-completion)
 # test/install/t_example.sh builds examples/notes, a libfcgi program that
 # links the installed core (authd itself does not link libfcgi).
 test_pkgs+=(libfcgi-dev)
+# Directory users (t_directory_ldap.sh): a throw-away OpenLDAP server (slapd,
+# its own slapd.d under a temporary directory; the system's is never started)
+# and ldapmodify/ldapsearch to change it under a running authd.
+test_pkgs+=(slapd ldap-utils)
 
 # Packages satisfied by a command on PATH, however it was installed.
 declare -A pkg_command=([nodejs]=node [npm]=npm)
@@ -246,6 +252,17 @@ fi
 if printf '%s\n' "${missing[@]}" | grep -qx pgbouncer; then
   if command -v systemctl >/dev/null 2>&1 && [[ -d /run/systemd/system ]]; then
     systemctl disable --now pgbouncer >/dev/null 2>&1 || true
+  fi
+fi
+
+# And slapd: the directory tests start their own on a loopback port; the
+# package's system server is not ours to run.
+if printf '%s\n' "${missing[@]}" | grep -qx slapd; then
+  if command -v systemctl >/dev/null 2>&1 && [[ -d /run/systemd/system ]]; then
+    systemctl disable --now slapd >/dev/null 2>&1 || true
+  fi
+  if [[ -x /etc/init.d/slapd ]] && [[ -s /run/slapd/slapd.pid ]]; then
+    /etc/init.d/slapd stop >/dev/null 2>&1 || true
   fi
 fi
 

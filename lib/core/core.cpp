@@ -28,6 +28,7 @@ Core::Core(CoreSettings settings, std::shared_ptr<Store> store, TokenService tok
       accounts_(*store_, hasher_, settings_.credentials),
       throttle_(*store_, settings_.throttle),
       records_(*store_),
+      directory_(std::make_unique<DirectoryUsers>(settings_.directory, events)),
       guard_(tokens_, *store_),
       revocation_(*store_),
       refresh_(*store_, settings_.refresh),
@@ -64,6 +65,14 @@ Core::Core(CoreSettings settings, std::shared_ptr<Store> store, TokenService tok
       return std::unexpected(client.error());
     }
     return service_user(*client);
+  });
+  guard_.use_directory(directory_.get());
+  // A role a directory refresh found changed: the stored account follows
+  // (authctl list, the admin API; the guard applies it at once anyway).
+  directory_->on_role_changed([this](const std::string& username, const std::string& stable_id, Role role) {
+    if (auto followed = accounts_.follow_directory_role(username, stable_id, role); !followed) {
+      events_.warning("directory: cannot store " + username + "'s new role: " + followed.error().message);
+    }
   });
   const HttpTimeouts timeouts{settings_.oauth.connect_timeout, settings_.oauth.total_timeout};
   for (const auto& provider : settings_.oauth.providers) {

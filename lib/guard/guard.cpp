@@ -33,6 +33,18 @@ Result<Principal> Guard::authenticate(std::string_view authorization, std::int64
   // Signed out or ended everywhere? Judged from the record just loaded (a
   // second read only for a token older than the user's last sign-out).
   if (auto alive = revocation_.check(**user, *claims); !alive) return std::unexpected(alive.error());
+  // A directory user: as the directory has them now (cached, checked every
+  // directory_cache_ttl / 2 off this thread).
+  if (const auto stable_id = directory_id(**user); !stable_id.empty()) {
+    if (!directory_ || !directory_->enabled()) return fail(Errc::invalid_token, "directory users are off");
+    auto role = directory_->role_now((*user)->username, stable_id, (*user)->updated_at, now);
+    if (!role) return std::unexpected(role.error());
+    if (*role && **role != (*user)->role) {
+      auto current = std::make_shared<User>(**user);
+      current->role = **role;
+      *user = std::move(current);
+    }
+  }
   return Principal{std::move(*user), std::move(*verified)};
 }
 

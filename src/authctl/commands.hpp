@@ -59,6 +59,8 @@ int show_user(Context& context, const Invocation& invocation);
 int delete_user(Context& context, const Invocation& invocation);
 int sign_out_user(Context& context, const Invocation& invocation);
 int reset_mfa(Context& context, const Invocation& invocation);
+// directory.cpp
+int test_directory(Context& context, const Invocation& invocation);
 // store_commands.cpp
 int backup(Context& context, const Invocation& invocation);
 int restore(Context& context, const Invocation& invocation);

@@ -45,7 +45,7 @@ const std::vector<Command>& commands() {
       {"role", "USER ROLE [--force]",
        "change a user's role (admin, editor, writer, user); the last admin keeps the role unless --force", 2, 2,
        {{"force", false}}, set_role},
-      {"list", "", "list users: username, role, _id, __v (--json: an array of objects)", 0, 0, {}, list_users},
+      {"list", "", "list users: username, role, _id, __v, source (--json: an array of objects)", 0, 0, {}, list_users},
       {"show", "USER", "one user's username, role, _id, __v, fullname and email", 1, 1, {}, show_user},
       {"delete", "USER [--force]",
        "delete a user (their tokens stop working at once); the last admin stays unless --force", 1, 1,
@@ -97,6 +97,10 @@ const std::vector<Command>& commands() {
       {"invitation revoke", "ID", "revoke an invitation: its link stops working", 1, 1, {}, revoke_invitation},
       {"mfa reset", "USER", "remove every second factor of USER (TOTP, recovery codes, passkeys); audited", 1, 1, {},
        reset_mfa},
+      {"directory test", "USERNAME",
+       "look USERNAME up in the directory as a sign-in would (no password): which server answered, the DN, "
+       "the groups and the role it would get",
+       1, 1, {}, test_directory},
   };
   return table;
 }

@@ -40,6 +40,7 @@
 #include "authd/guard.hpp"
 #include "authd/invitations.hpp"
 #include "authd/mail.hpp"
+#include "authd/directory.hpp"
 #include "authd/mfa.hpp"
 #include "authd/oauth.hpp"
 #include "authd/oauth_config.hpp"
@@ -79,6 +80,7 @@ struct CoreSettings {
   MailSettings mail;
   OidcSettings oidc;
   InvitationSettings invitations;
+  DirectorySettings directory;
 };
 
 // The signing key file: signing_key_file, else <state_dir>/signing.key.
@@ -219,6 +221,9 @@ class Core {
   // The JWK set: the token keys (token_algorithm EdDSA/ES256) and the
   // ID-token keys (oidc_provider). nullopt when there is neither.
   std::optional<std::string> jwks() const;
+  // Directory users (docs/directory.md): the directory client and the
+  // guard's cache of their state; enabled() when directory_urls is set.
+  DirectoryUsers& directory() noexcept { return *directory_; }
   // The client of a configured provider, or nullptr.
   OAuthClient* oauth_client(std::string_view provider) noexcept;
   bool oauth_configured() const noexcept { return !oauth_clients_.empty(); }
@@ -235,6 +240,7 @@ class Core {
   Accounts accounts_;
   SigninThrottle throttle_;
   Records records_;
+  std::unique_ptr<DirectoryUsers> directory_;  // before guard_, which holds a pointer to it
   Guard guard_;
   TokenRevocation revocation_;
   RefreshTokens refresh_;
