@@ -24,7 +24,8 @@
 #   lighttpd (conf/lighttpd.conf, one FastCGI connection per request)
 #     ceiling, ceiling_pool (BENCH_CONNECTIONS processes), ceiling_fast
 #     guarded read, capability read (GET /records/{id}), capability denied
-#     (DELETE, 403), invalid token (401), sign-in, sign-up: authd
+#     (DELETE, 403), invalid token (401), sign-in, sign-up, the client_credentials
+#     grant (POST /token, a service client with client_secret_basic): authd
 #   nginx (FastCGI keep-alive: upstream `keepalive K` + fastcgi_keep_conn on)
 #     nginx_ceiling      the libfcgi ceiling with K threads (plain libfcgi
 #                        keeps one thread per kept connection); then
@@ -82,7 +83,7 @@ BENCH_HASH_DURATION=${BENCH_HASH_DURATION:-$BENCH_DURATION}
 BENCH_TIMEOUT=${BENCH_TIMEOUT:-5}                 # wrk --timeout, seconds
 BENCH_WORKERS=${BENCH_WORKERS:-${AUTHD_WORKERS:-0}}  # FastCGI threads behind lighttpd; 0 = 2 x cores
 BENCH_PARTS=${BENCH_PARTS:-"lighttpd eddsa postgresql nginx apache peers users"}  # which parts to run
-BENCH_SCENARIOS=${BENCH_SCENARIOS:-"guarded_read capability_read capability_denied invalid_token signin signup"}
+BENCH_SCENARIOS=${BENCH_SCENARIOS:-"guarded_read capability_read capability_denied invalid_token signin signup client_credentials"}
                                                   # authd's scenarios behind lighttpd (the ceiling always runs)
 BENCH_NGINX_WORKERS=${BENCH_NGINX_WORKERS:-1}     # nginx worker_processes
 BENCH_NGINX_KEEPALIVE=${BENCH_NGINX_KEEPALIVE:-$BENCH_CONNECTIONS}  # nginx upstream keepalive; threads of the
@@ -290,6 +291,16 @@ export AUTHD_SIGNUP_ADDRESS_LIMIT=0
 PASSWORD='bench correct horse'
 printf '%s\n' "$PASSWORD" | "$AUTHCTL_BIN" add benchuser user --fullname 'Bench User' --email bench@example.com >/dev/null
 printf '%s\n' "$PASSWORD" | "$AUTHCTL_BIN" add benchadmin admin >/dev/null
+# The client_credentials grant (issue 43): a service client of authd as
+# OpenID provider, authenticated with client_secret_basic (the keyed hash:
+# no argon2id), its token signed per request.
+CC_BASIC=
+if [[ " $BENCH_SCENARIOS " == *" client_credentials "* ]]; then
+  export AUTHD_OIDC_PROVIDER=true
+  cc_out=$("$AUTHCTL_BIN" client add "Bench service" --grant client_credentials --role user 2>/dev/null)
+  CC_BASIC=$(printf '%s:%s' "$(sed -n 's/^client_id: //p' <<<"$cc_out")" "$(sed -n 's/^client_secret: //p' <<<"$cc_out")" |
+    base64 -w0)
+fi
 start_fcgi "$AUTHD_BIN" "$STATE/authd-setup.log" "$WORKERS"
 start_front lighttpd
 wait_for_status /records 401
@@ -317,6 +328,7 @@ check 200 GET "/records/$RECORD_ID" -H "Authorization: Bearer $USER_TOKEN"
 check 403 DELETE "/records/$RECORD_ID" -H "Authorization: Bearer $USER_TOKEN"
 check 401 GET /records -H "Authorization: Bearer $BAD_TOKEN"
 check 200 POST /signin -H "Authorization: Basic $BASIC" -d ''
+[[ -z $CC_BASIC ]] || check 200 POST /token -H "Authorization: Basic $CC_BASIC" -d grant_type=client_credentials
 # authd's argon2id parameters, from the hash a sign-up stores (and shows).
 SIGNUP_PHC=$(curl --silent --noproxy '*' --max-time 10 -H 'Content-Type: application/json' \
   -d '{"username":"benchprobe","password":"probe password","fullname":"Probe","email":"probe@example.com"}' \
@@ -383,6 +395,9 @@ if part lighttpd; then
   authd_row signin "sign-in" 200 "$BENCH_HASH_CONNECTIONS" "$BENCH_HASH_DURATION" POST /signin \
     -H "Authorization: Basic $BASIC"
   BENCH_SIGNUP=b$$x$RANDOM authd_row signup "sign-up" 201 "$BENCH_HASH_CONNECTIONS" "$BENCH_HASH_DURATION" POST /signup
+  [[ -z $CC_BASIC ]] || BENCH_BODY=grant_type=client_credentials authd_row client_credentials "client_credentials grant" 200 \
+    "$BENCH_CONNECTIONS" "$BENCH_DURATION" POST /token -H "Authorization: Basic $CC_BASIC" \
+    -H 'Content-Type: application/x-www-form-urlencoded'
   MEMORY+=("$(memory_json "$FCGI_PID" "authd after sign-up")" "$(group_memory_json "$FRONT_PID" lighttpd)")
   stop_fcgi
 fi
@@ -466,8 +481,9 @@ fi
 # A throw-away cluster (test/postgres/cluster.sh), the set-up's users and
 # record imported with authctl, authd with store = postgresql and the same
 # signing key: the guarded read (user and records caches kept coherent by
-# LISTEN/NOTIFY), the capability read, sign-in and sign-up. × LMDB compares
-# with the LMDB rows of the lighttpd part above.
+# LISTEN/NOTIFY), the capability read, sign-in and sign-up; then the guarded
+# read through pgbouncer in transaction mode. × LMDB compares with the LMDB
+# rows of the lighttpd part above.
 PG_DIR=
 if part postgresql; then
   # shellcheck source=../test/postgres/cluster.sh
@@ -499,6 +515,52 @@ if part postgresql; then
   BENCH_SIGNUP=p$$x$RANDOM pg_row signup "sign-up" 201 "$BENCH_HASH_CONNECTIONS" "$BENCH_HASH_DURATION" POST /signup
   MEMORY+=("$(memory_json "$FCGI_PID" "authd on PostgreSQL after sign-up")")
   stop_fcgi
+  # The guarded read again with pgbouncer (pool_mode = transaction, on a
+  # loopback port) between authd and PostgreSQL, LISTEN going straight to
+  # PostgreSQL (database_listen_url): docs/scaling-out.md's set-up.
+  if command -v pgbouncer >/dev/null 2>&1 || [[ -x /usr/sbin/pgbouncer ]]; then
+    PGB_DIR=$STATE/pgbouncer
+    mkdir -p "$PGB_DIR"
+    chmod 755 "$STATE"
+    PGB_PORT=$(pick_port)
+    printf '"authd" ""\n' >"$PGB_DIR/users.txt"
+    cat >"$PGB_DIR/pgbouncer.ini" <<INI
+[databases]
+authd = host=$PG_DIR port=$(pg_cluster_port "$PG_DIR") dbname=authd user=authd
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $PGB_PORT
+unix_socket_dir =
+auth_type = trust
+auth_file = $PGB_DIR/users.txt
+pool_mode = transaction
+max_client_conn = 1000
+default_pool_size = 20
+logfile = $PGB_DIR/pgbouncer.log
+INI
+    ((EUID != 0)) || chown -R postgres "$PGB_DIR"  # pgbouncer refuses to run as root
+    PGB_BIN=$(command -v pgbouncer || echo /usr/sbin/pgbouncer)
+    if ((EUID == 0)); then
+      (cd "$PGB_DIR" && exec setsid runuser -u postgres -- "$PGB_BIN" "$PGB_DIR/pgbouncer.ini") </dev/null >/dev/null 2>&1 &
+    else
+      (cd "$PGB_DIR" && exec setsid "$PGB_BIN" "$PGB_DIR/pgbouncer.ini") </dev/null >/dev/null 2>&1 &
+    fi
+    PGB_PID=$!
+    wait_for_port "$PGB_PORT" "$PGB_PID" 10 || die "pgbouncer did not start"
+    AUTHD_DATABASE_LISTEN_URL=$AUTHD_DATABASE_URL AUTHD_DATABASE_URL="host=127.0.0.1 port=$PGB_PORT user=authd dbname=authd" \
+      start_fcgi "$AUTHD_BIN" "$STATE/authd-pgbouncer.log" "$WORKERS"
+    wait_for_status /records 401
+    check 200 GET /records -H "Authorization: Bearer $USER_TOKEN"
+    BACKEND_PGID=$FCGI_PID FRONT_PGID=$FRONT_PID ROW_FRONT=lighttpd ROW_BACKEND="authd (PostgreSQL through pgbouncer)" \
+    ROW_CEILING=ceiling ROW_THREADS=$WORKERS ROW_KEEP='' ROW_USERS='' \
+      run_scenario pg_pgbouncer_guarded_read "guarded read (PostgreSQL through pgbouncer)" 200 "$BENCH_CONNECTIONS" \
+      "$BENCH_DURATION" GET /records -H "Authorization: Bearer $USER_TOKEN"
+    stop_fcgi
+    stop_group "$PGB_PID" pgbouncer
+  else
+    NOTES+=("the pgbouncer row was skipped: pgbouncer is not installed (scripts/deps.sh test installs it)")
+    say "${NOTES[-1]}"
+  fi
   stop_front
   unset AUTHD_STORE AUTHD_DATABASE_URL
   pg_cluster_remove "$PG_DIR"

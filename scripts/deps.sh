@@ -11,9 +11,9 @@
 #          and nginx (the third front end of the black-box suite, and the
 #          forward-auth test's auth_request in front of GET /auth/check),
 #          chromium (the browser tests of test/browser drive it with npm
-#          playwright-core) and postgresql (throw-away clusters for the
+#          playwright-core), postgresql (throw-away clusters for the
 #          PostgreSQL store's tests; the system's default cluster is never
-#          started)
+#          started) and pgbouncer (started by the tests in front of them)
 #   bench  build + run + wrk, Google Benchmark, curl, jq, procps, and the
 #          other front servers and the peers `make bench` compares authd
 #          with: nginx, apache2, nodejs and npm (bench/peers' Express and
@@ -43,6 +43,8 @@ build_pkgs+=(libcrypt-dev)
 # Second factor (issue 19): QR codes of TOTP enrolment (lib/mfa/qr_svg.cpp),
 # CBOR of WebAuthn ceremonies (lib/mfa/cbor_reader.cpp).
 build_pkgs+=(libqrencode-dev libcbor-dev)
+# Directory users (issue 44): OpenLDAP's client library (lib/directory/ldap_client.cpp).
+build_pkgs+=(libldap-dev)
 run_pkgs=(lighttpd spawn-fcgi curl jq)
 bench_pkgs=(wrk libbenchmark-dev curl jq procps)
 # make bench also measures behind nginx and Apache, and Node peers (bench/peers).
@@ -81,6 +83,10 @@ test_pkgs+=(chromium)
 # server (initdb, pg_ctl, pg_basebackup, psql) under temporary directories,
 # run as its unprivileged `postgres` user; the system's cluster is not used.
 test_pkgs+=(postgresql)
+# pgbouncer (transaction mode) between the nodes and PostgreSQL in
+# blackbox-pgbouncer.* (test/blackbox/pg_nodes.sh starts its own on a free
+# loopback port; the package's service is not ours to run).
+test_pkgs+=(pgbouncer)
 # Public-key tokens (t_token_jwks_*.sh): PyJWT verifies authd's EdDSA/ES256
 # tokens against the JWKS (npm jose, the second verifier, comes from test/jwks
 # with `npm ci`).
@@ -112,6 +118,10 @@ test_pkgs+=(bash-completion)
 # test/install/t_example.sh builds examples/notes, a libfcgi program that
 # links the installed core (authd itself does not link libfcgi).
 test_pkgs+=(libfcgi-dev)
+# Directory users (t_directory_ldap.sh): a throw-away OpenLDAP server (slapd,
+# its own slapd.d under a temporary directory; the system's is never started)
+# and ldapmodify/ldapsearch to change it under a running authd.
+test_pkgs+=(slapd ldap-utils)
 
 # Packages satisfied by a command on PATH, however it was installed.
 declare -A pkg_command=([nodejs]=node [npm]=npm)
@@ -237,6 +247,22 @@ if printf '%s\n' "${missing[@]}" | grep -qx postgresql; then
   if command -v pg_lsclusters >/dev/null 2>&1; then
     pg_lsclusters --no-header 2>/dev/null | awk '$4 == "online" { print $1, $2 }' |
       while read -r version cluster; do pg_ctlcluster "$version" "$cluster" stop >/dev/null 2>&1 || true; done
+  fi
+fi
+if printf '%s\n' "${missing[@]}" | grep -qx pgbouncer; then
+  if command -v systemctl >/dev/null 2>&1 && [[ -d /run/systemd/system ]]; then
+    systemctl disable --now pgbouncer >/dev/null 2>&1 || true
+  fi
+fi
+
+# And slapd: the directory tests start their own on a loopback port; the
+# package's system server is not ours to run.
+if printf '%s\n' "${missing[@]}" | grep -qx slapd; then
+  if command -v systemctl >/dev/null 2>&1 && [[ -d /run/systemd/system ]]; then
+    systemctl disable --now slapd >/dev/null 2>&1 || true
+  fi
+  if [[ -x /etc/init.d/slapd ]] && [[ -s /run/slapd/slapd.pid ]]; then
+    /etc/init.d/slapd stop >/dev/null 2>&1 || true
   fi
 fi
 

@@ -27,6 +27,7 @@
 #include "http/front_secret.hpp"
 #include "serving/listen_socket.hpp"
 #include "program/log.hpp"
+#include "serving/logout_sender.hpp"
 #include "serving/mail_sender.hpp"
 #include "serving/metrics.hpp"
 #include "serving/server.hpp"
@@ -43,6 +44,7 @@ using namespace authd;
 class AuthdEvents final : public Events {
  public:
   void mail_queued() override { mail_sender::wake(); }
+  void logout_queued() override { logout_sender::wake(); }
   void warning(std::string_view message) override { log::warn(message); }
   void password_sign_in(PasswordOutcome outcome) override {
     if (outcome == PasswordOutcome::throttled) metrics::throttled();
@@ -116,8 +118,7 @@ ServerOptions server_options_for(const App& app, const EnvLookup& env) {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   return ServerOptions{
       .event_loops = app.server.event_loops ? app.server.event_loops : cores,
-      .inline_direct = !app.core->store().waits_on_network(),
-      .workers = app.server.workers ? app.server.workers : 2 * cores,
+      .workers = !app.core->store().waits_on_network() ? 0 : app.server.workers ? app.server.workers : 2 * cores,
       .hash_workers = app.server.hash_workers ? app.server.hash_workers : cores,
       .upstream_workers = app.server.upstream_workers,
       .queue_limit = app.server.queue_limit,
@@ -153,6 +154,7 @@ void reload(ReloadableApp& apps, ProgramSettings& running, const ServerOptions& 
   ProgramSettings candidate = *next;
   // The sender works on the App being replaced: stopped first, started again on the App that serves.
   mail_sender::stop();
+  logout_sender::stop();
   // Built whole (signing keys loaded) while the running App serves; that
   // one is retired only when the new one is ready (ReloadableApp::replace).
   const auto replaced = apps.replace([&](const App* current) { return App::create(std::move(*next), current); });
@@ -167,7 +169,10 @@ void reload(ReloadableApp& apps, ProgramSettings& running, const ServerOptions& 
                 "request_read_timeout_ms take effect at the next restart");
     }
   }
-  if (App* app = apps.current()) mail_sender::start(*app);
+  if (App* app = apps.current()) {
+    mail_sender::start(*app);
+    logout_sender::start(*app);
+  }
   systemd::notify(apps.current() ? "READY=1\nSTATUS=serving" : "READY=1\nSTATUS=no usable configuration: answering 503");
 }
 
@@ -254,10 +259,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "authd: %s\n", started.error().message.c_str());
     return 1;
   }
-  if (App* current = apps.current()) mail_sender::start(*current);
-  const std::string direct_threads = server_options.inline_direct
+  if (App* current = apps.current()) {
+    mail_sender::start(*current);
+    logout_sender::start(*current);
+  }
+  const std::string direct_threads = server_options.workers == 0
                                          ? std::string(" answering inline")
-                                         : " (+" + std::to_string(server_options.workers) + " for the store)";
+                                         : " answering inline what the store's caches hold (+" +
+                                               std::to_string(server_options.workers) + " for the store)";
   log::info("serving with " + std::to_string(server_options.event_loops) + " event loops" + direct_threads + " (+" +
             std::to_string(server_options.hash_workers) + " hashing, +" +
             std::to_string(server_options.upstream_workers) + " for identity providers), state in " +
@@ -290,6 +299,7 @@ int main(int argc, char** argv) {
     log::warn("the grace period ran out: requests not yet started were answered 503");
   }
   mail_sender::stop();
+  logout_sender::stop();
   log::info("stopped");
   return 0;
 }

@@ -290,6 +290,9 @@ Result<ExternalSignIn> Accounts::sign_in_external(const ExternalIdentity& identi
 }
 
 Result<User> Accounts::change_password(std::string_view username, std::string_view current, std::string_view next) {
+  if (auto stored = store_.find_user(username); stored && is_directory_user(*stored)) {
+    return fail(Errc::conflict, std::string(kDirectoryManagesPassword));
+  }
   auto user = sign_in(BasicCredentials{std::string(username), std::string(current)});
   if (!user) return std::unexpected(user.error());
   if (auto ok = validate_password(next, policy_); !ok) return fail_field("new_password", ok.error().message);
@@ -315,6 +318,68 @@ Result<User> Accounts::change_password(std::string_view username, std::string_vi
   });
   if (!done) return std::unexpected(done.error());
   return changed;
+}
+
+Result<User> Accounts::sign_in_directory(const DirectoryAccount& account) {
+  const std::string link = std::string(kDirectoryLinkPrefix) + account.stable_id;
+  if (account.stable_id.empty()) return fail(Errc::invalid_login, "a directory entry without a stable id");
+  if (auto ok = validate_username(account.username, policy_); !ok) {
+    return fail(Errc::invalid_login, "the directory's name \"" + account.username + "\" is not a valid authd username");
+  }
+  User signed_in;
+  auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
+    const auto now = unix_now();
+    auto linked_name = txn.find_link(link);
+    if (linked_name) {
+      auto user = txn.find_user(*linked_name);
+      if (user && std::find(user->links.begin(), user->links.end(), link) != user->links.end()) {
+        if (!account.fullname.empty()) user->fullname = account.fullname;
+        if (account.email != user->email) {
+          if (auto ended = end_pending_links(txn, user->id); !ended) return ended;
+          user->email = account.email;
+        }
+        user->email_verified = !user->email.empty();  // the organisation's directory vouches for it
+        user->role = account.role;
+        user->version += 1;
+        user->updated_at = now;  // the guard trusts the stored role for directory_cache_ttl after this
+        signed_in = *user;
+        return txn.replace_user(*user);
+      }
+      if (!user && user.error().code != Errc::not_found) return std::unexpected(user.error());
+      if (auto gone = txn.delete_link(link); !gone) return gone;  // stale: relink below
+    } else if (linked_name.error().code != Errc::not_found) {
+      return std::unexpected(linked_name.error());
+    }
+    if (auto taken = username_index::find_user(txn, account.username)) {
+      return fail(Errc::conflict, is_directory_user(*taken)
+                                      ? "the name " + account.username + " belongs to another directory entry's "
+                                        "account in authd (a reused name): authctl delete --force it first"
+                                      : "a local account is named " + account.username);
+    } else if (taken.error().code != Errc::not_found) {
+      return std::unexpected(taken.error());
+    }
+    User user = new_user(account.username, "", account.role, account.fullname, account.email);
+    user.email_verified = !user.email.empty();
+    user.links.push_back(link);
+    if (auto ok = username_index::insert_user(txn, user); !ok) return ok;
+    if (auto ok = txn.insert_link(link, user.username); !ok) return ok;
+    signed_in = std::move(user);
+    return {};
+  });
+  if (!done) return std::unexpected(done.error());
+  return signed_in;
+}
+
+Result<void> Accounts::follow_directory_role(std::string_view username, std::string_view stable_id, Role role) {
+  return store_.write([&](StoreTxn& txn) -> Result<void> {
+    auto user = username_index::find_user(txn, username);
+    if (!user) return user.error().code == Errc::not_found ? Result<void>() : std::unexpected(user.error());
+    if (!is_directory_user(*user) || directory_id(*user) != stable_id || user->role == role) return {};
+    user->role = role;
+    user->version += 1;
+    user->updated_at = unix_now();
+    return txn.replace_user(*user);
+  });
 }
 
 Result<User> Accounts::find(std::string_view username) const { return store_.find_user(username); }
@@ -347,6 +412,7 @@ Result<User> Accounts::set_role(std::string_view username, Role role, bool force
     revoked.clear();  // a backend may run this again
     auto user = txn.find_user(username);
     if (!user) return std::unexpected(user.error());
+    if (is_directory_user(*user)) return fail(Errc::conflict, std::string(kDirectoryManagesRole));
     if (role != Role::admin && !force) {
       if (auto ok = keep_an_admin(txn, *user, "demoted"); !ok) return ok;
     }
@@ -373,6 +439,7 @@ Result<void> Accounts::remove(std::string_view username, bool force, std::vector
     revoked.clear();  // a backend may run this again
     auto user = txn.find_user(username);
     if (!user) return std::unexpected(user.error());
+    if (is_directory_user(*user) && !force) return fail(Errc::conflict, std::string(kDirectoryManagesAccount));
     if (!force) {
       if (auto ok = keep_an_admin(txn, *user, "deleted"); !ok) return ok;
     }

@@ -73,7 +73,8 @@ Result<MailOutcome> PasswordReset::request(std::string_view username, std::strin
   MailOutcome outcome = MailOutcome::no_email;
   for (const User& user : accounts) {
     found_username = user.username;
-    if (!mail::valid_address(user.email)) continue;
+    // A directory user's password is the directory's: no link to mail.
+    if (!mail::valid_address(user.email) || is_directory_user(user)) continue;
     const std::string token = crypto::random_token(mailed_link::kTokenBytes);
     const std::int64_t expires = now + settings_.password_reset_ttl.count();
     auto message = templates_.render("password_reset", user.email,
@@ -117,6 +118,7 @@ Result<User> PasswordReset::reset(std::string_view token, std::string_view new_p
     if (!link) return std::unexpected(link.error());
     if (!*link) return {};
     User& user = (*link)->user;
+    if (is_directory_user(user)) return fail(Errc::conflict, std::string(kDirectoryManagesPassword));
     // Mailed to an address the account no longer has: that mailbox is no
     // longer the account's to speak for (the change ended it anyway).
     if (user.email.empty() || (*link)->pending.email != user.email) return txn.delete_entry(kNamespace, key);

@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "authd/clock.hpp"
 #include "authd/crypto.hpp"
 
 namespace authd {
@@ -222,14 +223,30 @@ Result<void> RefreshTokens::end(std::string_view token) {
   return store_.write([&](StoreTxn& txn) { return txn.delete_entry(ns_of(parts->user_id), parts->family); });
 }
 
+Result<void> RefreshTokens::ending(const EndedSessions& ended, const std::function<Result<void>(StoreTxn&)>& work) {
+  std::size_t queued = 0;
+  auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
+    queued = 0;  // the work may run again (a backend's retry)
+    if (auto ok = work(txn); !ok) return ok;
+    if (!hook_) return {};
+    auto followed = hook_->ending(txn, ended, unix_now());
+    if (!followed) return std::unexpected(followed.error());
+    queued = *followed;
+    return {};
+  });
+  if (done && hook_) hook_->ended(queued);
+  return done;
+}
+
 Result<void> RefreshTokens::end_family(std::string_view user_id, std::string_view family) {
   if (user_id.empty() || family.empty()) return {};
-  return store_.write([&](StoreTxn& txn) { return txn.delete_entry(ns_of(user_id), family); });
+  return ending({user_id, EndedSessions::Scope::session, family},
+                [&](StoreTxn& txn) { return txn.delete_entry(ns_of(user_id), family); });
 }
 
 Result<void> RefreshTokens::end_client(std::string_view user_id, std::string_view client_id) {
   if (client_id.empty()) return {};
-  return store_.write([&](StoreTxn& txn) -> Result<void> {
+  return ending({user_id, EndedSessions::Scope::client, client_id}, [&](StoreTxn& txn) -> Result<void> {
     const std::string ns = ns_of(user_id);
     auto families = txn.list_entries(ns);
     if (!families) return std::unexpected(families.error());
@@ -258,7 +275,7 @@ Result<std::size_t> end_client_families(StoreTxn& txn, std::string_view client_i
 }
 
 Result<void> RefreshTokens::end_user(std::string_view user_id) {
-  return store_.write([&](StoreTxn& txn) -> Result<void> {
+  return ending({user_id, EndedSessions::Scope::all, {}}, [&](StoreTxn& txn) -> Result<void> {
     const std::string ns = ns_of(user_id);
     auto families = txn.list_entries(ns);
     if (!families) return std::unexpected(families.error());

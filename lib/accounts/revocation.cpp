@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "authd/password_reset.hpp"
+#include "authd/refresh.hpp"
 
 namespace authd {
 namespace {
@@ -31,7 +32,13 @@ Result<void> TokenRevocation::revoke(std::string_view username, const TokenClaim
   // Every 64th sign-out of a process also drops expired entries (the list
   // would otherwise shrink only when a process starts).
   const bool purge = revocations_.fetch_add(1, std::memory_order_relaxed) % 64 == 63;
-  return store_.write([&](StoreTxn& txn) -> Result<void> {
+  // The session the token is: the refresh family it names, else the token itself.
+  const auto family = claims.extra.find(kRefreshFamilyClaim);
+  const std::string_view session = family != claims.extra.end() && !family->second.empty()
+                                       ? std::string_view(family->second) : std::string_view(claims.token_id);
+  std::size_t queued = 0;
+  auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
+    queued = 0;
     if (purge) {
       if (auto dropped = txn.purge_expired(now); !dropped) return std::unexpected(dropped.error());
     }
@@ -41,8 +48,20 @@ Result<void> TokenRevocation::revoke(std::string_view username, const TokenClaim
     // At least the token's own iat, so that check() looks it up even when
     // the clocks of two processes disagree by a second.
     user->last_revocation = std::max({user->last_revocation, now, claims.issued_at});
-    return txn.replace_user(*user);
+    if (auto ok = txn.replace_user(*user); !ok) return ok;
+    if (!hook_) return {};
+    auto followed = hook_->ending(txn, {user->id, EndedSessions::Scope::session, session}, now);
+    if (!followed) return std::unexpected(followed.error());
+    queued = *followed;
+    return {};
   });
+  if (done && hook_) hook_->ended(queued);
+  return done;
+}
+
+Result<void> TokenRevocation::revoke_listed(const TokenClaims& claims) {
+  if (claims.token_id.empty()) return fail(Errc::invalid_token, "the token has no jti");
+  return store_.write([&](StoreTxn& txn) { return txn.put_entry(kRevokedTokenNamespace, claims.token_id, "", claims.expires_at); });
 }
 
 Result<User> TokenRevocation::end_all(std::string_view username, bool with_links) {

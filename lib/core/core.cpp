@@ -7,6 +7,17 @@
 #include "authd/clock.hpp"
 
 namespace authd {
+namespace {
+
+// How long a relying party's session is remembered for back-channel logout:
+// a day (longer than a usual relying party's own session, e.g.
+// mod_auth_openidc's 8 hours), or a refresh family's whole life when longer.
+std::chrono::seconds rp_session_ttl(const CoreSettings& settings) {
+  const std::chrono::seconds day{24 * 3600};
+  return settings.refresh.ttl.count() > 0 ? std::max(day, settings.refresh.max_age) : day;
+}
+
+}  // namespace
 
 Core::Core(CoreSettings settings, std::shared_ptr<Store> store, TokenService tokens, std::unique_ptr<AuditLog> audit,
            std::shared_ptr<KeyRing> id_token_ring, mail::Templates templates, Events& events)
@@ -17,15 +28,21 @@ Core::Core(CoreSettings settings, std::shared_ptr<Store> store, TokenService tok
       accounts_(*store_, hasher_, settings_.credentials),
       throttle_(*store_, settings_.throttle),
       records_(*store_),
+      directory_(std::make_unique<DirectoryUsers>(settings_.directory, events)),
       guard_(tokens_, *store_),
       revocation_(*store_),
       refresh_(*store_, settings_.refresh),
       mfa_(*store_, settings_.mfa),
-      oidc_clients_(*store_),
+      oidc_clients_(*store_, settings_.oidc.client_secret_key),
+      client_assertions_(*store_, oidc_clients_),
       oidc_consents_(*store_),
-      authorization_codes_(*store_),
+      authorization_codes_(*store_, rp_session_ttl(settings_)),
       pushed_requests_(*store_),
+<<<<<<< HEAD
       device_authorizations_(*store_),
+=======
+      backchannel_logout_({rp_session_ttl(settings_), settings_.oidc.backchannel_logout_max_age}, events),
+>>>>>>> main
       audit_(std::move(audit)),
       id_token_ring_(std::move(id_token_ring)),
       passkeys_(*store_, settings_.mfa, tokens_),
@@ -37,6 +54,30 @@ Core::Core(CoreSettings settings, std::shared_ptr<Store> store, TokenService tok
       invitations_(*store_, hasher_, accounts_.policy(), mail_templates_, settings_.mail, events_),
       sign_in_(*this, &mail_templates_) {
   guard_.require_second_factor(settings_.mfa.required_roles);
+  // Back-channel logout only where authd is an OpenID provider: elsewhere a
+  // sign-out costs no look for relying parties.
+  if (settings_.oidc.provider) {
+    refresh_.on_session_end(&backchannel_logout_);
+    revocation_.on_session_end(&backchannel_logout_);
+  }
+  // A service client's token stands for the client as it is now (re-read on
+  // every request, as a user's is).
+  guard_.resolve_service_clients([this](std::string_view subject) -> Result<std::shared_ptr<const User>> {
+    auto client = oidc_clients_.find(subject.substr(kServiceSubjectPrefix.size()));
+    if (!client) {
+      if (client.error().code == Errc::not_found) return fail(Errc::invalid_token, "the token's client has been removed");
+      return std::unexpected(client.error());
+    }
+    return service_user(*client);
+  });
+  guard_.use_directory(directory_.get());
+  // A role a directory refresh found changed: the stored account follows
+  // (authctl list, the admin API; the guard applies it at once anyway).
+  directory_->on_role_changed([this](const std::string& username, const std::string& stable_id, Role role) {
+    if (auto followed = accounts_.follow_directory_role(username, stable_id, role); !followed) {
+      events_.warning("directory: cannot store " + username + "'s new role: " + followed.error().message);
+    }
+  });
   const HttpTimeouts timeouts{settings_.oauth.connect_timeout, settings_.oauth.total_timeout};
   for (const auto& provider : settings_.oauth.providers) {
     oauth_clients_.emplace(provider.name, std::make_unique<OAuthClient>(provider, timeouts));
@@ -102,6 +143,9 @@ Result<std::unique_ptr<Core>> Core::open(CoreSettings settings, std::shared_ptr<
   const auto key_bytes = key->bytes();
   settings.mail.outbox_key = crypto::SealKey::derive(
       {reinterpret_cast<const unsigned char*>(key_bytes.data()), key_bytes.size()}, "mail outbox");
+  // So are the OpenID clients' secrets' HMAC (a key of its own).
+  settings.oidc.client_secret_key = crypto::hmac_sha256(
+      {reinterpret_cast<const unsigned char*>(key_bytes.data()), key_bytes.size()}, "authd oidc client secrets");
   std::shared_ptr<KeyRing> ring;
   if (const auto algorithm = key_algorithm(settings.token.algorithm)) {
     auto opened = KeyRing::open(key_storage(settings, *store), *algorithm);
@@ -163,6 +207,15 @@ std::string Core::issue_access_token(const User& user, std::string_view amr, std
   // An OpenID client's token (`more` names its audience) is of its own kind.
   return tokens_.issue(more.contains("aud") ? kClientAccessKind : kAccessTokenType, user.id, user.username, now,
                        claims);
+}
+
+std::string Core::issue_service_token(const OidcClient& client, std::string_view scope, std::int64_t now) const {
+  const std::string subject = std::string(kServiceSubjectPrefix) + client.id;
+  return tokens_.issue(kAccessTokenType, subject, subject, now,
+                       {{std::string(kClientIdClaim), client.id},
+                        {"scope", std::string(scope)},
+                        {std::string(kGenerationClaim), "0"},
+                        {std::string(kAuthTimeClaim), std::to_string(now)}});
 }
 
 OAuthClient* Core::oauth_client(std::string_view provider) noexcept {

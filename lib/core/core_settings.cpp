@@ -20,6 +20,17 @@ CoreSettingsTables::CoreSettingsTables(CoreSettings& s, settings::Loader& loader
   loader.add_check([&s] { return finish_mail_settings(s.mail); });
   loader.add(oidc_settings(s.oidc));
   loader.add(invitation_settings(s.invitations));
+  loader.add(directory_settings(s.directory));
+  loader.add_check([&s]() -> Result<void> {
+    // A directory user's name is an authd username: the same length limit.
+    s.directory.username_max_length = s.credentials.username_max_length;
+    for (const auto& provider : s.oauth.providers) {
+      if (provider.name == "directory") {
+        return fail(Errc::config, "oauth provider name \"directory\" is taken by directory users' links");
+      }
+    }
+    return finish_directory_settings(s.directory);
+  });
   loader.add_check([&s]() -> Result<void> {
     if (s.store.lmdb.directory.empty()) return fail(Errc::config, "state_dir must not be empty");
     if (s.argon2.memory_kib < 8 * s.argon2.parallelism) {

@@ -11,6 +11,7 @@
 #include "authd/mfa.hpp"
 #include "authd/second_factor_methods.hpp"
 #include "authd/text.hpp"
+#include "authd/username_index.hpp"
 
 namespace authd {
 namespace {
@@ -102,6 +103,57 @@ SignedIn SignIn::signed_in_on_device(User user, std::string amr, std::string_vie
   return done;
 }
 
+Result<User> SignIn::check_password(const BasicCredentials& credentials, PasswordRefusal* refusal,
+                                    const SignInClient& client, std::int64_t now) {
+  auto& accounts = core_.accounts();
+  auto& directory = core_.directory();
+  if (!directory.enabled()) return accounts.sign_in(credentials, refusal);
+  auto local = username_index::find_user(core_.store(), credentials.username);
+  if (!local && local.error().code != Errc::not_found) return std::unexpected(local.error());
+  const bool local_account = local && !is_directory_user(*local);
+  if (local_account && directory.settings().name_clash == NameClash::local) return accounts.sign_in(credentials, refusal);
+  // A name authd would not take is never sent to the directory (its filter
+  // metacharacters are escaped anyway: escape_filter_value).
+  if (!validate_username(credentials.username, accounts.policy()) ||
+      credentials.password.size() > accounts.policy().password_max_length) {
+    return accounts.sign_in(credentials, refusal);  // the same answer and work as an unknown user
+  }
+  auto found = directory.sign_in(credentials.username, credentials.password, now);
+  if (!found) {
+    if (found.error().code == Errc::unavailable) {
+      audit(client, "signin_failed", credentials.username, "refused", "no directory server answered");
+      return fail(Error::retry_later(Errc::unavailable, found.error().retry_after.value_or(5),
+                                     "the directory cannot be reached: directory users cannot sign in now"));
+    }
+    if (found.error().code != Errc::invalid_login) return std::unexpected(found.error());
+    if (refusal) *refusal = PasswordRefusal::directory;
+    return fail(Errc::invalid_login, "directory: " + found.error().message);
+  }
+  // No such entry: a local account (directory_name_clash = directory), or
+  // nobody, at the cost of a password check either way.
+  if (!*found) return accounts.sign_in(credentials, refusal);
+  const DirectoryEntry& entry = **found;
+  if (local_account) {
+    events_.warning("directory: " + entry.dn + " and the local account " + local->username +
+                    " share a name: neither signs in by password (directory_name_clash = directory) until the "
+                    "local account is renamed or deleted");
+    if (refusal) *refusal = PasswordRefusal::directory;
+    return fail(Errc::invalid_login, "directory: a local account has this name");
+  }
+  if (refusal) *refusal = PasswordRefusal::directory;  // for the refusals below
+  if (!entry.role) return fail(Errc::invalid_login, "directory: in no group that gives a role");
+  auto user = accounts.sign_in_directory({.stable_id = entry.stable_id,
+                                          .username = entry.username.empty() ? credentials.username : entry.username,
+                                          .fullname = entry.fullname,
+                                          .email = entry.email,
+                                          .role = *entry.role});
+  if (!user && user.error().code == Errc::conflict) {
+    events_.warning("directory: " + entry.dn + " cannot sign in: " + user.error().message);
+    return fail(Errc::invalid_login, "directory: " + user.error().message);
+  }
+  return user;
+}
+
 Result<void> SignIn::refuse_unverified(const User& user, const SignInClient& client) {
   if (!core_.settings().mail.require_verified_email) return {};
   // An account without a password signs in through its provider (which
@@ -135,7 +187,7 @@ Result<SignInOutcome> SignIn::with_password(const BasicCredentials& credentials,
     return std::unexpected(allowed.error());
   }
   PasswordRefusal refusal = PasswordRefusal::wrong;
-  auto user = core_.accounts().sign_in(credentials, &refusal);
+  auto user = check_password(credentials, &refusal, client, now);
   if (!user) {
     if (user.error().code == Errc::invalid_login) {
       events_.password_sign_in(PasswordOutcome::failed);
@@ -150,7 +202,8 @@ Result<SignInOutcome> SignIn::with_password(const BasicCredentials& credentials,
                         "(authctl delete, then authctl add)");
       }
       audit(client, "signin_failed", credentials.username, "refused",
-            unusable_hash ? user.error().message : "wrong password or unknown user");
+            unusable_hash || refusal == PasswordRefusal::directory ? user.error().message
+                                                                   : "wrong password or unknown user");
       // Fail closed: a failure we cannot count must not be free.
       if (auto counted = throttle.record_failure(credentials.username, client.address, now, device); !counted) {
         return std::unexpected(counted.error());

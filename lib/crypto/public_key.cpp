@@ -1,4 +1,5 @@
-// Public-key signature checks (RS256, ES256) for ID tokens. OpenSSL 3 API.
+// Public-key signature checks (RS256, ES256, EdDSA) for identity providers' ID
+// tokens and OpenID clients' assertions (private_key_jwt). OpenSSL 3 API.
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
@@ -67,6 +68,16 @@ Result<PublicKey> PublicKey::ec_p256(std::string_view x_b64url, std::string_view
   return PublicKey(std::move(*handle), "ES256");
 }
 
+Result<PublicKey> PublicKey::ed25519(std::string_view x_b64url) {
+  const auto x = base64url_decode(x_b64url);
+  if (!x || x->size() != 32) return fail(Errc::invalid_input, "Ed25519 key: x must be 32 bytes");
+  auto handle = std::make_shared<PublicKey::Handle>();
+  handle->pkey = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr, reinterpret_cast<const unsigned char*>(x->data()),
+                                             x->size());
+  if (!handle->pkey) return fail(Errc::invalid_input, "unusable Ed25519 key");
+  return PublicKey(std::move(handle), "EdDSA");
+}
+
 bool PublicKey::verify(std::string_view signing_input, std::string_view signature) const {
   std::string der;
   if (algorithm_ == "ES256") {
@@ -75,8 +86,10 @@ bool PublicKey::verify(std::string_view signing_input, std::string_view signatur
     if (der.empty()) return false;
     signature = der;
   }
+  // Ed25519 hashes the message itself: no digest is named (RFC 8032).
+  const EVP_MD* digest = algorithm_ == "EdDSA" ? nullptr : EVP_sha256();
   MdCtxPtr ctx(EVP_MD_CTX_new());
-  if (!ctx || EVP_DigestVerifyInit(ctx.get(), nullptr, EVP_sha256(), nullptr, key_->pkey) != 1) return false;
+  if (!ctx || EVP_DigestVerifyInit(ctx.get(), nullptr, digest, nullptr, key_->pkey) != 1) return false;
   return EVP_DigestVerify(ctx.get(), reinterpret_cast<const unsigned char*>(signature.data()), signature.size(),
                           reinterpret_cast<const unsigned char*>(signing_input.data()), signing_input.size()) == 1;
 }

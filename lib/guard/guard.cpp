@@ -17,6 +17,10 @@ Result<Principal> Guard::authenticate(std::string_view authorization, std::int64
   if (!verified) return std::unexpected(verified.error());
   const auto& claims = *verified;
 
+  if (is_service_subject(claims->subject)) {
+    if (kind != kAccessTokenType) return fail(Errc::invalid_token, "a service client's token is no client token");
+    return authenticate_service(std::move(*verified));
+  }
   if (claims->username.empty()) return fail(Errc::invalid_token, "the token names no user");
   // Re-authenticate: the account must still exist and be the one the token
   // was issued to (a deleted and re-created name has a new _id).
@@ -29,7 +33,34 @@ Result<Principal> Guard::authenticate(std::string_view authorization, std::int64
   // Signed out or ended everywhere? Judged from the record just loaded (a
   // second read only for a token older than the user's last sign-out).
   if (auto alive = revocation_.check(**user, *claims); !alive) return std::unexpected(alive.error());
+  // A directory user: as the directory has them now (cached, checked every
+  // directory_cache_ttl / 2 off this thread).
+  if (const auto stable_id = directory_id(**user); !stable_id.empty()) {
+    if (!directory_ || !directory_->enabled()) return fail(Errc::invalid_token, "directory users are off");
+    auto role = directory_->role_now((*user)->username, stable_id, (*user)->updated_at, now);
+    if (!role) return std::unexpected(role.error());
+    if (*role && **role != (*user)->role) {
+      auto current = std::make_shared<User>(**user);
+      current->role = **role;
+      *user = std::move(current);
+    }
+  }
   return Principal{std::move(*user), std::move(*verified)};
+}
+
+Result<Principal> Guard::authenticate_service(std::shared_ptr<const TokenClaims> claims) const {
+  const auto client_id = claims->extra.find(kClientIdClaim);
+  if (!service_lookup_ || claims->username != claims->subject || client_id == claims->extra.end() ||
+      claims->subject != std::string(kServiceSubjectPrefix) + client_id->second) {
+    return fail(Errc::invalid_token, "not a service client's token");
+  }
+  // Re-authenticate: the client must still be registered with its grant;
+  // its role is the one it has now.
+  auto client = service_lookup_(claims->subject);
+  if (!client) return std::unexpected(client.error());
+  // Revoked one by one (POST /revoke)? Its principal makes the check read the list.
+  if (auto alive = revocation_.check(**client, *claims); !alive) return std::unexpected(alive.error());
+  return Principal{std::move(*client), std::move(claims)};
 }
 
 // A token authd handed to an OpenID client is for the client's use of
@@ -38,7 +69,8 @@ Result<Principal> Guard::authenticate(std::string_view authorization, std::int64
 // session's check already; one issued before issue 41 (aud [token_audience,
 // client]) is known by its client_id claim.
 static Result<void> refuse_client_token(const Principal& principal) {
-  if (principal.claims().extra.contains(kClientIdClaim)) {
+  // A service client's own token names itself, and is for authd's routes.
+  if (principal.claims().extra.contains(kClientIdClaim) && !is_service_subject(principal.claims().subject)) {
     return fail(Errc::invalid_token, "a token issued to an OpenID client is for /userinfo only");
   }
   return {};
@@ -55,8 +87,10 @@ Result<Principal> Guard::check(std::string_view authorization, std::optional<Cap
   if (!principal) return principal;
   if (auto own = refuse_client_token(*principal); !own) return std::unexpected(own.error());
   // The role is judged as it is now (re-authenticated), so a promotion to a
-  // role that needs a second factor takes effect on the next request.
-  if (std::ranges::find(second_factor_roles_, principal->user().role) != second_factor_roles_.end()) {
+  // role that needs a second factor takes effect on the next request. A
+  // service client has no second factor to show: the policy is for people
+  // (its credential is a random secret or a private key, never a password).
+  if (!is_service_subject(principal->claims().subject) && std::ranges::find(second_factor_roles_, principal->user().role) != second_factor_roles_.end()) {
     const auto amr = principal->claims().extra.find(kAmrClaim);
     if (amr == principal->claims().extra.end() || !amr_has_second_factor(amr->second)) {
       Error refused(Errc::mfa_required, "role " + std::string(to_string(principal->user().role)) +
@@ -84,6 +118,25 @@ Result<void> Guard::authorize(const Principal& principal, Capability required) {
                                            " lacks capability " + std::string(to_string(required)));
     refused.username = principal.user().username;
     return std::unexpected(std::move(refused));
+  }
+  // A service token holds the capabilities its scope names (RFC 6749 §4.4.2:
+  // those of the role, or fewer if the client asked for fewer).
+  if (principal.token_claims && is_service_subject(principal.claims().subject)) {
+    const auto scope = principal.claims().extra.find("scope");
+    const auto name = to_string(required);
+    bool granted = false;
+    if (scope != principal.claims().extra.end()) {
+      for (std::string_view rest = scope->second; !rest.empty() && !granted;) {
+        const auto space = rest.find(' ');
+        granted = rest.substr(0, space) == name;
+        rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
+      }
+    }
+    if (!granted) {
+      Error refused(Errc::not_permitted, "the token's scope lacks capability " + std::string(name));
+      refused.username = principal.user().username;
+      return std::unexpected(std::move(refused));
+    }
   }
   return {};
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "authd/backchannel_logout.hpp"
 #include "authd/crypto.hpp"
 #include "authd/json.hpp"
 
@@ -29,6 +30,7 @@ Json grant_json(const CodeGrant& g) {
       .set("code_challenge", Json::string(g.code_challenge))
       .set("amr", Json::string(g.amr))
       .set("auth_time", Json::integer(g.auth_time));
+  if (!g.sid.empty()) json.set("sid", Json::string(g.sid)).set("iss", Json::string(g.issuer));
   return json;
 }
 
@@ -45,6 +47,8 @@ CodeGrant grant_of(const Json& json) {
   g.code_challenge = text(json, "code_challenge");
   g.amr = text(json, "amr");
   g.auth_time = json.get_integer("auth_time").value_or(0);
+  g.sid = text(json, "sid");
+  g.issuer = text(json, "iss");
   return g;
 }
 
@@ -100,7 +104,9 @@ Result<CodeGrant> AuthorizationCodes::redeem(std::string_view code, std::int64_t
       return fail(Errc::invalid_token, "expired authorization code");
     }
     entry->set("used", Json::boolean(true));
-    return txn.put_entry(kNamespace, key, entry->dump(), now + kRememberUsed);
+    if (auto ok = txn.put_entry(kNamespace, key, entry->dump(), now + kRememberUsed); !ok) return ok;
+    return record_rp_session(txn, grant.user_id, grant.client_id, grant.sid, grant.issuer,
+                             now + rp_session_ttl_.count());
   });
   if (!done) return std::unexpected(done.error());
   if (replayed) return fail(Errc::invalid_token, "authorization code used twice: what it issued is revoked");

@@ -45,6 +45,7 @@ Result<std::string> sign_id_token(KeyRing& ring, const IdToken& token, std::int6
   payload.set("acr", Json::string(acr_of(token.amr)));
   if (!token.access_token.empty()) payload.set("at_hash", Json::string(at_hash(token.access_token)));
   payload.set("azp", Json::string(token.audience));
+  if (!token.sid.empty()) payload.set("sid", Json::string(token.sid));
   std::string signed_token = crypto::base64url_encode(header.dump()) + "." + crypto::base64url_encode(payload.dump());
   const auto signature = key->second.sign(signed_token);
   if (signature.empty()) return fail(Errc::internal, "ID-token signature failed");

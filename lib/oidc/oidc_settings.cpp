@@ -19,6 +19,12 @@ std::vector<settings::Setting> oidc_settings(OidcSettings& s) {
                      "Space-separated client ids of confidential clients (resource servers) that may introspect "
                      "the tokens of every client at POST /introspect; any other client introspects only the "
                      "tokens issued to it, and another client's are {\"active\":false} to it. Empty by default."),
+      settings::seconds("backchannel_logout_retry_max", s.backchannel_logout_retry_max, 1, 24 * 3600,
+                        "Back-channel logout: the longest wait, in seconds, between two attempts to deliver one "
+                        "logout token to a relying party that did not answer 2xx (the waits double from 2 s)."),
+      settings::seconds("backchannel_logout_max_age", s.backchannel_logout_max_age, 10, 30LL * 24 * 3600,
+                        "Back-channel logout: a logout token not delivered within this many seconds of the "
+                        "sign-out is given up (an audit line `backchannel_logout` with outcome `dropped`)."),
   });
 }
 

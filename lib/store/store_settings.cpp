@@ -55,8 +55,9 @@ std::vector<settings::Setting> store_settings(StoreSettings& s) {
                        "defaults (PGHOST ...). The password may also come from PGPASSWORD or PGPASSFILE "
                        "(~/.pgpass), as libpq reads them. --print-config shows it with the password masked."),
       database_url_row("database_listen_url", s.postgres.listen_url,
-                       "store = postgresql: where the user-cache LISTEN connection goes, when it must bypass a "
-                       "transaction pooler that database_url points at; empty = database_url."),
+                       "store = postgresql: where the LISTEN connection that keeps the user and records caches "
+                       "coherent goes: PostgreSQL itself when database_url names a transaction pooler (pgbouncer "
+                       "with pool_mode = transaction, where LISTEN does not work); empty = database_url."),
       settings::integer("database_pool_size", s.postgres.pool_size, 1, 1000,
                         "store = postgresql: database connections per authd process (plus one for LISTEN)."),
       settings::milliseconds("database_statement_timeout_ms", s.postgres.statement_timeout, 1, 3600 * 1000,

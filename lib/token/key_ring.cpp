@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "authd/crypto.hpp"
+#include "authd/store.hpp"
 
 namespace authd {
 namespace {
@@ -150,7 +151,13 @@ std::int64_t KeyRing::version(std::int64_t now) {
   auto seen = last_check_.load(std::memory_order_relaxed);
   // One thread per second checks; the others go on with the keys they have.
   if (seen != now && last_check_.compare_exchange_strong(seen, now, std::memory_order_relaxed)) {
-    (void)reload_if_changed(false);  // on an error the keys loaded before stay in use
+    // On an error the keys loaded before stay in use. A thread that answers
+    // from memory only (an event loop, authd/store.hpp's MemoryOnly) cannot
+    // check: it leaves this second's check to the next thread that can (its
+    // request runs again on one).
+    if (auto checked = reload_if_changed(false); !checked && MemoryOnly::refused_here()) {
+      last_check_.store(seen, std::memory_order_relaxed);
+    }
   }
   return version_.load(std::memory_order_acquire);
 }

@@ -37,6 +37,12 @@ Result<Principal> admin_principal(App& app, const http::Request& request, const 
                                    .reason = "admin role required for " + std::string(route.pattern)});
     return fail(Errc::not_permitted, "admin role required");
   }
+  // A service client's token narrowed by its scope is not the whole admin role.
+  if (is_service_subject(principal->claims().subject)) {
+    for (const auto capability : capabilities_of(Role::admin)) {
+      if (auto allowed = Guard::authorize(*principal, capability); !allowed) return std::unexpected(allowed.error());
+    }
+  }
   return principal;
 }
 
@@ -47,7 +53,9 @@ bool changes_state(const Route& route) noexcept { return route.method != "GET" &
 Result<void> admit_site(const Route& route, const http::Request& request) {
   // Whatever else authenticates the request (nothing, the cookie, Basic, a
   // token in the body): the table, not each handler, keeps other sites out.
-  if (changes_state(route) && !bearer_header(request)) return http::refuse_cross_site(request);
+  if (changes_state(route) && route.site == Site::same && !bearer_header(request)) {
+    return http::refuse_cross_site(request);
+  }
   return {};
 }
 
@@ -80,6 +88,13 @@ Result<Principal> authenticate(App& app, const http::Request& request, const Rou
   auto principal = route.access == Access::admin   ? admin_principal(app, request, route)
                    : route.access == Access::enrol ? app.core->guard().check_for_enrolment(authorization, unix_now())
                                                    : app.core->guard().check(authorization, route.capability, unix_now());
+  // A service client's token (client_credentials) acts as its role at the
+  // capability-guarded and admin routes; it has no account of its own.
+  if (principal && session && is_service_subject(principal->claims().subject)) {
+    Error refused(Errc::not_permitted, "a service client's token is not a user's session");
+    refused.username = principal->user().username;
+    principal = std::unexpected(std::move(refused));
+  }
   if (!principal && (principal.error().code != Errc::not_permitted || route.access != Access::admin)) {
     // A valid token refused (capability, second factor) is named.
     handlers::audit(app, request, {.event = "denied", .username = principal.error().username, .outcome = "refused",

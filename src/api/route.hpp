@@ -52,6 +52,13 @@ enum class Body {
   form,  // an OAuth form (POST /token): application/x-www-form-urlencoded only
 };
 
+// Where a state-changing request may come from (GET never changes state).
+enum class Site {
+  same,  // this site only, unless it carries a bearer header (api/access_policy.cpp)
+  any,   // any site: a POST that does no more than the same GET would (OpenID
+         // Connect's authorization request by form post, Core §3.1.2.1)
+};
+
 struct Route {
   std::string_view method;
   std::string_view pattern;  // literal segments and "{id}" (one non-empty segment)
@@ -60,6 +67,7 @@ struct Route {
   std::optional<Capability> capability;
   Lane lane = Lane::direct;
   Body body = Body::none;
+  Site site = Site::same;
 };
 
 }  // namespace authd

@@ -21,6 +21,7 @@
 #include "http/forwarded.hpp"
 #include "http/request_id.hpp"
 #include "program/log.hpp"
+#include "serving/metrics.hpp"
 
 namespace authd {
 namespace {
@@ -194,13 +195,31 @@ Prepared prepare(App& app, http::Request&& request) {
   request.from_trusted_proxy = client.from_trusted_proxy;
   request.request_id = request_id_for(request);
   RouteMatch match = resolve(request);
-  const Lane lane = match.lane();
+  Lane lane = match.lane();
   const auto started = std::chrono::steady_clock::now();
   Prepared prepared;
-  if (lane == Lane::direct) {
-    // On the thread that answers it anyway: answered here, with no job built.
-    prepared.response = finish(app, request, match, started);
-    return prepared;
+  if (lane == Lane::direct || lane == Lane::read) {
+    if (!app.core->store().waits_on_network()) {
+      // On the thread that answers it anyway: answered here, with no job built.
+      prepared.response = finish(app, request, match, started);
+      return prepared;
+    }
+    if (lane == Lane::read) {
+      // From the store's memory, on this thread (an event loop): kept unless
+      // the store refused a call, in which case nothing of it is kept (no
+      // count, no audit line: handlers::audit) and it runs on a store thread.
+      MemoryOnly from_memory;
+      auto response = respond(app, request, match);
+      if (!from_memory.refused()) {
+        response.header("X-Request-Id", std::move(request.request_id));
+        record_request(match, response.status, started);
+        metrics::read_from_memory(true);
+        prepared.response = std::move(response);
+        return prepared;
+      }
+      metrics::read_from_memory(false);
+    }
+    lane = Lane::store;
   }
   prepared.lane = lane;
   prepared.answer = [&app, request = std::move(request), match = std::move(match), started]() mutable {

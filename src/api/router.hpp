@@ -24,7 +24,8 @@ struct RouteMatch {
   bool authorizer = false;       // FCGI_ROLE=AUTHORIZER: the access rules decide, whatever the path
   std::string id;                // the {id} path segment, if the pattern has one
   std::optional<Error> error;    // set when no route takes the request
-  Lane lane() const noexcept { return route ? route->lane : Lane::direct; }
+  // The authorizer role reads (the guard); an error needs no store at all.
+  Lane lane() const noexcept { return route ? route->lane : Lane::read; }
 };
 
 // Resolves the route of a request: once per request.
@@ -40,9 +41,12 @@ http::Response respond(App& app, const http::Request& request, const RouteMatch&
 // replaced by 16 random hex characters. It identifies, never authorizes.
 std::string request_id_for(const http::Request& request);
 
-// resolve + respond for the server: a route of the direct lane is answered
-// at once (Prepared::response), any other becomes a job for its lane that the
-// request moves into. Sets request.request_id, adds the X-Request-Id header
+// resolve + respond for the server: a route of the direct or read lane is
+// answered at once (Prepared::response), any other becomes a job for its lane
+// that the request moves into. When the store waits on the network, a direct
+// route becomes a job for the store threads (Lane::store), and a read route is
+// tried here from the store's memory (MemoryOnly): answered at once when the
+// store could answer it, else a job for the store threads, as if never tried. Sets request.request_id, adds the X-Request-Id header
 // to the answer and counts it for /metrics (api/request_metrics.hpp).
 Prepared prepare(App& app, http::Request&& request);
 

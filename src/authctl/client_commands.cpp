@@ -1,6 +1,8 @@
 // authctl client add|list|show|remove|rotate-secret: the OpenID Connect
 // clients (lib/oidc/clients.cpp), registered applications signing in through authd.
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 
 #include "authd/clock.hpp"
 #include "authd/oidc_clients.hpp"
@@ -29,7 +31,40 @@ void print(const Context& context, const OidcClient& client, const std::string& 
               client.id.c_str(), client.name.c_str(), client.is_public ? "public" : "confidential",
               client.first_party ? " first-party" : "", client.require_par ? " require-par" : "", joined(client.redirect_uris).c_str(),
               joined(client.post_logout_uris).c_str(), joined(client.scopes).c_str());
+  if (!client.backchannel_logout_uri.empty()) {
+    std::printf("backchannel_logout_uri: %s%s\n", client.backchannel_logout_uri.c_str(),
+                client.backchannel_logout_session_required ? " (session required)" : "");
+  }
+  std::printf("grant_types: %s\ntoken_endpoint_auth_method: %s\n", joined(client.grant_types).c_str(),
+              std::string(auth_method(client)).c_str());
+  if (client.role) std::printf("role: %s\n", std::string(to_string(*client.role)).c_str());
+  if (!client.jwks_uri.empty()) std::printf("jwks_uri: %s\n", client.jwks_uri.c_str());
+  if (!client.jwks.empty()) std::printf("jwks: %s\n", client.jwks.c_str());
   if (!secret.empty()) std::printf("client_secret: %s\n", secret.c_str());
+}
+
+int usage(const char* message) {
+  std::fprintf(stderr, "authctl: %s\n", message);
+  return kUsage;
+}
+
+// --grant, --role, --jwks FILE, --jwks-uri URL (service clients, private_key_jwt).
+std::optional<std::string> service_options(const Invocation& invocation, OidcClient& spec) {
+  for (const auto& value : invocation.values("grant")) {
+    for (auto word : text::words(value)) spec.grant_types.emplace_back(word);
+  }
+  if (invocation.has("role")) {
+    spec.role = parse_role(invocation.value("role"));
+    if (!spec.role) return "--role must be one of user, writer, editor, admin";
+  }
+  if (invocation.has("jwks")) {
+    std::ifstream file(invocation.value("jwks"));
+    std::stringstream text;
+    if (!file || !(text << file.rdbuf())) return "cannot read the JWK Set file " + invocation.value("jwks");
+    spec.jwks = text.str();
+  }
+  if (invocation.has("jwks-uri")) spec.jwks_uri = invocation.value("jwks-uri");
+  return std::nullopt;
 }
 
 void audit(Core& core, std::string event, const std::string& client_id, std::string reason = {}) {
@@ -53,6 +88,12 @@ int add_client(Context& context, const Invocation& invocation) {
   spec.is_public = invocation.has("public");
   spec.first_party = invocation.has("first-party");
   spec.require_par = invocation.has("require-par");
+  spec.backchannel_logout_uri = invocation.value("backchannel-logout-uri");
+  spec.backchannel_logout_session_required = invocation.has("backchannel-logout-session-required");
+  if (spec.backchannel_logout_uri.empty() && spec.backchannel_logout_session_required) {
+    return usage("--backchannel-logout-session-required needs --backchannel-logout-uri");
+  }
+  if (auto wrong = service_options(invocation, spec)) return failure(*wrong);
   auto issued = (*core)->oidc_clients().add(std::move(spec), unix_now());
   if (!issued) return failure(issued.error().message);
   audit(**core, "client_added", issued->client.id);
@@ -106,6 +147,20 @@ int remove_client(Context& context, const Invocation& invocation) {
   audit(**core, "client_removed", id, describe_removal(id, *removed));
   std::printf("removed %s (%zu refresh families ended, %zu consents deleted)\n", id.c_str(), removed->refresh_families,
               removed->consents);
+  return kOk;
+}
+
+int update_client(Context& context, const Invocation& invocation) {
+  if (!invocation.has("backchannel-logout-uri")) return usage("client update needs --backchannel-logout-uri URI (\"\" removes it)");
+  auto core = context.core();
+  if (!core) return failure(core.error().message);
+  const std::string& id = invocation.operands[0];
+  const std::string uri = invocation.value("backchannel-logout-uri");
+  auto changed = set_backchannel_logout((*core)->store(), id, uri, invocation.has("backchannel-logout-session-required"));
+  if (!changed) return failure(changed.error().message + (changed.error().code == Errc::not_found ? " '" + id + "'" : ""));
+  audit(**core, "client_updated", id,
+        "client " + id + (uri.empty() ? ": back-channel logout removed" : ": backchannel_logout_uri " + uri));
+  print(context, *changed);
   return kOk;
 }
 

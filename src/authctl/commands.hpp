@@ -59,6 +59,8 @@ int show_user(Context& context, const Invocation& invocation);
 int delete_user(Context& context, const Invocation& invocation);
 int sign_out_user(Context& context, const Invocation& invocation);
 int reset_mfa(Context& context, const Invocation& invocation);
+// directory.cpp
+int test_directory(Context& context, const Invocation& invocation);
 // store_commands.cpp
 int backup(Context& context, const Invocation& invocation);
 int restore(Context& context, const Invocation& invocation);
@@ -74,6 +76,7 @@ int list_clients(Context& context, const Invocation& invocation);
 int show_client(Context& context, const Invocation& invocation);
 int remove_client(Context& context, const Invocation& invocation);
 int rotate_client_secret(Context& context, const Invocation& invocation);
+int update_client(Context& context, const Invocation& invocation);
 
 // invitations.cpp
 int invite(Context& context, const Invocation& invocation);

@@ -45,7 +45,7 @@ const std::vector<Command>& commands() {
       {"role", "USER ROLE [--force]",
        "change a user's role (admin, editor, writer, user); the last admin keeps the role unless --force", 2, 2,
        {{"force", false}}, set_role},
-      {"list", "", "list users: username, role, _id, __v (--json: an array of objects)", 0, 0, {}, list_users},
+      {"list", "", "list users: username, role, _id, __v, source (--json: an array of objects)", 0, 0, {}, list_users},
       {"show", "USER", "one user's username, role, _id, __v, fullname and email", 1, 1, {}, show_user},
       {"delete", "USER [--force]",
        "delete a user (their tokens stop working at once); the last admin stays unless --force", 1, 1,
@@ -64,15 +64,24 @@ const std::vector<Command>& commands() {
        rotate_key},
       {"key retire", "[KID]", "delete KID, or every key but the current one", 0, 1, {}, retire_keys},
       {"key list", "", "kid of every key, the current one marked with * (--json: objects)", 0, 0, {}, list_keys},
-      {"client add", "NAME --redirect-uri URI... [--public] [--first-party] [--require-par] [--post-logout-uri URI...]\n"
-       "           [--scope SCOPE...]",
+      {"client add", "NAME [--redirect-uri URI...] [--public] [--first-party] [--require-par] [--post-logout-uri URI...]\n"
+                     "           [--scope SCOPE...] [--backchannel-logout-uri URI [--backchannel-logout-session-required]]\n"
+                     "           [--grant authorization_code|client_credentials...] [--role ROLE] [--jwks FILE | --jwks-uri URL]",
        "register an application signing in through authd (OpenID Connect); prints its client_id and,\n"
-       "unless --public, its secret (shown once, stored hashed); redirect URIs match exactly;\n"
-       "--require-par: /authorize only with a request pushed to /par (RFC 9126)",
+       "unless --public or --jwks/--jwks-uri (private_key_jwt), its secret (shown once, stored hashed);\n"
+       "redirect URIs match exactly; --grant client_credentials --role ROLE: a service client whose own\n"
+       "tokens act as ROLE (no redirect URI needed); --require-par: /authorize only with a request\n"
+       "pushed to /par (RFC 9126)",
        1, 1,
        {{"redirect-uri", true, 0, true}, {"post-logout-uri", true, 0, true}, {"scope", true, 0, true},
-        {"public", false}, {"first-party", false}, {"require-par", false}},
+        {"public", false}, {"first-party", false}, {"require-par", false}, {"backchannel-logout-uri", true},
+        {"backchannel-logout-session-required", false}, {"grant", true, 0, true}, {"role", true}, {"jwks", true},
+        {"jwks-uri", true}},
        add_client},
+      {"client update", "CLIENT_ID --backchannel-logout-uri URI|\"\" [--backchannel-logout-session-required]",
+       "set (or, with \"\", remove) the client's back-channel logout URI: where authd POSTs a logout token\n"
+       "when a user who signed in to it signs out",
+       1, 1, {{"backchannel-logout-uri", true}, {"backchannel-logout-session-required", false}}, update_client},
       {"client list", "", "every registered client: client_id, type, name (--json: objects)", 0, 0, {}, list_clients},
       {"client show", "CLIENT_ID", "one client's settings (never its secret)", 1, 1, {}, show_client},
       {"client remove", "CLIENT_ID", "remove a client; its tokens stop being issued", 1, 1, {}, remove_client},
@@ -88,6 +97,10 @@ const std::vector<Command>& commands() {
       {"invitation revoke", "ID", "revoke an invitation: its link stops working", 1, 1, {}, revoke_invitation},
       {"mfa reset", "USER", "remove every second factor of USER (TOTP, recovery codes, passkeys); audited", 1, 1, {},
        reset_mfa},
+      {"directory test", "USERNAME",
+       "look USERNAME up in the directory as a sign-in would (no password): which server answered, the DN, "
+       "the groups and the role it would get",
+       1, 1, {}, test_directory},
   };
   return table;
 }

@@ -56,7 +56,9 @@ Json user_json(const User& user) {
       .set("__v", Json::integer(user.version))
       .set("fullname", Json::string(user.fullname))
       .set("email", Json::string(user.email))
-      .set("email_verified", Json::boolean(user.email_verified));
+      .set("email_verified", Json::boolean(user.email_verified))
+      .set("source", Json::string(is_directory_user(user) ? "directory" : "local"));
+  if (is_directory_user(user)) shown.set("directory_id", Json::string(std::string(directory_id(user))));
   return shown;
 }
 
@@ -90,6 +92,10 @@ int set_role(Context& context, const Invocation& invocation) {
   if (!core) return failure(core.error().message);
   const auto role = role_operand(invocation.operands[1]);
   if (!role) return kFailure;
+  // A directory user's role is its groups' (--force does not change that).
+  if (auto found = (*core)->accounts().find(invocation.operands[0]); found && is_directory_user(*found)) {
+    return failure(invocation.operands[0] + ": " + std::string(kDirectoryManagesRole));
+  }
   auto user = (*core)->user_admin().set_role(operator_actor(), invocation.operands[0], *role, invocation.has("force"));
   if (!user) return refused_change(user.error(), invocation.operands[0]);
   if (context.json()) {
@@ -111,10 +117,10 @@ int list_users(Context& context, const Invocation&) {
     print_json(users);
     return kOk;
   }
-  std::printf("%-32s %-7s %-24s %s\n", "USERNAME", "ROLE", "_ID", "__V");
+  std::printf("%-32s %-7s %-24s %-5s %s\n", "USERNAME", "ROLE", "_ID", "__V", "SOURCE");
   for (const auto& user : all->users) {
-    std::printf("%-32s %-7s %-24s %lld\n", user.username.c_str(), std::string(to_string(user.role)).c_str(),
-                user.id.c_str(), static_cast<long long>(user.version));
+    std::printf("%-32s %-7s %-24s %-5lld %s\n", user.username.c_str(), std::string(to_string(user.role)).c_str(),
+                user.id.c_str(), static_cast<long long>(user.version), is_directory_user(user) ? "directory" : "local");
   }
   return kOk;
 }
@@ -132,12 +138,21 @@ int show_user(Context& context, const Invocation& invocation) {
               user->username.c_str(), std::string(to_string(user->role)).c_str(), user->id.c_str(),
               static_cast<long long>(user->version), user->fullname.c_str(), user->email.c_str(),
               user->email.empty() ? "" : user->email_verified ? " (verified)" : " (not verified)");
+  if (is_directory_user(*user)) {
+    std::printf("source    directory (%s)\n", std::string(directory_id(*user)).c_str());
+  } else {
+    std::printf("source    local\n");
+  }
   return kOk;
 }
 
 int delete_user(Context& context, const Invocation& invocation) {
   auto core = context.core();
   if (!core) return failure(core.error().message);
+  if (auto found = (*core)->accounts().find(invocation.operands[0]);
+      found && is_directory_user(*found) && !invocation.has("force")) {
+    return failure(invocation.operands[0] + ": " + std::string(kDirectoryManagesAccount));
+  }
   if (auto ok = (*core)->user_admin().remove(operator_actor(), invocation.operands[0], invocation.has("force")); !ok) {
     return refused_change(ok.error(), invocation.operands[0]);
   }

@@ -1,6 +1,8 @@
 // Where a request runs. Password hashing and calls to identity providers are
 // slow, so they run on their own bounded worker pools: a flood of sign-ins
-// or a slow provider can never take every thread from guarded requests.
+// or a slow provider can never take every thread from guarded requests. A
+// store that waits on the network (PostgreSQL) is never waited for on an
+// event loop: what needs it runs on the store threads.
 #pragma once
 
 #include <functional>
@@ -13,9 +15,15 @@
 namespace authd {
 
 enum class Lane {
-  direct,    // on the thread that read the request (token checks, records)
+  direct,    // on the thread that read the request (token checks, records);
+             // on the store threads when the store waits on the network
+  read,      // as direct; when the store waits on the network, tried on the
+             // thread that read it from the store's memory (authd/store.hpp's
+             // MemoryOnly), and run again on the store threads only when the
+             // store would have to wait: guarded and capability reads
   password,  // argon2id: signup, signin
   upstream,  // outgoing HTTP to an identity provider: oauth
+  store,     // the store threads (set by the router, never in the route table)
 };
 
 // Something an answer keeps in use until it has run (the App it runs on,

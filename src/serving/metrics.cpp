@@ -49,10 +49,17 @@ struct Registry {
   std::atomic<std::uint64_t> mail_sent{0};
   std::atomic<std::uint64_t> mail_failed{0};
   std::atomic<std::uint64_t> mail_plaintext_refused{0};
+  std::atomic<std::uint64_t> logout_sent{0};
+  std::atomic<std::uint64_t> logout_retried{0};
+  std::atomic<std::uint64_t> logout_dropped{0};
   std::atomic<long> password_queue{0};
   std::atomic<long> upstream_queue{0};
   std::atomic<long> password_busy{0};
   std::atomic<long> upstream_busy{0};
+  std::atomic<long> store_queue{0};
+  std::atomic<long> store_busy{0};
+  std::atomic<std::uint64_t> reads_answered_from_memory{0};
+  std::atomic<std::uint64_t> reads_sent_to_store{0};
   std::array<std::atomic<std::uint64_t>, 3> invitations{};  // created, accepted, revoked
 };
 
@@ -163,17 +170,27 @@ void throttled() { registry().throttled.fetch_add(1, std::memory_order_relaxed);
 void mail_sent() { registry().mail_sent.fetch_add(1, std::memory_order_relaxed); }
 void mail_failed() { registry().mail_failed.fetch_add(1, std::memory_order_relaxed); }
 void mail_plaintext_refused() { registry().mail_plaintext_refused.fetch_add(1, std::memory_order_relaxed); }
+void logout_sent() { registry().logout_sent.fetch_add(1, std::memory_order_relaxed); }
+void logout_retried() { registry().logout_retried.fetch_add(1, std::memory_order_relaxed); }
+void logout_dropped() { registry().logout_dropped.fetch_add(1, std::memory_order_relaxed); }
 
 void lane_depth(Lane lane, int delta) {
   Registry& r = registry();
   if (lane == Lane::password) r.password_queue.fetch_add(delta, std::memory_order_relaxed);
   else if (lane == Lane::upstream) r.upstream_queue.fetch_add(delta, std::memory_order_relaxed);
+  else if (lane == Lane::store) r.store_queue.fetch_add(delta, std::memory_order_relaxed);
 }
 
 void lane_busy(Lane lane, int delta) {
   Registry& r = registry();
   if (lane == Lane::password) r.password_busy.fetch_add(delta, std::memory_order_relaxed);
   else if (lane == Lane::upstream) r.upstream_busy.fetch_add(delta, std::memory_order_relaxed);
+  else if (lane == Lane::store) r.store_busy.fetch_add(delta, std::memory_order_relaxed);
+}
+
+void read_from_memory(bool answered) {
+  Registry& r = registry();
+  (answered ? r.reads_answered_from_memory : r.reads_sent_to_store).fetch_add(1, std::memory_order_relaxed);
 }
 
 void invitation(std::string_view event) {
@@ -229,9 +246,16 @@ std::string render(App& app) {
   header(out, "authd_lane_busy", "gauge", "Requests a lane thread is working on, by lane.");
   out += "authd_lane_busy{lane=\"password\"} " + std::to_string(r.password_busy.load()) + "\n";
   out += "authd_lane_busy{lane=\"upstream\"} " + std::to_string(r.upstream_busy.load()) + "\n";
+  out += "authd_lane_busy{lane=\"store\"} " + std::to_string(r.store_busy.load()) + "\n";
   header(out, "authd_lane_queue_depth", "gauge", "Requests waiting for a worker, by lane.");
   out += "authd_lane_queue_depth{lane=\"password\"} " + std::to_string(r.password_queue.load()) + "\n";
   out += "authd_lane_queue_depth{lane=\"upstream\"} " + std::to_string(r.upstream_queue.load()) + "\n";
+  out += "authd_lane_queue_depth{lane=\"store\"} " + std::to_string(r.store_queue.load()) + "\n";
+  header(out, "authd_reads_from_memory_total", "counter",
+         "Reads tried on an event loop from the store's memory (store = postgresql): answered there, or sent on "
+         "to the store threads because the store would have waited on the network.");
+  out += "authd_reads_from_memory_total{outcome=\"answered\"} " + std::to_string(r.reads_answered_from_memory.load()) + "\n";
+  out += "authd_reads_from_memory_total{outcome=\"store\"} " + std::to_string(r.reads_sent_to_store.load()) + "\n";
   header(out, "authd_mail_sent_total", "counter", "Messages this process handed to the SMTP server (accepted).");
   out += "authd_mail_sent_total " + std::to_string(r.mail_sent.load()) + "\n";
   header(out, "authd_mail_failed_total", "counter", "Delivery attempts of this process that failed (retried later).");
@@ -244,6 +268,18 @@ std::string render(App& app) {
     if (auto depth = mail::Outbox(app.core->store(), app.core->settings().mail).depth()) {
       header(out, "authd_mail_outbox_depth", "gauge", "Messages waiting in the outbox (every node's).");
       out += "authd_mail_outbox_depth " + std::to_string(*depth) + "\n";
+    }
+  }
+  if (app.core->settings().oidc.provider) {
+    header(out, "authd_backchannel_logout_total", "counter",
+           "Back-channel logout tokens of this process, by outcome: sent (2xx), retried (failed, tried again later), "
+           "dropped (given up after backchannel_logout_max_age, or the client is gone).");
+    out += "authd_backchannel_logout_total{outcome=\"sent\"} " + std::to_string(r.logout_sent.load()) + "\n";
+    out += "authd_backchannel_logout_total{outcome=\"retried\"} " + std::to_string(r.logout_retried.load()) + "\n";
+    out += "authd_backchannel_logout_total{outcome=\"dropped\"} " + std::to_string(r.logout_dropped.load()) + "\n";
+    if (auto depth = LogoutOutbox(app.core->store(), app.core->settings().oidc.backchannel_logout_retry_max).depth()) {
+      header(out, "authd_backchannel_logout_outbox_depth", "gauge", "Logout tokens waiting to be delivered (every node's).");
+      out += "authd_backchannel_logout_outbox_depth " + std::to_string(*depth) + "\n";
     }
   }
   header(out, "authd_invitations_total", "counter", "Invitations of this process, by event (created, accepted, revoked).");

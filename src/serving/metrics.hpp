@@ -28,6 +28,11 @@ void mail_sent();
 void mail_failed();
 // A message not sent: TLS was required and the server offered none (it stays queued).
 void mail_plaintext_refused();
+// Back-channel logout tokens: delivered (2xx), attempts that failed (retried
+// later), and logouts given up (backchannel_logout_max_age) or pointless (client gone).
+void logout_sent();
+void logout_retried();
+void logout_dropped();
 // Invitations through the API: created, accepted, revoked (Events::invitation;
 // authctl's are not counted: its Core has no events observer).
 void invitation(std::string_view event);
@@ -36,6 +41,10 @@ void lane_depth(Lane lane, int delta);
 // Lane threads working out an answer (+1 when one takes a job, -1 once the
 // answer is made, before it is sent).
 void lane_busy(Lane lane, int delta);
+
+// A read tried from the store's memory on an event loop (store =
+// postgresql): answered there, or sent on to the store threads.
+void read_from_memory(bool answered);
 
 // The whole exposition, store and token-cache figures included.
 std::string render(App& app);

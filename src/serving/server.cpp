@@ -112,7 +112,7 @@ struct Server::State {
   ServerOptions options;
   Prepare prepare;
   std::vector<std::unique_ptr<EventLoop>> loops;
-  WorkQueue<Lease> direct;
+  WorkQueue<LaneJob> store_lane;  // unbounded
   WorkQueue<LaneJob> password_lane;
   WorkQueue<LaneJob> upstream_lane;
   // After `loops`: destroyed first, it hands what it still holds to live loops.
@@ -128,21 +128,19 @@ struct Server::State {
       : listen_fd(fd), options(std::move(o)), prepare(std::move(p)), password_lane(options.queue_limit),
         upstream_lane(options.queue_limit) {}
 
-  // On a loop's thread, for every complete request.
+  // On a loop's thread, for every complete request: answers it at once, or
+  // queues it for its lane.
   void dispatch(Lease lease) {
-    if (options.inline_direct) route(std::move(lease));
-    else direct.push(lease);
-  }
-
-  // Answers a direct request at once, or queues it for its lane.
-  void route(Lease lease) {
     Prepared prepared = prepare(lease.take_request());
-    if (prepared.lane == Lane::direct) {
+    const bool no_thread = prepared.lane == Lane::store && options.workers == 0;
+    if (prepared.response || prepared.lane == Lane::direct || prepared.lane == Lane::read || no_thread) {
       deliver(lease, prepared.take_answer());
       return;
     }
     LaneJob job{std::move(lease), std::move(prepared.hold), std::move(prepared.answer)};
-    auto& lane = prepared.lane == Lane::password ? password_lane : upstream_lane;
+    auto& lane = prepared.lane == Lane::password ? password_lane
+                 : prepared.lane == Lane::store  ? store_lane
+                                                 : upstream_lane;
     metrics::lane_depth(prepared.lane, +1);  // before the push: a lane thread may pop it at once
     if (!lane.push(job)) {
       metrics::lane_depth(prepared.lane, -1);
@@ -159,10 +157,6 @@ struct Server::State {
     }
     lease.answer(response);
   }
-  void direct_loop() {
-    while (auto lease = direct.pop()) route(std::move(*lease));
-  }
-
   void lane_loop(WorkQueue<LaneJob>& lane, Lane which) {
     // An idle hashing thread gives argon2's working memory back (see PasswordHasher).
     while (auto job = lane.pop(kLaneIdle, [] { PasswordHasher::release_thread_memory(); })) {
@@ -190,7 +184,7 @@ Result<void> Server::start() {
   LoopOptions loop_options;
   loop_options.listen_fd = s.listen_fd;
   loop_options.web_server_addrs = s.options.web_server_addrs;
-  loop_options.answers_inline = s.options.inline_direct;
+  loop_options.answers_inline = true;  // most requests, the store's threads or not
   // Each loop takes its share of the connection limit (the shares add up to
   // it: the web server is told the whole, FCGI_MAX_CONNS); no loop without one.
   const std::size_t max_conns = limits.max_connections;
@@ -213,8 +207,7 @@ Result<void> Server::start() {
       s.loop_done_cv.notify_all();
     });
   }
-  const unsigned direct_workers = s.options.inline_direct ? 0 : s.options.workers;
-  for (unsigned i = 0; i < direct_workers; ++i) s.workers.emplace_back([&s] { s.direct_loop(); });
+  for (unsigned i = 0; i < s.options.workers; ++i) s.workers.emplace_back([&s] { s.lane_loop(s.store_lane, Lane::store); });
   for (unsigned i = 0; i < s.options.hash_workers; ++i) s.workers.emplace_back([&s] { s.lane_loop(s.password_lane, Lane::password); });
   for (unsigned i = 0; i < s.options.upstream_workers; ++i) s.workers.emplace_back([&s] { s.lane_loop(s.upstream_lane, Lane::upstream); });
   return {};
@@ -233,7 +226,7 @@ bool Server::stop(std::chrono::milliseconds grace) {
   if (!in_time) {
     // Out of time: queued work is answered 503 and idle connections closed;
     // requests a thread is running finish, and the loops wait for them.
-    s.direct.discard();
+    s.store_lane.discard();
     s.password_lane.discard();
     s.upstream_lane.discard();
     s.delayed.stop();  // held answers go now: the loops wait for them
@@ -241,7 +234,7 @@ bool Server::stop(std::chrono::milliseconds grace) {
   }
   for (auto& thread : s.loop_threads) thread.join();
   s.loop_threads.clear();
-  s.direct.close();
+  s.store_lane.close();
   s.password_lane.close();
   s.upstream_lane.close();
   for (auto& thread : s.workers) thread.join();

@@ -1,14 +1,14 @@
 // The FastCGI server: `event_loops` event loops (event_loop.hpp, one per
 // core by default) that share the listening socket, each owning the
-// connections it accepted and reading them without blocking. A request that
-// cannot block (Lane::direct: the guard, token checks, records, JWKS, health)
-// is answered inline on the loop that read it, unless the store may block on
-// the network (PostgreSQL): then `workers` threads answer it. The slow routes
-// — password hashing, identity-provider calls — run on bounded lanes (worker
-// pools with a queue), so that those can never hold a loop or every thread;
-// their answers go back to the connection's loop. See Lane in lane.hpp. The
-// server knows nothing of routes: `prepare` (api/router.cpp) resolves each
-// request once.
+// connections it accepted and reading them without blocking. Each loop hands
+// every request to `prepare` (api/router.cpp, which resolves it once): a
+// request that cannot block (the guard, token checks, records, JWKS, health;
+// on PostgreSQL the reads its caches answer) comes back answered, on the loop
+// that read it. The others run on lanes (worker pools with a queue, see
+// Lane in lane.hpp): the store threads (`workers`, for what must wait on a
+// store reached over the network), password hashing, identity-provider
+// calls; so that those can never hold a loop, and the slow ones never every
+// thread. Their answers go back to the connection's loop.
 #pragma once
 
 #include <chrono>
@@ -25,13 +25,13 @@ namespace authd {
 
 struct ServerOptions {
   unsigned event_loops = 1;
-  // Direct requests answered on the loop (the store never waits on the
-  // network); otherwise on `workers` threads.
-  bool inline_direct = false;
-  unsigned workers = 4;  // threads for direct requests when not inline
+  // Threads of the store lane (Lane::store; its queue is unbounded, as the
+  // loops' backlog would be). 0 when the store never waits on the network:
+  // a store job then runs on the loop (prepare makes none).
+  unsigned workers = 0;
   unsigned hash_workers = 2;
   unsigned upstream_workers = 4;
-  std::size_t queue_limit = 128;  // per lane; a full lane answers 503 + Retry-After
+  std::size_t queue_limit = 128;  // per lane (password, upstream); a full lane answers 503 + Retry-After
   // What a connection and its requests may hold (fcgi/limits.hpp). The
   // server serves with its own copy, max_connections 0 resolved to the
   // open-file limit less 64 and output_limit_bytes at least

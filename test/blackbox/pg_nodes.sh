@@ -19,6 +19,13 @@
 #                           authd, started; exports AUTHD_STORE=postgresql,
 #                           AUTHD_DATABASE_URL, one AUTHD_SIGNING_KEY and cheap
 #                           Argon2 settings (hashing is not what these tests are about)
+#                           With PG_NODES_PGBOUNCER=1 the nodes reach it through
+#                           pgbouncer (pool_mode = transaction, started here on a
+#                           free 127.0.0.1 port, stopped at exit): AUTHD_DATABASE_URL
+#                           names pgbouncer, AUTHD_DATABASE_LISTEN_URL PostgreSQL
+#                           itself (LISTEN needs a session of its own); PGBOUNCER_PORT
+#   pg_pgbouncer_show WHAT  pgbouncer's admin console: SHOW WHAT (CLIENTS, POOLS,
+#                           CONFIG), unaligned, '|'-separated
 #   pg_nodes_two            starts nodes a and b; sets A and B to their URLs
 #   pg_ctl_dir              authctl as on a third machine: ctl runs authctl with a
 #                           state directory of its own (CTL_DIR), the database shared
@@ -135,6 +142,72 @@ pg_nodes_database() {
   AUTHD_SIGNING_KEY=$(pg_signing_key)
   export AUTHD_DATABASE_URL AUTHD_SIGNING_KEY
   export AUTHD_ARGON2_MEMORY_KIB=4096 AUTHD_ARGON2_ITERATIONS=1
+  if [[ ${PG_NODES_PGBOUNCER:-0} == 1 ]]; then
+    _pg_pgbouncer_start "$PG" || exit 1
+    export AUTHD_DATABASE_LISTEN_URL=$AUTHD_DATABASE_URL
+    AUTHD_DATABASE_URL="host=127.0.0.1 port=$PGBOUNCER_PORT user=authd dbname=authd"
+    echo "pg_nodes: the nodes reach PostgreSQL through pgbouncer (transaction mode) on port $PGBOUNCER_PORT"
+  fi
+}
+
+# pgbouncer between the nodes and PostgreSQL $1, in transaction mode: a
+# server connection is a client's for one transaction only. It trusts
+# 127.0.0.1 as the cluster does (user authd, in its auth_file), and gives up
+# on a server it cannot reach after 1 s (server_login_retry) so that a
+# database restart is noticed as it would be without it.
+_pg_pgbouncer_start() {
+  local pg=$1 dir attempt i bin
+  bin=$(command -v pgbouncer || echo /usr/sbin/pgbouncer)
+  [[ -x $bin ]] || { echo "pg_nodes: pgbouncer is not installed (scripts/deps.sh test installs it)" >&2; return 1; }
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/authd-pgbouncer.XXXXXX") || return 1
+  at_exit rm -rf "$dir"
+  [[ $(id -u) -eq 0 ]] && chown postgres:postgres "$dir"  # pgbouncer refuses to run as root
+  printf '"authd" ""\n' | pg_as_server_user tee "$dir/users.txt" >/dev/null
+  for ((attempt = 0; attempt < 5; attempt++)); do
+    PGBOUNCER_PORT=$(_pg_free_port) || return 1
+    pg_as_server_user tee "$dir/pgbouncer.ini" >/dev/null <<INI
+[databases]
+authd = host=$pg port=$(pg_cluster_port "$pg") dbname=authd user=authd
+
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $PGBOUNCER_PORT
+unix_socket_dir =
+auth_type = trust
+auth_file = $dir/users.txt
+admin_users = authd
+pool_mode = transaction
+max_client_conn = 1000
+default_pool_size = 20
+server_login_retry = 1
+logfile = $dir/pgbouncer.log
+INI
+    if [[ $(id -u) -eq 0 ]]; then
+      ( cd "$dir" && exec setsid runuser -u postgres -- "$bin" "$dir/pgbouncer.ini" ) </dev/null >>"$dir/pgbouncer.out" 2>&1 &
+    else
+      ( cd "$dir" && exec setsid "$bin" "$dir/pgbouncer.ini" ) </dev/null >>"$dir/pgbouncer.out" 2>&1 &
+    fi
+    _PGBOUNCER_PID=$!
+    for ((i = 0; i < 100; i++)); do
+      if pg_pgbouncer_show CONFIG >/dev/null 2>&1; then
+        at_exit stop_group "$_PGBOUNCER_PID" pgbouncer
+        return 0
+      fi
+      proc_alive "$_PGBOUNCER_PID" || break
+      sleep 0.05
+    done
+    stop_group "$_PGBOUNCER_PID" pgbouncer
+    grep -qi 'address already in use' "$dir/pgbouncer.log" "$dir/pgbouncer.out" 2>/dev/null || break
+  done
+  echo "pg_nodes: pgbouncer did not start:" >&2
+  tail -n 20 "$dir/pgbouncer.log" "$dir/pgbouncer.out" >&2
+  return 1
+}
+
+pg_pgbouncer_show() {
+  local bin
+  bin=$(pg_bindir) || return 1
+  "$bin/psql" -X -q -A -t -h 127.0.0.1 -p "$PGBOUNCER_PORT" -U authd -d pgbouncer -c "SHOW $1"
 }
 
 pg_nodes_two() {

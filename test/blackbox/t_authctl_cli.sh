@@ -19,7 +19,7 @@ expect_match "--version prints the version" '^authctl [0-9]+\.[0-9]+' "$OUT"
 run --help
 expect_eq "--help: exit 0" 0 "$RC"
 HELP=$OUT
-for command in add role list show delete signout backup restore export import "key rotate" "key retire" "key list" "client add" "client list" "client show" "client remove" "client rotate-secret" invite "invitation list" "invitation revoke" "mfa reset"; do
+for command in add role list show delete signout backup restore export import "key rotate" "key retire" "key list" "client add" "client list" "client show" "client remove" "client rotate-secret" "client update" invite "invitation list" "invitation revoke" "mfa reset" "directory test"; do
   expect_match "--help names '$command'" "  $command" "$HELP"
   run $command --help
   expect_eq "authctl $command --help: exit 0" 0 "$RC"

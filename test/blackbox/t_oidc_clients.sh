@@ -40,7 +40,10 @@ step "authctl refusals"
 for bad in "--redirect-uri http://wiki.example.org/cb" "--redirect-uri https://a.example/cb#x" "" \
            "--redirect-uri http://127.attacker.example/cb" "--redirect-uri http://127.0.0.1.nip.io/cb" \
            "--redirect-uri https://a.example/cb --post-logout-uri http://127.attacker.example/bye" \
-           "--redirect-uri https://a.example/cb --scope openid admin" "--redirect-uri https://a.example/cb --bogus"; do
+           "--redirect-uri https://a.example/cb --scope openid admin" "--redirect-uri https://a.example/cb --bogus" \
+           "--grant client_credentials" "--grant client_credentials --role root" "--grant client_credentials --role user --public" \
+           "--redirect-uri https://a.example/cb --role user" "--grant client_credentials --role user --jwks /nonexistent" \
+           "--grant client_credentials --role user --jwks-uri http://keys.example/jwks"; do
   # shellcheck disable=SC2086  # the words are the arguments
   authctl client add Bad $bad >/dev/null 2>&1
   expect_ne "client add Bad $bad: refused" 0 "$?"
@@ -50,6 +53,18 @@ authctl client show client_000000000000000000000000 >/dev/null 2>&1
 expect_eq "show unknown: exit 1" 1 "$?"
 authctl client rotate-secret "$PUB" >/dev/null 2>&1
 expect_eq "rotate-secret of a public client: exit 1" 1 "$?"
+
+step "client update: the back-channel logout URI"
+authctl client update "$ID" --backchannel-logout-uri http://wiki.example.org/logout >/dev/null 2>&1
+expect_eq "a logout URI in clear to another host: exit 1" 1 "$?"
+authctl client update "$ID" >/dev/null 2>&1
+expect_eq "update without --backchannel-logout-uri: usage, exit 2" 2 "$?"
+OUT=$(authctl client update "$ID" --backchannel-logout-uri https://wiki.example.org/logout --backchannel-logout-session-required 2>&1)
+expect_match "set, session required" 'backchannel_logout_uri: https://wiki.example.org/logout \(session required\)' "$OUT"
+expect_eq "--json shows it" "https://wiki.example.org/logout true" \
+  "$(authctl --json client show "$ID" 2>/dev/null | jq -r '"\(.backchannel_logout_uri) \(.backchannel_logout_session_required)"')"
+authctl client update "$ID" --backchannel-logout-uri "" >/dev/null 2>&1
+expect_eq "removed again" "" "$(authctl client show "$ID" 2>/dev/null | grep backchannel)"
 
 step "rotate-secret"
 NEW=$(authctl client rotate-secret "$ID" 2>/dev/null | sed -n 's/^client_secret: //p')
@@ -72,7 +87,8 @@ expect_status 403 "a user cannot add"
 http GET /admin/clients -H "Authorization: Bearer $ROOT"
 expect_status 200 "admin lists"
 expect_json "two clients" '.clients | length' 2
-expect_eq "no secret hash in the list" no "$(yesno grep -q secret <<<"$BODY")"
+expect_eq "no secret hash in the list" no "$(yesno grep -qE '"(secret_hmac|secret_sha256|client_secret)"' <<<"$BODY")"
+expect_json "the auth method is shown, not the secret" '[.clients[].token_endpoint_auth_method] | unique | join(" ")' "client_secret_basic none"
 http POST /admin/clients -H "Authorization: Bearer $ROOT" "${JSON[@]}" \
   --data-binary '{"name":"Forum","redirect_uris":["https://forum.example/oidc"],"scopes":["openid","email","offline_access"]}'
 expect_status 201 "admin adds"
@@ -101,6 +117,43 @@ expect_status 201 "a literal 127.0.0.0/8 address is loopback"
 http DELETE "/admin/clients/$(json .client_id)" -H "Authorization: Bearer $ROOT"
 http POST /admin/clients -H "Authorization: Bearer $ROOT" "${JSON[@]}" --data-binary '{"name":"X","redirect_uris":"https://x.example/cb"}'
 expect_status 400 "redirect_uris not an array"
+http POST /admin/clients -H "Authorization: Bearer $ROOT" "${JSON[@]}" \
+  --data-binary '{"name":"X","redirect_uris":["https://x.example/cb"],"backchannel_logout_uri":"http://x.example/logout"}'
+expect_status 400 "a back-channel logout URI in clear to another host"
+expect_match "names the field" '^backchannel_logout_uri must use https' "$(json .error)"
+http POST /admin/clients -H "Authorization: Bearer $ROOT" "${JSON[@]}" \
+  --data-binary '{"name":"X","redirect_uris":["https://x.example/cb"],"backchannel_logout_uri":"https://x.example/logout","backchannel_logout_session_required":true}'
+expect_status 201 "a client with a back-channel logout URI"
+expect_json "its logout URI, session required" '"\(.backchannel_logout_uri) \(.backchannel_logout_session_required)"' \
+  "https://x.example/logout true"
+http DELETE "/admin/clients/$(json .client_id)" -H "Authorization: Bearer $ROOT"
+# Service clients and private_key_jwt through the admin API (docs/openid-provider.md).
+http POST /admin/clients -H "Authorization: Bearer $ROOT" "${JSON[@]}" \
+  --data-binary '{"name":"Job","grant_types":["client_credentials"],"role":"editor"}'
+expect_status 201 "admin adds a service client (no redirect URI)"
+expect_eq "its grant, role, auth method and a secret" "client_credentials editor client_secret_basic yes" \
+  "$(json '"\(.grant_types | join(" ")) \(.role) \(.token_endpoint_auth_method) \(.client_secret | length > 40 | if . then "yes" else "no" end)"')"
+http DELETE "/admin/clients/$(json .client_id)" -H "Authorization: Bearer $ROOT"
+for bad in '{"name":"X","grant_types":["client_credentials"]}:role' \
+           '{"name":"X","grant_types":["client_credentials"],"role":"root"}:role' \
+           '{"name":"X","grant_types":["client_credentials"],"role":"user","public":true}:grant_types' \
+           '{"name":"X","grant_types":["password"],"role":"user"}:grant_types' \
+           '{"name":"X","redirect_uris":["https://x.example/cb"],"role":"admin"}:role' \
+           '{"name":"X","redirect_uris":["https://x.example/cb"],"jwks":{"keys":[{"kty":"oct","k":"c2VjcmV0"}]}}:jwks' \
+           '{"name":"X","redirect_uris":["https://x.example/cb"],"jwks_uri":"http://keys.example/jwks"}:jwks_uri'; do
+  http POST /admin/clients -H "Authorization: Bearer $ROOT" "${JSON[@]}" --data-binary "${bad%:*}"
+  expect_status 400 "refused: ${bad%:*}"
+  expect_match "names the field ${bad##*:}" "^${bad##*:}[ :]" "$(json .error)"
+done
+http POST /admin/clients -H "Authorization: Bearer $ROOT" "${JSON[@]}" --data-binary \
+  '{"name":"Signer","grant_types":["client_credentials"],"role":"user","jwks_uri":"https://keys.example/jwks.json"}'
+expect_status 201 "a private_key_jwt client"
+expect_eq "no secret, its jwks_uri" "private_key_jwt none https://keys.example/jwks.json" \
+  "$(json '"\(.token_endpoint_auth_method) \(.client_secret // "none") \(.jwks_uri)"')"
+SIGNER=$(json .client_id)
+http POST "/admin/clients/$SIGNER/secret" -H "Authorization: Bearer $ROOT"
+expect_status 400 "no secret to rotate for a private_key_jwt client"
+http DELETE "/admin/clients/$SIGNER" -H "Authorization: Bearer $ROOT"
 http POST "/admin/clients/$API_ID/secret" -H "Authorization: Bearer $ROOT"
 expect_status 200 "admin rotates the secret"
 ROTATED=$(json .client_secret)

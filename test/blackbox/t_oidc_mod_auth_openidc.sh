@@ -7,6 +7,10 @@
 # the roles claim from /userinfo). The browser is curl with one cookie jar
 # holding authd's `auth` cookie. An admin gets in, a user gets /any/ but is
 # refused /admin/; sign-out goes through authd's end_session endpoint.
+# Back-channel logout (its endpoint: the redirect URI with ?logout=backchannel):
+# the attack is an application session that outlives the sign-out at authd
+# (someone else at the same computer keeps using it); after bob signs out at
+# authd, the Apache-protected page asks for a sign-in again.
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 export AUTHD_OIDC_PROVIDER=true
 stack_start
@@ -29,7 +33,8 @@ BOB_TOKEN=$TOKEN
 signin root-admin 'root admin password'
 ADMIN_TOKEN=$TOKEN
 OUT=$(authctl client add Intranet --first-party --redirect-uri "$RP/admin/callback" "$RP/any/callback" \
-  --post-logout-uri "$RP/bye.html" --scope openid profile roles 2>/dev/null)
+  --post-logout-uri "$RP/bye.html" --scope openid profile roles \
+  --backchannel-logout-uri "$RP/admin/callback?logout=backchannel" --backchannel-logout-session-required 2>/dev/null)
 CLIENT=$(sed -n 's/^client_id: //p' <<<"$OUT"); SECRET=$(sed -n 's/^client_secret: //p' <<<"$OUT")
 [[ -n $CLIENT && -n $SECRET ]] || fail "client registered"
 echo bye >"$RP_DIR/www/bye.html"
@@ -96,6 +101,19 @@ token_label=bob visit "$BOB_TOKEN" /any/
 expect_eq "user: /any/ 200" 200 "$STATUS"
 token_label=bob visit "$BOB_TOKEN" /admin/
 expect_match "user: /admin/ refused" '^(401|403)$' "$STATUS"
+
+step "back-channel logout: after bob signs out at authd, the page asks for a sign-in again"
+signin bob 'bob password'
+BOB_SESSION=$TOKEN
+token_label=bob-bcl visit "$BOB_SESSION" /any/
+expect_eq "bob: /any/ 200" 200 "$STATUS"
+grep -v $'\tauth\t' "$RP_DIR/jar.bob-bcl" >"$RP_DIR/jar.rp-only"  # the RP's session cookie alone
+rp_page() { curl -s -b "$RP_DIR/jar.rp-only" -o /dev/null -w '%{http_code} %{redirect_url}' "$RP/any/"; }
+expect_eq "the RP's own session lets bob in" "200 " "$(rp_page)"
+http POST /signout -H "Authorization: Bearer $BOB_SESSION"
+expect_status 204 "bob signs out at authd"
+for ((i = 0; i < 50; i++)); do [[ $(rp_page) == 200* ]] || break; sleep 0.2; done
+expect_match "the RP's session ended: to authd's /authorize" "^302 $BASE_URL/authorize\?" "$(rp_page)"
 
 step "sign-out through the end-session endpoint"
 JAR=$RP_DIR/jar.admin

@@ -24,8 +24,26 @@
 # pushed to /par; query parameters smuggled beside a request_uri; the
 # request's parameters leaking into the browser's address on the way through
 # sign-in and consent; a --require-par client's unpushed request.
+# Back-channel logout (OpenID Connect Back-Channel Logout 1.0): a relying
+# party's session that outlives the user's sign-out at authd (a shared or
+# stolen computer stays signed in to the wiki) ends, because each way a
+# session ends (/signout, /signout/all, /end_session, a password change, an
+# operator's sign-out, a consent revoked) POSTs a logout token that a
+# receiver (test/oidc/rp.mjs receive, jose) verifies against the JWKS
+# (signature, typ, iss, aud, events, sub, sid, no nonce, no replayed jti); a
+# receiver that is down, and authd restarting meanwhile, only delay it; a
+# logout URI in clear to another host is refused at registration.
+# Service clients (client_credentials, openid-client's clientCredentialsGrant)
+# and private_key_jwt (openid-client's PrivateKeyJwt): a service token used
+# beyond its role or scope (403, at a guarded route and at /auth/check), or
+# after its client was removed or it was revoked (401), or as an account
+# (/me, /signout, a sign-in at /authorize: refused); a code-flow client
+# asking for client_credentials; a client assertion replayed, for another
+# audience, expired, long-lived, unsigned (alg none) or signed by a key the
+# client never registered (401 invalid_client, audited).
 source "$(dirname "$0")/harness.sh"
 export AUTHD_OIDC_PROVIDER=true AUTHD_REFRESH_TOKEN_TTL=3600
+export AUTHD_BACKCHANNEL_LOGOUT_RETRY_MAX=2 AUTHD_METRICS_ALLOW=127.0.0.1/32
 AUDIT_DIR=$(mktemp -d)
 at_exit rm -rf "$AUDIT_DIR"
 export AUTHD_AUDIT_LOG=$AUDIT_DIR/audit.log
@@ -55,15 +73,17 @@ expect_json "code only" '.response_types_supported | join(" ")' code
 expect_json "S256 only" '.code_challenge_methods_supported | join(" ")' S256
 expect_json "RS256" '.id_token_signing_alg_values_supported | join(" ")' RS256
 expect_json "iss in the response" .authorization_response_iss_parameter_supported true
-expect_json "client auth" '.token_endpoint_auth_methods_supported | join(" ")' "client_secret_basic client_secret_post none"
+expect_json "client auth" '.token_endpoint_auth_methods_supported | join(" ")' "client_secret_basic client_secret_post private_key_jwt none"
+expect_json "private_key_jwt algorithms" '.token_endpoint_auth_signing_alg_values_supported | join(" ")' "RS256 ES256 EdDSA Ed25519"
 expect_json "offline_access offered (refresh_token_ttl > 0)" '.scopes_supported | join(" ")' "openid profile email roles offline_access"
-expect_json "the refresh_token grant" '.grant_types_supported | join(" ")' "authorization_code refresh_token"
+expect_json "the refresh_token and client_credentials grants" '.grant_types_supported | join(" ")' "authorization_code refresh_token client_credentials"
 expect_json "revocation endpoint" .revocation_endpoint "$BASE_URL/revoke"
-expect_json "revocation: client auth" '.revocation_endpoint_auth_methods_supported | join(" ")' "client_secret_basic client_secret_post none"
+expect_json "revocation: client auth" '.revocation_endpoint_auth_methods_supported | join(" ")' "client_secret_basic client_secret_post private_key_jwt none"
 expect_json "introspection endpoint" .introspection_endpoint "$BASE_URL/introspect"
-expect_json "introspection: confidential clients" '.introspection_endpoint_auth_methods_supported | join(" ")' "client_secret_basic client_secret_post"
+expect_json "introspection: confidential clients" '.introspection_endpoint_auth_methods_supported | join(" ")' "client_secret_basic client_secret_post private_key_jwt"
 expect_json "PAR endpoint" .pushed_authorization_request_endpoint "$BASE_URL/par"
 expect_json "PAR is a per-client requirement" .require_pushed_authorization_requests false
+expect_json "back-channel logout, with sid" '"\(.backchannel_logout_supported) \(.backchannel_logout_session_supported)"' "true true"
 
 CB=http://127.0.0.1:9/cb
 OUT=$(authctl client add Wiki --first-party --redirect-uri "$CB" --post-logout-uri http://127.0.0.1:9/bye \
@@ -274,6 +294,123 @@ authctl delete bob >/dev/null 2>&1 || fail "authctl delete bob"
 expect_eq "bob deleted: both inactive" "false false" \
   "$(introspected "$WIKI" "$WIKI_SECRET" basic "$B_ACCESS") $(introspected "$WIKI" "$WIKI_SECRET" basic "$B_REFRESH")"
 
+step "service clients: client_credentials (openid-client) acting as a role"
+OUT=$(authctl client add Backup --grant client_credentials --role writer --redirect-uri "$CB" 2>/dev/null)
+SVC=$(sed -n 's/^client_id: //p' <<<"$OUT"); SVC_SECRET=$(sed -n 's/^client_secret: //p' <<<"$OUT")
+[[ -n $SVC && -n $SVC_SECRET ]] || fail "a service client registered: $OUT"
+expect_eq "authctl shows its grant and role" "client_credentials writer" \
+  "$(sed -n 's/^grant_types: //p; s/^role: //p' <<<"$OUT" | paste -sd' ')"
+OUT=$(rp credentials "$BASE_URL" "$SVC" "$SVC_SECRET" basic -)
+SVC_TOKEN=$(jq -r .access_token <<<"$OUT")
+expect_eq "client_secret_basic: the role's capabilities as scope, no refresh or ID token" "bearer read create null null" \
+  "$(jq -r '"\(.token_type | ascii_downcase) \(.scope) \(.refresh_token) \(.id_token)"' <<<"$OUT")"
+expect_eq "the token's subject is the client, never a user" "client:$SVC client:$SVC $SVC" \
+  "$(jwt_payload "$SVC_TOKEN" | jq -r '"\(.sub) \(.name) \(.client_id)"')"
+TOKEN=$SVC_TOKEN auth_post /records '{"title":"from a service"}'
+expect_status 201 "a writer may create a record"
+SVC_RECORD=$(json ._id)
+TOKEN=$SVC_TOKEN auth_delete "/records/$SVC_RECORD"
+expect_status 403 "a writer may not delete one"
+http GET /auth/check -H 'X-Original-Method: GET' -H 'X-Original-URI: /app/report' -H "$(bearer "$SVC_TOKEN")"
+expect_status 204 "forward-auth: read granted"
+expect_eq "forward-auth: the client as user, its role" "client:$SVC writer" "$(header X-Auth-User) $(header X-Auth-Role)"
+http GET /auth/check -H 'X-Original-Method: DELETE' -H 'X-Original-URI: /app/report' -H "$(bearer "$SVC_TOKEN")"
+expect_status 403 "forward-auth: delete refused"
+TOKEN=$SVC_TOKEN auth_get /admin/clients
+expect_status 403 "no admin route for a writer"
+TOKEN=$SVC_TOKEN auth_get /me
+expect_status 403 "no account of its own: GET /me"
+http POST /signout -H "$(bearer "$SVC_TOKEN")"
+expect_status 403 "nor /signout"
+COOKIE=$SVC_TOKEN browse "$BASE_URL/authorize?response_type=code&scope=openid&client_id=$WIKI&redirect_uri=$CB"
+expect_match "as the auth cookie it signs nobody in at /authorize" '^/login\?rd=' "$LOCATION"
+OUT=$(rp credentials "$BASE_URL" "$SVC" "$SVC_SECRET" post - read)
+expect_eq "client_secret_post, scope read: a narrower token" read "$(jq -r .scope <<<"$OUT")"
+TOKEN=$(jq -r .access_token <<<"$OUT") auth_post /records '{"title":"narrow"}'
+expect_status 403 "the narrowed token may not create"
+http POST /token -u "$SVC:$SVC_SECRET" --data-urlencode grant_type=client_credentials --data-urlencode 'scope=read delete'
+expect_status 400 "a capability beyond the role"
+expect_json "invalid_scope" .error invalid_scope
+http POST /token -u "$WIKI:$WIKI_SECRET" --data-urlencode grant_type=client_credentials
+expect_status 400 "a code-flow client asks for client_credentials"
+expect_json "unauthorized_client" .error unauthorized_client
+http POST /token -u "$SVC:$SVC_SECRET" --data-urlencode grant_type=authorization_code --data-urlencode code=x
+expect_json "a service client asks for a code grant: unauthorized_client" .error unauthorized_client
+browse "$BASE_URL/authorize?response_type=code&scope=openid&client_id=$SVC&redirect_uri=$CB&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256"
+expect_status 400 "a service client (even with a redirect URI) gets no code at /authorize"
+expect_eq "and no redirect" "" "$LOCATION"
+OUT=$(rp_token introspect "$SVC" "$SVC_SECRET" basic "$SVC_TOKEN")
+expect_eq "introspection: active, the client as sub and client_id" "true client:$SVC $SVC read create" \
+  "$(jq -r '"\(.active) \(.sub) \(.client_id) \(.scope)"' <<<"$OUT")"
+expect_eq "another client's view: inactive" false "$(introspected "$FORUM" "$FORUM_SECRET" basic "$SVC_TOKEN")"
+OUT=$(rp credentials "$BASE_URL" "$SVC" "$SVC_SECRET" basic -)
+SVC_REVOKED=$(jq -r .access_token <<<"$OUT")
+expect_eq "the service revokes a token of its own" true "$(rp_token revoke "$SVC" "$SVC_SECRET" basic "$SVC_REVOKED" | jq -r .revoked)"
+TOKEN=$SVC_REVOKED auth_get /records
+expect_status 401 "the revoked service token is refused"
+TOKEN=$SVC_TOKEN auth_get /records
+expect_status 200 "its other token still works"
+authctl client remove "$SVC" >/dev/null 2>&1 || fail "authctl client remove the service"
+TOKEN=$SVC_TOKEN auth_get /records
+expect_status 401 "a removed client's token stops working at the next request"
+http GET /auth/check -H 'X-Original-Method: GET' -H 'X-Original-URI: /app/report' -H "$(bearer "$SVC_TOKEN")"
+expect_status 401 "and at forward-auth"
+
+step "private_key_jwt (RFC 7523): openid-client's PrivateKeyJwt, and hand-made assertions"
+KEYS=$(mktemp -d)
+at_exit rm -rf "$KEYS"
+rp keygen ES256 es-1 "$KEYS/es.jwk" "$KEYS/es.jwks" && rp keygen EdDSA ed-1 "$KEYS/ed.jwk" "$KEYS/ed.jwks" ||
+  fail "WebCrypto made the clients' keys"
+OUT=$(authctl client add Signer --grant client_credentials --role user --jwks "$KEYS/es.jwks" 2>/dev/null)
+SIGNER=$(sed -n 's/^client_id: //p' <<<"$OUT")
+expect_eq "a private_key_jwt client: no secret" "private_key_jwt " \
+  "$(sed -n 's/^token_endpoint_auth_method: //p' <<<"$OUT") $(sed -n 's/^client_secret: //p' <<<"$OUT")"
+OUT=$(rp credentials "$BASE_URL" "$SIGNER" - "pkjwt:$KEYS/es.jwk" -)
+SIGNED=$(jq -r .access_token <<<"$OUT")
+expect_eq "PrivateKeyJwt (ES256): a token as role user" "read client:$SIGNER" \
+  "$(jq -r .scope <<<"$OUT") $(jwt_payload "$SIGNED" | jq -r .sub)"
+TOKEN=$SIGNED auth_get /records
+expect_status 200 "a user may read"
+OUT=$(rp introspect "$BASE_URL" "$SIGNER" - "pkjwt:$KEYS/es.jwk" - "$SIGNED")
+expect_eq "PrivateKeyJwt at /introspect" "true $SIGNER" "$(jq -r '"\(.active) \(.client_id)"' <<<"$OUT")"
+assertion() { rp assertion "$KEYS/$1.jwk" "$2" "$3" "$4" "$5" ${6:+"$6"}; }  # KEY CLIENT AUD EXP_IN JTI [none]
+with_assertion() {
+  http POST /token --data-urlencode grant_type=client_credentials --data-urlencode "client_assertion=$1" \
+    --data-urlencode client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer
+}
+ONCE=$(assertion es "$SIGNER" "$BASE_URL/token" 60 "jti-$RANDOM-once")
+with_assertion "$ONCE"
+expect_status 200 "a hand-made assertion (aud: the token endpoint)"
+with_assertion "$ONCE"
+expect_status 401 "the same assertion again: a replay"
+expect_json "replay: invalid_client" .error invalid_client
+expect_match "the replay is audited" 'oidc_client_auth_failed.*replay' "$(tail -5 "$AUDIT_DIR/audit.log" 2>/dev/null)"
+refused_assertion() {  # WHAT KEY CLIENT AUD EXP_IN [none]
+  with_assertion "$(assertion "$2" "$3" "$4" "$5" "jti-$RANDOM-$RANDOM" ${6:+"$6"})"
+  expect_status 401 "$1: refused"
+  expect_json "$1: invalid_client" .error invalid_client
+}
+refused_assertion "another audience" es "$SIGNER" https://elsewhere.example/token 60
+refused_assertion "an expired assertion" es "$SIGNER" "$BASE_URL/token" -120
+refused_assertion "one valid for an hour" es "$SIGNER" "$BASE_URL/token" 3600
+refused_assertion "alg none" es "$SIGNER" "$BASE_URL/token" 60 none
+refused_assertion "a key the client never registered" ed "$SIGNER" "$BASE_URL/token" 60
+refused_assertion "signed for another client" es "$FORUM" "$BASE_URL/token" 60
+http POST /token -u "$WIKI:$WIKI_SECRET" --data-urlencode grant_type=client_credentials \
+  --data-urlencode "client_assertion=$(assertion es "$SIGNER" "$BASE_URL/token" 60 "jti-$RANDOM")" \
+  --data-urlencode client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer
+expect_status 400 "a secret and an assertion at once"
+JWKS_PORT=$(pick_port) || fail "a free port for the jwks_uri"
+(cd "$KEYS" && exec /usr/bin/python3 -m http.server --bind 127.0.0.1 "$JWKS_PORT" >/dev/null 2>&1) &
+JWKS_PID=$!
+at_exit kill "$JWKS_PID"
+wait_for_port "$JWKS_PORT" "$JWKS_PID" 10 || fail "the jwks_uri server starts"
+OUT=$(authctl client add Fetched --grant client_credentials --role user --jwks-uri "http://127.0.0.1:$JWKS_PORT/ed.jwks" 2>/dev/null)
+FETCHED=$(sed -n 's/^client_id: //p' <<<"$OUT")
+OUT=$(rp credentials "$BASE_URL" "$FETCHED" - "pkjwt:$KEYS/ed.jwk" -)
+expect_eq "PrivateKeyJwt (EdDSA), keys from the client's jwks_uri" read "$(jq -r .scope <<<"$OUT")"
+refused_assertion "a key not in the jwks_uri's set" es "$FETCHED" "$BASE_URL" 60
+
 step "bad authorization requests"
 AUTHZ="$BASE_URL/authorize?response_type=code&scope=openid&state=s1"
 CHALLENGE=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM
@@ -457,6 +594,128 @@ expect_match "its parameters in the query: invalid_request to the client" "^$CB\
 code_flow "$STRICT" "$STRICT_SECRET" post "openid" start-par
 expect_eq "pushed (client_secret_post): signed in" "$ALICE_ID" "$(jq -r .claims.sub <<<"$FLOW")"
 expect_eq "its JSON says so" true "$(authctl client show "$STRICT" --json | jq -r .require_pushed_authorization_requests)"
+step "back-channel logout: registration"
+BCL_PORT=$(pick_port) || fail "a free port for the logout receiver"
+BCL_PID=
+stop_at_exit BCL_PID "logout receiver"
+make_temp_dir BCL_DIR logout-receiver
+BCL_URI=http://127.0.0.1:$BCL_PORT/logout
+OUT=$(authctl client add Shop --redirect-uri "$CB" --scope openid profile --backchannel-logout-uri http://shop.example/logout 2>&1)
+expect_match "a logout URI in clear to another host is refused" 'backchannel_logout_uri must use https' "$OUT"
+OUT=$(authctl client add Shop --redirect-uri "$CB" --scope openid profile --backchannel-logout-uri "$BCL_URI" \
+  --backchannel-logout-session-required 2>/dev/null)
+SHOP=$(sed -n 's/^client_id: //p' <<<"$OUT"); SHOP_SECRET=$(sed -n 's/^client_secret: //p' <<<"$OUT")
+expect_eq "authctl client show: the logout URI" "backchannel_logout_uri: $BCL_URI (session required)" \
+  "$(authctl client show "$SHOP" 2>/dev/null | grep '^backchannel_logout_uri')"
+receiver_start() {
+  setsid bash -c 'cd "$1" && NO_PROXY="*" exec node rp.mjs receive "$2" "$3" "$4" "$5"' _ "$RP_DIR" "$BASE_URL" "$SHOP" \
+    "$BCL_PORT" "$BCL_DIR/received" </dev/null >>"$BCL_DIR/receiver.log" 2>&1 &
+  BCL_PID=$!
+  wait_for_port "$BCL_PORT" "$BCL_PID" 10 || fail "the logout receiver starts ($(cat "$BCL_DIR/receiver.log"))"
+}
+receiver_stop() { stop_group "$BCL_PID" "logout receiver"; BCL_PID=; }
+# The receiver's line for a logout of session SID (waits up to SECS, default 10).
+received() {
+  local i
+  for ((i = 0; i < ${2:-10} * 5; i++)); do
+    grep -F "\"sid\":\"$1\"" "$BCL_DIR/received" 2>/dev/null && return 0
+    sleep 0.2
+  done
+  return 1
+}
+# carol signs in (a new authd session) and to Shop: SID, CAROL_HINT (the ID
+# token). The first time through openid-client, then by curl (the code flow
+# with RFC 7636's example verifier): a node start costs a second each.
+carol_session() {
+  signin carol "$1"
+  COOKIE=$TOKEN
+  if [[ -z ${FIRST_SID:-} ]]; then
+    code_flow "$SHOP" "$SHOP_SECRET" basic "openid profile"
+    SID=$(jq -r .claims.sid <<<"$FLOW"); CAROL_HINT=$(jq -r .id_token <<<"$FLOW")
+    return
+  fi
+  browse "$BASE_URL/authorize?response_type=code&scope=openid%20profile&client_id=$SHOP&redirect_uri=$CB&code_challenge=$CHALLENGE&code_challenge_method=S256"
+  http POST /token -u "$SHOP:$SHOP_SECRET" --data-urlencode grant_type=authorization_code \
+    --data-urlencode "code=$(query_param "$LOCATION" code)" --data-urlencode "redirect_uri=$CB" \
+    --data-urlencode code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk
+  expect_status 200 "carol's code exchanged"
+  CAROL_HINT=$(json .id_token); SID=$(jwt_payload "$CAROL_HINT" | jq -r .sid)
+}
+expect_logout() {  # WHAT: the logout of $SID reached Shop, verified by jose
+  local line
+  line=$(received "$SID" "${2:-10}") || { fail "$1: no logout token for sid $SID ($(tail -3 "$BCL_DIR/received" 2>/dev/null))"; return; }
+  expect_eq "$1: a logout token for carol's session, to Shop (jose: signature, typ, iss, aud, events, no nonce)" \
+    "$SHOP $CAROL_ID logout+jwt RS256" "$(jq -r '"\(.aud) \(.sub) \(.typ) \(.alg)"' <<<"$line")"
+}
+ALICE_COOKIE=$COOKIE
+receiver_start
+signup carol 'carol password'
+CAROL_ID=$(account_field carol id)
+signin carol 'carol password'
+COOKIE=$TOKEN
+browse "$BASE_URL/authorize?response_type=code&scope=openid%20profile&client_id=$SHOP&redirect_uri=$CB"
+REQUEST=$(sed -n 's/.*name="request" value="\([^"]*\)".*/\1/p' <<<"$BODY" | sed 's/&amp;/\&/g')
+http POST /authorize/consent -H "Cookie: auth=$COOKIE" -H "Origin: $BASE_URL" --data-urlencode "request=$REQUEST" \
+  --data-urlencode decision=allow
+expect_status 200 "carol allows Shop"
+
+step "back-channel logout: every way a session ends"
+carol_session 'carol password'
+expect_match "the ID token carries sid" '^[A-Za-z0-9_-]{22}$' "$SID"
+FIRST_SID=$SID
+http POST /signout -H "Authorization: Bearer $COOKIE"
+expect_status 204 "POST /signout"
+expect_logout "/signout"
+carol_session 'carol password'
+expect_ne "a new session, a new sid" "$FIRST_SID" "$SID"
+http POST /signout/all -H "Authorization: Bearer $COOKIE"
+expect_status 204 "POST /signout/all"
+expect_logout "/signout/all"
+carol_session 'carol password'
+http GET "/end_session?id_token_hint=$CAROL_HINT" -H "Cookie: auth=$COOKIE"
+expect_status 200 "GET /end_session"
+expect_logout "/end_session"
+carol_session 'carol password'
+TOKEN=$COOKIE auth_put /me/password '{"current_password":"carol password","new_password":"carol password 2"}'
+expect_status 200 "PUT /me/password"
+expect_logout "a password change"
+carol_session 'carol password 2'
+authctl signout carol >/dev/null 2>&1 || fail "authctl signout carol"
+expect_logout "an operator's sign-out (authctl signout; authd's sender polls)"
+
+step "back-channel logout: a receiver that is down gets it when it is back, across a restart of authd"
+metric() { curl -s --noproxy '*' "$BASE_URL/metrics" | awk -v n="$1" '$1 == n { print $2 }'; }
+RETRIED=$(metric 'authd_backchannel_logout_total{outcome="retried"}')
+receiver_stop
+carol_session 'carol password 2'
+http POST /signout -H "Authorization: Bearer $COOKIE"
+expect_status 204 "POST /signout: answered at once, the receiver down"
+for ((i = 0; i < 50; i++)); do
+  (($(metric 'authd_backchannel_logout_total{outcome="retried"}') > RETRIED)) && break
+  sleep 0.2
+done
+expect_eq "a failed attempt is counted" yes "$(yesno test "$(metric 'authd_backchannel_logout_total{outcome="retried"}')" -gt "$RETRIED")"
+expect_match "and audited" 'backchannel_logout.*failed' "$(grep backchannel_logout "$AUDIT_DIR/audit.log" | tail -1)"
+receiver_start
+expect_logout "the receiver back" 15
+carol_session 'carol password 2'
+receiver_stop
+http POST /signout/all -H "Authorization: Bearer $COOKIE"
+expect_status 204 "POST /signout/all, the receiver down"
+authd_stop
+receiver_start
+authd_start || fail "authd restarts"
+expect_logout "queued before a restart of authd" 15
+expect_match "deliveries audited" 'backchannel_logout.*"ok".*delivered' "$(grep backchannel_logout "$AUDIT_DIR/audit.log" | tail -1)"
+expect_eq "nothing left in the outbox" 0 "$(metric authd_backchannel_logout_outbox_depth)"
+
+step "back-channel logout: a consent revoked"
+carol_session 'carol password 2'
+TOKEN=$COOKIE auth_delete "/me/clients/$SHOP"
+expect_status 200 "DELETE /me/clients/Shop"
+expect_logout "a consent revoked"
+expect_eq "every token the receiver got was valid" 0 "$(grep -c '"error"' "$BCL_DIR/received")"
+COOKIE=$ALICE_COOKIE
 
 step "RP-initiated logout"
 http GET "/end_session?id_token_hint=$ID_TOKEN&post_logout_redirect_uri=http://127.0.0.1:9/evil&state=z" -H "Cookie: auth=$COOKIE"

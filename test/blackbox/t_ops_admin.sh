@@ -42,7 +42,8 @@ http GET /admin/users -H "Authorization: Bearer $ROOT"
 expect_status 200 "admin lists users"
 expect_json "total" .total 16
 expect_json "first page holds 16 (per_page 20)" '.users | length' 16
-expect_json "entries have username, role, _id only" '.users[0] | keys | join(",")' "_id,role,username"
+expect_json "entries have username, role, _id and source only" '.users[0] | keys | join(",")' "_id,role,source,username"
+expect_json "a local account's source" .users[0].source local
 http GET '/admin/users?role=editor' -H "Authorization: Bearer $ROOT"
 expect_json "role=editor" '[.users[].username] | join(",")' eddie
 http GET '/admin/users?q=bulk&per_page=5&page=3' -H "Authorization: Bearer $ROOT"

@@ -8,6 +8,9 @@
 # Before that, the provider's steps across the nodes: a request pushed to A
 # (RFC 9126) authorized on B, B's code redeemed on A, an access token revoked
 # on B and introspected on A, a refresh family ended on B and seen on A.
+# The same for a service client (client_credentials): its token from A acts
+# as its role on B until it is removed on A. And a private_key_jwt assertion
+# accepted on A is a replay on B (its jti is remembered in the database).
 source "$(dirname "$0")/harness.sh"
 source "$_HARNESS_DIR/pg_nodes.sh"
 
@@ -82,4 +85,48 @@ http POST "$B/token" -u "$FORUM:$FORUM_SECRET" --data-urlencode grant_type=refre
 expect_status 401 "B refuses Forum's refresh token"
 expect_match "audited with what was revoked" "client $FORUM removed: 1 refresh families ended, 1 consents deleted" \
   "$(grep '"client_removed"' "$AUTHD_AUDIT_LOG")"
+
+step "a service client: its token from A works on B until it is removed; an assertion once across nodes"
+KEYS=$(mktemp -d)
+at_exit rm -rf "$KEYS"
+/usr/bin/python3 - "$KEYS" <<'PY' || fail "PyJWT made a key pair"
+import json, sys
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from jwt.algorithms import ECAlgorithm
+key = ec.generate_private_key(ec.SECP256R1())
+open(sys.argv[1] + "/key.pem", "wb").write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                               serialization.NoEncryption()))
+jwk = json.loads(ECAlgorithm.to_jwk(key.public_key()))
+jwk.update(kid="k1", alg="ES256", use="sig")
+open(sys.argv[1] + "/jwks.json", "w").write(json.dumps({"keys": [jwk]}))
+PY
+OUT=$(ctl client add Job --grant client_credentials --role writer --jwks "$KEYS/jwks.json" 2>/dev/null)
+JOB=$(sed -n 's/^client_id: //p' <<<"$OUT")
+[[ -n $JOB ]] || fail "a private_key_jwt service client registered: $OUT"
+ASSERTION=$(/usr/bin/python3 - "$KEYS/key.pem" "$JOB" "$A/token" "$B/token" <<'PY'
+import sys, time, uuid, jwt
+pem, client, *aud = sys.argv[1:]
+now = int(time.time())
+print(jwt.encode({"iss": client, "sub": client, "aud": aud, "jti": str(uuid.uuid4()), "iat": now, "exp": now + 60},
+                 open(pem, "rb").read(), algorithm="ES256", headers={"kid": "k1"}))
+PY
+)
+with_assertion() {  # NODE
+  http POST "$1/token" --data-urlencode grant_type=client_credentials --data-urlencode "client_assertion=$ASSERTION" \
+    --data-urlencode client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer
+}
+with_assertion "$A"
+expect_status 200 "PyJWT's assertion (ES256) on A"
+JOB_TOKEN=$(json .access_token)
+with_assertion "$B"
+expect_status 401 "the same assertion on B: a replay"
+http POST "$B/records" -H "Authorization: Bearer $JOB_TOKEN" -H 'Content-Type: application/json' --data-binary '{"title":"job"}'
+expect_status 201 "the service token from A creates a record on B (writer)"
+http DELETE "$B/records/$(json ._id)" -H "Authorization: Bearer $JOB_TOKEN"
+expect_status 403 "and may not delete it"
+http DELETE "$A/admin/clients/$JOB" -H "Authorization: Bearer $ROOT"
+expect_status 200 "admin removes the service client on A"
+http GET "$B/records" -H "Authorization: Bearer $JOB_TOKEN"
+expect_status 401 "B refuses its token at once"
 finish

@@ -6,14 +6,26 @@
 #     within one second, although A had the user in its cache;
 #   - a record updated, then deleted, on B is seen so on A (GET /records/{id})
 #     within one second, although A had it in its records cache;
+#   - B answers guarded and capability reads on its event loops from its
+#     caches (authd_reads_from_memory_total), and a role change, a sign-out
+#     (revocation) and a deletion made through A's API are enforced on B
+#     within one second all the same;
+#   - a change whose NOTIFY is lost is served from the cache (the attack: a
+#     stale role) until the LISTEN connection is dropped (pg_terminate_backend):
+#     then the re-made connection clears the caches and B enforces it;
 #   - 50 concurrent sign-ups of one name spread over both nodes make exactly
 #     one account (the others 409);
 #   - sign-ups acknowledged (201) while PostgreSQL restarts are all there
 #     afterwards, none twice; while it is down the nodes answer 503 JSON.
+# With PG_NODES_PGBOUNCER=1 (CTest blackbox-pgbouncer.pg_two_nodes) all of it
+# runs through pgbouncer in transaction mode (pg_nodes.sh), LISTEN excepted.
 source "$(dirname "$0")/harness.sh"
 source "$_HARNESS_DIR/pg_nodes.sh"
 
 pg_nodes_database
+# A role that needs a second factor: a change to it shows on a guarded read
+# (403 for a token without one), so reads can tell a stale role from a fresh one.
+export AUTHD_MFA_REQUIRED_ROLES=editor
 
 pg_nodes_two
 
@@ -104,6 +116,88 @@ expect_match "deleted user's token refused on A within 1 s (took $took ms)" '^[0
 took=$(within_1s 401 -H "Authorization: Bearer $TOKEN_B" "$B/records")
 expect_match "and on B (took $took ms)" '^[0-9]+$' "$took"
 
+# The reads B answered on its event loops from its caches so far.
+from_memory() {
+  curl --silent --noproxy '*' --max-time 10 "$B/metrics" |
+    awk '/^authd_reads_from_memory_total\{outcome="answered"\}/ { print $2 }'
+}
+# N reads with curl ARGS that B must answer 200 from memory: prints how many did.
+reads_from_memory() {
+  local n=$1 before after ok=0 i
+  shift
+  before=$(from_memory)
+  for ((i = 0; i < n; i++)); do [[ $(status_of "$@") == 200 ]] && ok=$((ok + 1)); done
+  after=$(from_memory)
+  ((ok == n)) || { echo "only $ok of $n answered 200"; return; }
+  echo $((after - before))
+}
+
+step "B answers cached reads on its event loops; role change, sign-out and deletion on A reach it within 1 s"
+printf 'carol-password-1' | authctl add carol user >/dev/null 2>&1
+expect_eq "authctl add carol user" 0 "$?"
+http POST "$A/signin" -H "$(basic carol:carol-password-1)"
+CAROL1=$(json .token)
+http POST "$A/signin" -H "$(basic carol:carol-password-1)"
+CAROL2=$(json .token)
+create_record "$A" "$WENDY"
+expect_status 201 "a record made on A"
+ID2=$(json ._id)
+for i in 1 2 3; do  # B caches carol, the list and the record
+  status_of -H "Authorization: Bearer $CAROL1" "$B/records" >/dev/null
+  status_of -H "Authorization: Bearer $CAROL1" "$B/records/$ID2" >/dev/null
+done
+expect_eq "20 guarded reads on B, all answered on its event loops" 20 \
+  "$(reads_from_memory 20 -H "Authorization: Bearer $CAROL1" "$B/records")"
+expect_eq "20 capability reads on B, all answered on its event loops" 20 \
+  "$(reads_from_memory 20 -H "Authorization: Bearer $CAROL1" "$B/records/$ID2")"
+http PUT "$A/admin/users/carol" -H "Authorization: Bearer $ADAM" -H 'Content-Type: application/json' \
+  --data-binary '{"role":"editor"}'
+expect_status 200 "carol made editor on A"
+took=$(within_1s 403 -H "Authorization: Bearer $CAROL1" "$B/records")
+expect_match "the role that needs a second factor enforced on B within 1 s (took $took ms)" '^[0-9]+$' "$took"
+http PUT "$A/admin/users/carol" -H "Authorization: Bearer $ADAM" -H 'Content-Type: application/json' \
+  --data-binary '{"role":"user"}'
+took=$(within_1s 200 -H "Authorization: Bearer $CAROL1" "$B/records")
+expect_match "and back to user on B within 1 s (took $took ms)" '^[0-9]+$' "$took"
+expect_eq "B answers from its caches again" 10 "$(reads_from_memory 10 -H "Authorization: Bearer $CAROL1" "$B/records")"
+http POST "$A/signout" -H "Authorization: Bearer $CAROL1"
+expect_status 204 "carol's first token signed out on A"
+took=$(within_1s 401 -H "Authorization: Bearer $CAROL1" "$B/records")
+expect_match "the signed-out token refused on B within 1 s (took $took ms)" '^[0-9]+$' "$took"
+expect_eq "her other token still works on B" 200 "$(status_of -H "Authorization: Bearer $CAROL2" "$B/records")"
+http DELETE "$A/admin/users/carol" -H "Authorization: Bearer $ADAM"
+expect_status 200 "carol deleted on A"
+took=$(within_1s 401 -H "Authorization: Bearer $CAROL2" "$B/records/$ID2")
+expect_match "the deleted user's token refused on B within 1 s (took $took ms)" '^[0-9]+$' "$took"
+
+step "a lost NOTIFY: the cache is cleared when the LISTEN connection is made again"
+printf 'dave-password-1' | authctl add dave user >/dev/null 2>&1
+http POST "$A/signin" -H "$(basic dave:dave-password-1)"
+DAVE=$(json .token)
+for i in 1 2 3; do status_of -H "Authorization: Bearer $DAVE" "$B/records" >/dev/null; done
+expect_eq "B answers dave's reads from its caches" 5 "$(reads_from_memory 5 -H "Authorization: Bearer $DAVE" "$B/records")"
+# A change no node hears of: the trigger that NOTIFYs is off for its transaction.
+pg_psql "$PG" authd -c "BEGIN" -c "ALTER TABLE users DISABLE TRIGGER users_notify" \
+  -c "UPDATE users SET role = 'editor' WHERE username = 'dave'" -c "ALTER TABLE users ENABLE TRIGGER users_notify" \
+  -c "COMMIT" >/dev/null
+expect_eq "dave made editor without a NOTIFY" editor \
+  "$(pg_psql "$PG" authd -At -c "SELECT role FROM users WHERE username = 'dave'")"
+sleep 0.3
+expect_eq "with the NOTIFY lost, B still answers from its cache (the stale role)" 200 \
+  "$(status_of -H "Authorization: Bearer $DAVE" "$B/records")"
+listeners() { pg_psql "$PG" authd -At -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'authd listen'"; }
+expect_eq "one LISTEN connection per node" 2 "$(listeners)"
+pg_psql "$PG" authd -At -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'authd listen'" >/dev/null
+took=$(within_1s 403 -H "Authorization: Bearer $DAVE" "$B/records")
+expect_match "LISTEN connection terminated: B clears its caches and enforces the new role within 1 s (took $took ms)" \
+  '^[0-9]+$' "$took"
+for ((i = 0; i < 50; i++)); do [[ $(listeners) == 2 ]] && break; sleep 0.1; done
+expect_eq "both nodes listen again" 2 "$(listeners)"
+authctl role dave user >/dev/null 2>&1
+took=$(within_1s 200 -H "Authorization: Bearer $DAVE" "$B/records")
+expect_match "a change heard on the new connection reaches B within 1 s (took $took ms)" '^[0-9]+$' "$took"
+expect_eq "and B answers from its caches again" 10 "$(reads_from_memory 10 -H "Authorization: Bearer $DAVE" "$B/records")"
+
 step "50 concurrent sign-ups of one name over both nodes: one account"
 RACE=$(mktemp -d)
 racers=()
@@ -171,5 +265,12 @@ for u in $acked; do
   [[ $code == 200 ]] || { bad=$((bad + 1)); ((bad < 4)) && echo "sign-in of $u on $node: $code"; }
 done
 expect_eq "every acknowledged account signs in after the restart" 0 "$bad"
+
+if [[ ${PG_NODES_PGBOUNCER:-0} == 1 ]]; then
+  step "all of it went through pgbouncer in transaction mode"
+  expect_eq "pgbouncer's pool_mode" transaction "$(pg_pgbouncer_show CONFIG | awk -F'|' '$1 == "pool_mode" { print $2 }')"
+  xacts=$(pg_pgbouncer_show STATS | awk -F'|' '$1 == "authd" { print $2 }')
+  expect_match "pgbouncer carried the nodes' transactions ($xacts)" '^[0-9]{3,}$' "$xacts"
+fi
 
 finish

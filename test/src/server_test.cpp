@@ -1,5 +1,5 @@
-// The server's threading contract (server.hpp): with inline_direct, a
-// direct request is answered on the event loop that read it (no hand-over
+// The server's threading contract (server.hpp): a direct request is
+// answered on the event loop that read it (no hand-over
 // to another thread), several loops share one listening socket, and a
 // request for a lane still runs on that lane's threads, its answer going
 // back to the connection's loop.
@@ -119,11 +119,15 @@ struct ThreadLog {
   std::set<std::thread::id> lane;
   std::chrono::milliseconds direct_work{0};  // how long a direct answer takes
 
+  // A job for the store threads instead of a direct answer (what the router
+  // makes of a request when the store waits on the network).
+  bool direct_on_store_lane = false;
+
   Prepare prepare() {
     return [this](http::Request request) {
       const bool slow = request.path == "/slow";
       Prepared prepared;
-      prepared.lane = slow ? Lane::password : Lane::direct;
+      prepared.lane = slow ? Lane::password : direct_on_store_lane ? Lane::store : Lane::direct;
       prepared.answer = [this, slow] {
         if (!slow) std::this_thread::sleep_for(direct_work);
         {
@@ -143,7 +147,6 @@ struct ThreadLog {
 ServerOptions one_thread_per_lane() {
   ServerOptions options;
   options.event_loops = 1;
-  options.inline_direct = true;
   options.hash_workers = 1;
   options.upstream_workers = 1;
   return options;
@@ -156,8 +159,7 @@ TEST_F(ServerThreads, DirectRequestsAreAnsweredOnTheLoopsAndLaneRequestsOnTheLan
   log.direct_work = std::chrono::milliseconds(10);
   ServerOptions options;
   options.event_loops = 2;
-  options.inline_direct = true;
-  options.workers = 8;  // not started: direct requests never leave the loops
+  options.workers = 8;  // idle: direct requests never leave the loops
   options.hash_workers = 1;
   options.upstream_workers = 1;
   Server server(listen_fd_, options, log.prepare());
@@ -270,12 +272,12 @@ TEST_F(ServerThreads, AConnectionMadeInPlaceOfAClosedOneStartsFresh) {
   EXPECT_TRUE(server.stop(std::chrono::seconds(5)));
 }
 
-TEST_F(ServerThreads, WithoutInlineDirectRequestsRunOnTheWorkers) {
+TEST_F(ServerThreads, StoreJobsRunOnTheStoreThreads) {
   ThreadLog log;
   log.direct_work = std::chrono::milliseconds(20);  // concurrent requests overlap on the workers
+  log.direct_on_store_lane = true;  // a store that waits on the network
   ServerOptions options;
   options.event_loops = 1;
-  options.inline_direct = false;  // a store that waits on the network
   options.workers = 3;
   options.hash_workers = 1;
   options.upstream_workers = 1;
@@ -289,7 +291,7 @@ TEST_F(ServerThreads, WithoutInlineDirectRequestsRunOnTheWorkers) {
   }
   for (auto& client : clients) client.join();
   EXPECT_TRUE(server.stop(std::chrono::seconds(5)));
-  // More than one thread answered: the worker pool, not the single loop.
+  // More than one thread answered: the store threads, not the single loop.
   EXPECT_GE(log.direct.size(), 2u);
   EXPECT_LE(log.direct.size(), 3u);
 }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -202,6 +203,52 @@ TEST_F(GuardTest, TokenWithoutAUsernameIsInvalid) {
   // credential (401), not an internal error (500).
   expect_error(check("Bearer " + tokens_->issue(kAccessTokenType, alice.id, "", kNow)),
                Errc::invalid_token);
+}
+
+}  // namespace
+}  // namespace authd
+
+namespace authd {
+namespace {
+
+// A service client's token (client_credentials, sub "client:<id>"): the
+// guard asks for the client on every request, so a changed role or a removed
+// client takes effect on the next one, and the token's scope narrows the role.
+TEST_F(GuardTest, AServiceClientIsReadOnEveryRequest) {
+  const std::string subject = "client:client_0123456789abcdef01234567";
+  std::optional<Role> role = Role::writer;
+  int lookups = 0;
+  guard_->resolve_service_clients([&](std::string_view asked) -> Result<std::shared_ptr<const User>> {
+    ++lookups;
+    if (asked != subject || !role) return fail(Errc::invalid_token, "the token's client has been removed");
+    auto user = std::make_shared<User>();
+    user->id = user->username = subject;
+    user->role = *role;
+    user->last_revocation = std::numeric_limits<std::int64_t>::max();
+    return std::shared_ptr<const User>(std::move(user));
+  });
+  auto token = [&](std::string scope) {
+    return "Bearer " + tokens_->issue(kAccessTokenType, subject, subject, kNow,
+                                      {{"client_id", "client_0123456789abcdef01234567"}, {"scope", scope}, {"gen", "0"}});
+  };
+  const std::string full = token("read create");
+  auto principal = check(full, Capability::create);
+  ASSERT_TRUE(principal) << principal.error().message;
+  EXPECT_EQ(principal->user().username, subject);
+  expect_error(check(full, Capability::delete_), Errc::not_permitted);
+  expect_error(check(token("read"), Capability::create), Errc::not_permitted);  // narrowed by its scope
+  role = Role::user;  // the operator changed the client's role
+  expect_error(check(full, Capability::create), Errc::not_permitted);
+  EXPECT_TRUE(check(full, Capability::read));
+  role.reset();  // removed
+  expect_error(check(full, Capability::read), Errc::invalid_token);
+  EXPECT_EQ(lookups, 6);
+  // A token naming a client in sub but another in client_id, or a user's
+  // name, is no service token.
+  expect_error(check("Bearer " + tokens_->issue(kAccessTokenType, subject, "alice", kNow, {{"client_id", "x"}})),
+               Errc::invalid_token);
+  // A service token cannot pass as an OpenID client's token at /userinfo.
+  expect_error(guard_->check_client_token(full, kNow), Errc::invalid_token);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // client they were issued to (lib/accounts/refresh.cpp).
 #include <gtest/gtest.h>
 
+#include "authd/backchannel_logout.hpp"
 #include "authd/crypto.hpp"
 #include "authd/id_token.hpp"
 #include "authd/jws.hpp"
@@ -49,6 +50,50 @@ TEST(IdToken, Rs256WithTheClaimsOfOpenIdConnectCore) {
   std::string tampered = *token;
   tampered[tampered.size() / 2] = tampered[tampered.size() / 2] == 'A' ? 'B' : 'A';
   EXPECT_FALSE(verify_id_token_hint(**ring, tampered, "https://id.example", kNow));
+}
+
+TEST(IdToken, CarriesTheSessionsSid) {
+  test::TempStore db;
+  auto ring = KeyRing::open(store_key_storage(db.store(), "id_token_signing"), crypto::KeyAlgorithm::rs256);
+  ASSERT_TRUE(ring);
+  auto token = sign_id_token(**ring, {.issuer = "i", .subject = "u1", .audience = "c", .nonce = {}, .amr = {}, .auth_time = 0, .access_token = {}, .sid = session_id_of("family")}, kNow);
+  ASSERT_TRUE(token);
+  auto payload = jws::decode_object(jws::split(*token)->payload, "payload", 4);
+  ASSERT_TRUE(payload);
+  EXPECT_EQ(payload->get_string("sid"), session_id_of("family"));
+  EXPECT_EQ(22u, session_id_of("family").size()) << "16 bytes, base64url";
+  EXPECT_NE(session_id_of("family"), session_id_of("other"));
+  EXPECT_EQ(std::string::npos, session_id_of("family").find("family")) << "no handle of authd's own";
+}
+
+TEST(LogoutToken, BackChannelLogoutClaimsTypAndNoNonce) {
+  test::TempStore db;
+  auto ring = KeyRing::open(store_key_storage(db.store(), "id_token_signing"), crypto::KeyAlgorithm::rs256);
+  ASSERT_TRUE(ring);
+  const LogoutToken logout{.issuer = "https://id.example", .audience = "client_1", .subject = "u1", .sid = "s1", .jti = {}};
+  auto token = sign_logout_token(**ring, logout, kNow);
+  auto again = sign_logout_token(**ring, logout, kNow);
+  ASSERT_TRUE(token && again);
+  const auto parts = jws::split(*token);
+  ASSERT_TRUE(parts);
+  auto header = jws::decode_object(parts->header, "header", 4);
+  auto payload = jws::decode_object(parts->payload, "payload", 4);
+  ASSERT_TRUE(header && payload);
+  EXPECT_EQ(header->get_string("typ"), "logout+jwt");
+  EXPECT_EQ(header->get_string("alg"), "RS256");
+  EXPECT_EQ(payload->get_string("iss"), "https://id.example");
+  EXPECT_EQ(payload->get_string("aud"), "client_1");
+  EXPECT_EQ(payload->get_string("sub"), "u1");
+  EXPECT_EQ(payload->get_string("sid"), "s1");
+  EXPECT_EQ(payload->get_integer("iat"), kNow);
+  EXPECT_EQ(payload->get_integer("exp"), kNow + kLogoutTokenTtl);
+  EXPECT_TRUE(payload->get("events").get(kBackchannelLogoutEvent).is_object());
+  EXPECT_FALSE(payload->has("nonce"));
+  EXPECT_GE(payload->get_string("jti").value_or("").size(), 16u);
+  auto other = jws::decode_object(jws::split(*again)->payload, "payload", 4);
+  EXPECT_NE(payload->get_string("jti"), other->get_string("jti")) << "a new jti for every token signed";
+  // Signed by the ID-token key: it verifies as a hint does (signature, kid, alg, iss).
+  EXPECT_TRUE(verify_id_token_hint(**ring, *token, "https://id.example", kNow));
 }
 
 TEST(IdToken, AtHashIsTheLeftHalfOfSha256) {

@@ -670,6 +670,59 @@ TEST_P(StoreContract, SharedFindUserAgreesWithTheCopyAndIsNeverChangedInPlace) {
   EXPECT_EQ("lena", (*held)->username);
 }
 
+// MemoryOnly (authd/store.hpp), what the event loops answer with: a store
+// that never waits answers everything inside a scope and refuses nothing; one
+// that waits on the network answers there only what it holds in memory, and
+// refuses the rest at once, noting it (a write before its work runs), so that
+// the request runs again where waiting is allowed.
+TEST_P(StoreContract, MemoryOnlyAnswersFromMemoryOrRefusesAtOnce) {
+  insert(make_user("mona", Role::writer));
+  ASSERT_EQ("ok", outcome(write([](StoreTxn& txn) { return txn.insert_record("m1", R"({"_id":"m1"})"); })));
+  if (!store().waits_on_network()) {
+    MemoryOnly scope;
+    EXPECT_EQ("ok", outcome(store().find_user_shared("mona")));
+    EXPECT_EQ("ok", outcome(store().find_record("m1")));
+    EXPECT_EQ("not_found", outcome(store().find_user_shared("nobody")));
+    EXPECT_EQ("ok", outcome(write([](StoreTxn& txn) { return txn.put_entry("memory", "k", "v", 0); })));
+    EXPECT_FALSE(scope.refused());
+    return;
+  }
+  {
+    MemoryOnly scope;
+    bool ran = false;
+    auto wrote = write([&](StoreTxn&) -> Result<void> {
+      ran = true;
+      return {};
+    });
+    EXPECT_EQ("unavailable", outcome(wrote));
+    EXPECT_FALSE(ran) << "a write's work ran on a thread that may not wait";
+    EXPECT_TRUE(scope.refused());
+  }
+  {
+    MemoryOnly scope;
+    EXPECT_EQ("unavailable", outcome(store().find_user_shared("nobody")));
+    EXPECT_TRUE(scope.refused()) << "a miss is refused, not read from the database";
+  }
+  {
+    MemoryOnly scope;
+    // A read the caches cannot answer, its error dropped by the caller: still noted.
+    (void)read_value(store(), [](StoreTxn& txn) { return txn.get_entry("memory", "k"); });
+    EXPECT_TRUE(scope.refused());
+  }
+  // Read once where waiting is allowed: then answered from memory (once the
+  // caches are live: their LISTEN connection may still be starting).
+  EXPECT_TRUE(test::within(3s, [&] {
+    (void)store().find_user_shared("mona");
+    (void)store().find_record("m1");
+    (void)store().list_records();
+    MemoryOnly scope;
+    const bool answered = store().find_user_shared("mona").has_value() && store().find_record("m1").has_value() &&
+                          store().list_records().has_value();
+    return answered && !scope.refused();
+  }));
+  EXPECT_FALSE(MemoryOnly::active());
+}
+
 TEST_P(StoreContract, FindUserIgnoresARolledBackChange) {
   insert(make_user("mia", Role::editor));
   ASSERT_EQ("ok", outcome(store().find_user("mia")));

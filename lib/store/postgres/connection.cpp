@@ -8,6 +8,8 @@
 #include <charconv>
 #include <optional>
 
+#include "authd/store.hpp"
+
 namespace authd::pg {
 namespace {
 
@@ -30,6 +32,7 @@ int milliseconds_until(Clock::time_point deadline) {
 }  // namespace
 
 bool DbError::fatal_to_connection() const noexcept {
+  if (kind == Kind::memory_only) return false;
   if (kind != Kind::sql) return true;
   // Class 08: connection exception; 57P0x: the server is shutting down or
   // terminated us; 25006: we reached a read-only server (a standby, or a
@@ -45,6 +48,8 @@ Error to_error(const DbError& error, std::string_view what) {
       return Error::retry_later(Errc::unavailable, 1, text);
     case DbError::Kind::timeout:
       return Error::retry_later(Errc::unavailable, 1, std::string(what) + ": the database did not answer in time");
+    case DbError::Kind::memory_only:
+      return MemoryOnly::refusal();
     case DbError::Kind::sql:
       break;
   }
@@ -72,7 +77,7 @@ DbResult<Connection> Connection::open(const Settings& settings) {
   const std::array<const char*, 9> keys = {"connect_timeout", "fallback_application_name", "client_encoding",
                                            "keepalives", "keepalives_idle", "keepalives_interval",
                                            "keepalives_count", "dbname", nullptr};
-  const std::array<const char*, 9> values = {timeout.c_str(), "authd", "UTF8", "1", "10", "5", "3",
+  const std::array<const char*, 9> values = {timeout.c_str(), settings.application_name, "UTF8", "1", "10", "5", "3",
                                              settings.conninfo.c_str(), nullptr};
   ConnPtr conn(PQconnectdbParams(keys.data(), values.data(), 1));
   if (!conn) return std::unexpected(DbError{DbError::Kind::connection, "", "out of memory"});
@@ -83,13 +88,7 @@ DbResult<Connection> Connection::open(const Settings& settings) {
   PQsetNoticeProcessor(conn.get(), [](void*, const char*) {}, nullptr);
   if (PQsetnonblocking(conn.get(), 1) != 0)
     return std::unexpected(DbError{DbError::Kind::connection, "", trimmed(PQerrorMessage(conn.get()))});
-  Connection out(std::move(conn));
-  const auto deadline = Clock::now() + settings.connect_timeout + settings.statement_timeout;
-  if (auto set = out.exec_script("SET statement_timeout = " + std::to_string(settings.statement_timeout.count()),
-                                 deadline);
-      !set)
-    return std::unexpected(set.error());
-  return out;
+  return Connection(std::move(conn));
 }
 
 DbError Connection::lost(std::string_view what) {

@@ -26,6 +26,7 @@ struct DbError {
     sql,         // the server refused a statement; `sqlstate` says why (connection still usable)
     connection,  // could not connect, or the connection broke (it is unusable now)
     timeout,     // no answer before the deadline (the connection is dropped)
+    memory_only, // not sent: the caller answers from memory only (authd/store.hpp's MemoryOnly)
   };
   Kind kind = Kind::sql;
   std::string sqlstate;  // five characters for Kind::sql ("23505"), else ""
@@ -80,10 +81,15 @@ class Connection {
     std::string conninfo;
     std::chrono::milliseconds connect_timeout{5000};
     std::chrono::milliseconds statement_timeout{5000};
+    // application_name unless the conninfo names one (pg_stat_activity).
+    const char* application_name = "authd";
   };
 
-  // Connects (blocking, bounded by connect_timeout per host) and sets the
-  // session's statement_timeout. The connection is not in pipeline mode yet.
+  // Connects (blocking, bounded by connect_timeout per host). It leaves no
+  // state on the session (a transaction pooler may hand the server
+  // connection to another client between transactions): each transaction
+  // sets its own statement timeout (txn.hpp, migrations.hpp). The
+  // connection is not in pipeline mode yet.
   static DbResult<Connection> open(const Settings& settings);
 
   // Runs SQL text (several statements allowed) with the simple protocol and

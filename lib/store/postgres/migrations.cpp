@@ -28,8 +28,10 @@ std::string quoted(std::string_view text) {
 
 }  // namespace
 
-DbResult<int> migrate(Connection& conn, Clock::time_point deadline) {
-  if (auto begun = conn.exec_script("BEGIN", deadline); !begun) return std::unexpected(begun.error());
+DbResult<int> migrate(Connection& conn, std::chrono::milliseconds statement_timeout, Clock::time_point deadline) {
+  // The timeout for this transaction only (SET LOCAL): nothing stays on the session.
+  const std::string begin = "BEGIN; SET LOCAL statement_timeout = " + std::to_string(statement_timeout.count());
+  if (auto begun = conn.exec_script(begin, deadline); !begun) return std::unexpected(begun.error());
   auto rollback = [&](DbError error) -> DbResult<int> {
     (void)conn.exec_script("ROLLBACK", deadline);
     return std::unexpected(std::move(error));

@@ -24,7 +24,8 @@ std::span<const Migration> migrations();
 // each other and exactly one applies each migration; the others then find it
 // recorded in schema_migrations. `conn` must not be in pipeline mode.
 // Returns how many were applied. A database newer than this binary (a
-// version we do not know) is accepted: later migrations only add.
-DbResult<int> migrate(Connection& conn, Clock::time_point deadline);
+// version we do not know) is accepted: later migrations only add. Each
+// statement may take up to `statement_timeout` (SET LOCAL).
+DbResult<int> migrate(Connection& conn, std::chrono::milliseconds statement_timeout, Clock::time_point deadline);
 
 }  // namespace authd::pg

@@ -68,7 +68,7 @@ Result<std::unique_ptr<Connection>> Pool::connect() {
     std::lock_guard migrating(migrate_mutex_);
     if (!schema_ready_) {
       const auto deadline = Clock::now() + settings_.statement_timeout * 4;
-      auto applied = migrate(*conn, deadline);
+      auto applied = migrate(*conn, settings_.statement_timeout, deadline);
       if (!applied) {
         if (applied.error().kind != DbError::Kind::sql || applied.error().fatal_to_connection())
           return down(applied.error());

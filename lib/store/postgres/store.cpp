@@ -34,10 +34,10 @@ class PostgresStore final : public Store {
   explicit PostgresStore(const PostgresOptions& options)
       : options_(options),
         pool_(settings(options.database_url), options.pool_size, options.log_warning, options.log_info),
-        cache_(options.user_cache_entries) {
+        cache_(options.user_cache_entries), statement_timeout_ms_(std::to_string(options.statement_timeout.count())) {
     if (options.user_cache_entries > 0)
       listener_ = std::make_unique<pg::Listener>(
-          settings(options.listen_url.empty() ? options.database_url : options.listen_url),
+          settings(options.listen_url.empty() ? options.database_url : options.listen_url, "authd listen"),
           [this](std::string_view channel, std::string_view payload) {
             if (channel == "authd_records") {
               records_cache_.invalidate();
@@ -60,8 +60,11 @@ class PostgresStore final : public Store {
   Result<void> read(const Work& work) override { return run(pg::PgTxn::Mode::read, work); }
   Result<void> write(const Work& work) override { return run(pg::PgTxn::Mode::write, work); }
 
+  // On a thread answering from memory only (MemoryOnly), a miss is refused
+  // before any round trip; so is every other call that needs the database.
   Result<std::shared_ptr<const User>> find_user_shared(std::string_view username) override {
     if (auto hit = cache_.find(username)) return hit;
+    if (MemoryOnly::refuse_wait()) return fail(MemoryOnly::refusal());
     const auto ticket = cache_.ticket(username);
     auto found = read_value(*this, [&](StoreTxn& txn) { return txn.find_user(username); });
     if (!found) return std::unexpected(found.error());
@@ -74,6 +77,7 @@ class PostgresStore final : public Store {
   // it is live, else one read transaction whose answer it keeps.
   Result<std::string> find_record(std::string_view id) override {
     if (auto hit = records_cache_.find(id)) return std::move(*hit);
+    if (MemoryOnly::refuse_wait()) return fail(MemoryOnly::refusal());
     const auto ticket = records_cache_.ticket();
     auto found = read_value(*this, [&](StoreTxn& txn) { return txn.find_record(id); });
     if (found) records_cache_.put(ticket, id, *found);
@@ -81,14 +85,27 @@ class PostgresStore final : public Store {
   }
 
   Result<StoreStats> stats() override {
+    if (MemoryOnly::refuse_wait()) return fail(MemoryOnly::refusal());
     StoreStats out;
     auto got = run_statement([&](pg::Connection& conn) -> pg::DbResult<void> {
+      // One transaction of its own, for its SET LOCAL (no session state).
       std::vector<pg::Statement> batch;
+      batch.push_back(pg::Statement{"BEGIN READ ONLY", {}});
+      batch.push_back(pg::Statement{"SELECT set_config('statement_timeout', $1, true)", {pg::Param::text(statement_timeout_ms_)}});
       batch.push_back(pg::Statement{"SELECT (SELECT count(*) FROM users), pg_database_size(current_database())", {}});
+      batch.push_back(pg::Statement{"COMMIT", {}});
       auto results = conn.run(batch, deadline());
-      if (!results) return std::unexpected(results.error());
-      out.users = static_cast<std::size_t>(pg::field_int(results->front().get(), 0, 0));
-      out.bytes_used = static_cast<std::size_t>(pg::field_int(results->front().get(), 0, 1));
+      if (!results) {
+        if (!results.error().fatal_to_connection()) {  // the batch was skipped after the error: end the transaction
+          std::vector<pg::Statement> rollback;
+          rollback.push_back(pg::Statement{"ROLLBACK", {}});
+          if (!conn.run(rollback, deadline())) conn.mark_broken();
+        }
+        return std::unexpected(results.error());
+      }
+      const PGresult* row = (*results)[2].get();
+      out.users = static_cast<std::size_t>(pg::field_int(row, 0, 0));
+      out.bytes_used = static_cast<std::size_t>(pg::field_int(row, 0, 1));
       return {};
     });
     if (!got) return std::unexpected(got.error());
@@ -99,18 +116,25 @@ class PostgresStore final : public Store {
   bool waits_on_network() const noexcept override { return true; }
 
  private:
-  pg::Connection::Settings settings(const std::string& url) const {
-    return pg::Connection::Settings{url, options_.connect_timeout, options_.statement_timeout};
+  pg::Connection::Settings settings(const std::string& url, const char* application_name = "authd") const {
+    return pg::Connection::Settings{url, options_.connect_timeout, options_.statement_timeout, application_name};
   }
   Clock::time_point deadline() const { return Clock::now() + options_.statement_timeout + std::chrono::milliseconds(250); }
 
   Result<void> run(pg::PgTxn::Mode mode, const Work& work) {
+    if (MemoryOnly::active()) {
+      // Answering from memory: a write is refused before its work runs; a
+      // read runs on no connection, answered from the caches or refused.
+      if (mode == pg::PgTxn::Mode::write && MemoryOnly::refuse_wait()) return fail(MemoryOnly::refusal());
+      pg::PgTxn txn(nullptr, mode, options_.statement_timeout, statement_timeout_ms_, &records_cache_);
+      return work(txn);
+    }
     int serialization_failures = 0;
     int reconnects = 0;
     for (;;) {
       auto lease = pool_.acquire();
       if (!lease) return std::unexpected(lease.error());
-      pg::PgTxn txn(lease->conn(), mode, options_.statement_timeout, &records_cache_);
+      pg::PgTxn txn(&lease->conn(), mode, options_.statement_timeout, statement_timeout_ms_, &records_cache_);
       auto outcome = work(txn);
       if (outcome && !txn.failure() && mode == pg::PgTxn::Mode::write) (void)txn.commit();
       txn.end();
@@ -153,6 +177,7 @@ class PostgresStore final : public Store {
   PostgresOptions options_;
   pg::Pool pool_;
   pg::UserCache cache_;
+  const std::string statement_timeout_ms_;  // options_.statement_timeout as text, for SET LOCAL
   pg::RecordsCache records_cache_;
   std::unique_ptr<pg::Listener> listener_;
 };

@@ -14,6 +14,9 @@ constexpr auto kClientGrace = std::chrono::milliseconds(250);
 
 constexpr const char* kBeginWrite = "BEGIN ISOLATION LEVEL SERIALIZABLE";
 constexpr const char* kBeginRead = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
+// Right after BEGIN, in the same batch: the statement timeout of this
+// transaction only (set_config with is_local = true is SET LOCAL).
+constexpr const char* kSetTimeout = "SELECT set_config('statement_timeout', $1, true)";
 
 // SQL, one statement each. $n are sent in binary with their types.
 constexpr const char* kFindUser =
@@ -82,8 +85,10 @@ Result<T> db_fail(const DbError& error, std::string_view what) {
 
 }  // namespace
 
-PgTxn::PgTxn(Connection& conn, Mode mode, std::chrono::milliseconds statement_timeout, RecordsCache* records_cache)
-    : conn_(conn), mode_(mode), statement_timeout_(statement_timeout), records_cache_(records_cache) {}
+PgTxn::PgTxn(Connection* conn, Mode mode, std::chrono::milliseconds statement_timeout,
+             std::string_view statement_timeout_ms, RecordsCache* records_cache)
+    : conn_(conn), mode_(mode), statement_timeout_(statement_timeout), statement_timeout_ms_(statement_timeout_ms),
+      records_cache_(records_cache) {}
 
 PgTxn::~PgTxn() { end(); }
 
@@ -92,15 +97,22 @@ Clock::time_point PgTxn::deadline() const { return Clock::now() + statement_time
 DbResult<std::vector<ResultPtr>> PgTxn::run(std::vector<Statement> batch) {
   if (failure_) return std::unexpected(*failure_);
   if (finished_) return std::unexpected(DbError{DbError::Kind::sql, "25000", "the transaction has ended"});
+  if (!conn_) {  // answering from memory: this would wait on the database
+    MemoryOnly::refuse_wait();
+    return std::unexpected(DbError{DbError::Kind::memory_only, "", "the store would wait on the network"});
+  }
   const bool with_begin = !begun_;
-  if (with_begin) batch.insert(batch.begin(), Statement{mode_ == Mode::write ? kBeginWrite : kBeginRead, {}});
+  if (with_begin) {
+    batch.insert(batch.begin(), Statement{kSetTimeout, {Param::text(statement_timeout_ms_)}});
+    batch.insert(batch.begin(), Statement{mode_ == Mode::write ? kBeginWrite : kBeginRead, {}});
+  }
   begun_ = true;
-  auto results = conn_.run(batch, deadline());
+  auto results = conn_->run(batch, deadline());
   if (!results) {
     failure_ = results.error();
     return std::unexpected(results.error());
   }
-  if (with_begin) results->erase(results->begin());
+  if (with_begin) results->erase(results->begin(), results->begin() + 2);
   return results;
 }
 
@@ -124,7 +136,7 @@ DbResult<void> PgTxn::commit() {
   finished_ = true;
   std::vector<Statement> batch;
   batch.push_back(Statement{"COMMIT", {}});
-  auto results = conn_.run(batch, deadline());
+  auto results = conn_->run(batch, deadline());
   if (!results) {
     failure_ = results.error();
     return std::unexpected(results.error());
@@ -141,10 +153,10 @@ DbResult<void> PgTxn::commit() {
 void PgTxn::end() {
   if (!begun_ || finished_) return;
   finished_ = true;
-  if (conn_.broken()) return;
+  if (conn_->broken()) return;
   std::vector<Statement> batch;
   batch.push_back(Statement{"ROLLBACK", {}});
-  if (!conn_.run(batch, deadline())) conn_.mark_broken();  // never hand back a connection mid-transaction
+  if (!conn_->run(batch, deadline())) conn_->mark_broken();  // never hand back a connection mid-transaction
 }
 
 // --- users -------------------------------------------------------------------

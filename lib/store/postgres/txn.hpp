@@ -29,7 +29,13 @@ class PgTxn final : public StoreTxn {
  public:
   enum class Mode { read, write };
   // `records_cache` (may be null): list_records answers from it when it can.
-  PgTxn(Connection& conn, Mode mode, std::chrono::milliseconds statement_timeout, RecordsCache* records_cache = nullptr);
+  // `conn` null: a read answered from memory only (authd/store.hpp's
+  // MemoryOnly): whatever would need the database is refused.
+  // `statement_timeout_ms` (the same value as text, kept alive by the
+  // caller) is set for the transaction alone (SET LOCAL, nothing left on the
+  // session: a transaction pooler may hand the server connection to others).
+  PgTxn(Connection* conn, Mode mode, std::chrono::milliseconds statement_timeout, std::string_view statement_timeout_ms,
+        RecordsCache* records_cache = nullptr);
   ~PgTxn() override;
 
   Result<User> find_user(std::string_view username) override;
@@ -76,9 +82,10 @@ class PgTxn final : public StoreTxn {
   Result<void> refuse_if_read_only(std::string_view what) const;
   Clock::time_point deadline() const;
 
-  Connection& conn_;
+  Connection* conn_;
   Mode mode_;
   std::chrono::milliseconds statement_timeout_;
+  std::string_view statement_timeout_ms_;
   bool begun_ = false;
   bool finished_ = false;
   bool commit_sent_ = false;

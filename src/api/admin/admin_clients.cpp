@@ -2,7 +2,10 @@
 //   GET    /admin/clients                  -> {"clients":[client...]}
 //   POST   /admin/clients {"name","redirect_uris":[...],"post_logout_redirect_uris":[...],
 //                          "scopes":[...],"public":false,"first_party":false,
-//                          "require_pushed_authorization_requests":false}
+//                          "require_pushed_authorization_requests":false,
+//                          "backchannel_logout_uri":"...","backchannel_logout_session_required":false,
+//                          "grant_types":["client_credentials"],"role":"writer",
+//                          "jwks":{"keys":[...]} | "jwks_uri":"https://..."}
 //                                          -> 201 the client + "client_secret" (shown only here)
 //   GET    /admin/clients/{id}             -> the client (never its secret)
 //   DELETE /admin/clients/{id}             -> {"client_id":...,"deleted":true,"refresh_families_ended":N,
@@ -84,12 +87,38 @@ HandlerResult admin_add_client(App& app, const http::Request& request, const Rou
   if (!first_party) return std::unexpected(first_party.error());
   auto require_par = flag(*body, "require_pushed_authorization_requests");
   if (!require_par) return std::unexpected(require_par.error());
+  auto grant_types = string_list(*body, "grant_types");
+  if (!grant_types) return std::unexpected(grant_types.error());
+  spec.grant_types = std::move(*grant_types);
+  if (const Json role = body->get("role"); !role.is_null()) {
+    const auto role_name = role.as_string();
+    spec.role = role_name ? parse_role(*role_name) : std::nullopt;
+    if (!spec.role) return fail_field("role", "role must be one of user, writer, editor, admin");
+  }
+  if (const Json jwks = body->get("jwks"); !jwks.is_null()) {
+    if (!jwks.is_object()) return fail_field("jwks", "jwks must be a JWK Set object");
+    spec.jwks = jwks.dump();
+  }
+  if (const Json uri = body->get("jwks_uri"); !uri.is_null()) {
+    if (!uri.as_string()) return fail_field("jwks_uri", "jwks_uri must be a string");
+    spec.jwks_uri = std::string(*uri.as_string());
+  }
   spec.redirect_uris = std::move(*redirect_uris);
   spec.post_logout_uris = std::move(*post_logout);
   spec.scopes = std::move(*scopes);
   spec.is_public = *is_public;
   spec.first_party = *first_party;
   spec.require_par = *require_par;
+  if (const Json uri = body->get("backchannel_logout_uri"); !uri.is_null()) {
+    if (!uri.as_string()) return fail_field("backchannel_logout_uri", "backchannel_logout_uri must be a string");
+    spec.backchannel_logout_uri = std::string(*uri.as_string());
+  }
+  auto session_required = flag(*body, "backchannel_logout_session_required");
+  if (!session_required) return std::unexpected(session_required.error());
+  if (*session_required && spec.backchannel_logout_uri.empty()) {
+    return fail_field("backchannel_logout_session_required", "backchannel_logout_session_required needs a backchannel_logout_uri");
+  }
+  spec.backchannel_logout_session_required = *session_required;
   auto issued = app.core->oidc_clients().add(std::move(spec), unix_now());
   if (!issued) return std::unexpected(issued.error());
   audit_change(app, request, context, "client_added", issued->client.id);

@@ -25,7 +25,8 @@ Json summary(const User& user) {
   Json shown = Json::object();
   shown.set("username", Json::string(user.username))
       .set("role", Json::string(to_string(user.role)))
-      .set("_id", Json::string(user.id));
+      .set("_id", Json::string(user.id))
+      .set("source", Json::string(is_directory_user(user) ? "directory" : "local"));
   return shown;
 }
 

@@ -3,6 +3,7 @@
 #include "api/oidc/client_auth.hpp"
 
 #include "authd/authorization.hpp"
+#include "authd/client_assertion.hpp"
 #include "authd/clock.hpp"
 #include "api/audit_request.hpp"
 #include "api/oidc/oidc.hpp"
@@ -16,6 +17,34 @@ namespace {
 std::string form_decoded(std::string_view text) {
   auto decoded = http::parse_query("v=" + std::string(text));
   return param(decoded, "v");
+}
+
+// private_key_jwt: the client that signed the assertion, never throttled (a
+// signature is not guessed), every refusal audited with its reason.
+std::expected<ClientAuth, Refusal> assertion_client(App& app, const http::Request& request, const Form& form) {
+  const auto type = param(form, "client_assertion_type");
+  const auto assertion = param(form, "client_assertion");
+  if (!request.authorization().empty() || !param(form, "client_secret").empty()) {
+    return std::unexpected(Refusal{400, "invalid_request", "two client authentications"});
+  }
+  const auto peeked = jose::peek_client_assertion(assertion);
+  const std::string who = peeked ? peeked->subject.substr(0, 64) : param(form, "client_id").substr(0, 64);
+  auto refused = [&](std::string why) -> std::unexpected<Refusal> {
+    audit(app, request, {.event = "oidc_client_auth_failed", .username = who, .outcome = "refused", .reason = why});
+    return std::unexpected(Refusal{401, "invalid_client", "client authentication failed"});
+  };
+  if (type != jose::kClientAssertionType) return refused("client_assertion_type is not jwt-bearer");
+  if (assertion.empty()) return refused("client_assertion is empty");
+  const std::string issuer = oidc::issuer(app, request);
+  auto client = app.core->client_assertions().authenticate(assertion, param(form, "client_id"),
+                                                            {issuer + "/token", issuer}, unix_now());
+  if (!client) {
+    if (client.error().code != Errc::invalid_login) {
+      return std::unexpected(Refusal{503, "temporarily_unavailable", "cannot check client authentication now", false, 5});
+    }
+    return refused(client.error().message);
+  }
+  return ClientAuth{std::move(*client), false};
 }
 
 }  // namespace
@@ -35,6 +64,9 @@ http::Response refused(const Refusal& r) {
 // nothing and is neither counted nor delayed, nor is a secret sent with a
 // public client's id, which has none to guess, or with an unknown client id.
 std::expected<ClientAuth, Refusal> authenticate_client(App& app, const http::Request& request, const Form& form) {
+  if (form.contains("client_assertion") || form.contains("client_assertion_type")) {
+    return assertion_client(app, request, form);
+  }
   std::string id = param(form, "client_id");
   std::string secret = param(form, "client_secret");
   bool basic = false;

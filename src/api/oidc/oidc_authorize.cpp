@@ -15,6 +15,8 @@
 //        a bad client_id or redirect_uri -> 400, never a redirect to it: a page
 //        for a browser (Accept: text/html), else JSON;
 //        any other error -> 302 redirect_uri?error&error_description&state&iss
+//   POST /authorize: the same parameters as a form (OpenID Connect Core
+//        §3.1.2.1), from any site: it does no more than the GET would.
 //   GET  /authorize?client_id&request_uri: the request the client pushed to
 //        /par (RFC 9126, pushed_requests.hpp) instead of its parameters; the
 //        browser's way back from the sign-in and consent pages then carries
@@ -29,6 +31,7 @@
 #include <charconv>
 
 #include "authd/authorization_codes.hpp"
+#include "authd/backchannel_logout.hpp"
 #include "authd/clock.hpp"
 #include "authd/oidc_consents.hpp"
 #include "authd/text.hpp"
@@ -116,6 +119,10 @@ Result<OidcClient> trusted_client(App& app, const Query& query) {
     if (client.error().code == Errc::not_found) return fail_field("client_id", "unknown client_id");
     return std::unexpected(client.error());
   }
+  // A service client (client_credentials alone) signs nobody in.
+  if (!has_grant(*client, kAuthorizationCodeGrant)) {
+    return fail_field("client_id", "the client is not registered for the authorization code grant");
+  }
   const auto redirect_uri = param(query, "redirect_uri");
   if (redirect_uri.empty()) return fail_field("redirect_uri", "redirect_uri is required");
   if (!has_redirect_uri(*client, redirect_uri)) {
@@ -145,12 +152,14 @@ http::Response refuse(App& app, const http::Request& request, const Authorizatio
 }
 
 // The browser's authd session, re-authenticated as on protected routes (the
-// second-factor policy included). nullopt when there is none.
+// second-factor policy included). nullopt when there is none, or when the
+// cookie holds a service client's token.
 std::optional<Principal> session_of(App& app, const http::Request& request) {
   const auto cookie = http::cookie_value(request.param("HTTP_COOKIE"), "auth");
   if (cookie.empty()) return std::nullopt;
   auto principal = app.core->guard().check("Bearer " + std::string(cookie), std::nullopt, unix_now());
-  if (!principal) return std::nullopt;
+  // A service client's token (client_credentials) is no person signing in.
+  if (!principal || is_service_subject(principal->claims().subject)) return std::nullopt;
   return std::move(*principal);
 }
 
@@ -240,7 +249,8 @@ std::expected<Admitted, HandlerResult> admitted(App& app, const http::Request& r
 
 HandlerResult oidc_authorize(App& app, const http::Request& request, const RouteContext&) {
   if (auto on = oidc::require_provider(app); !on) return std::unexpected(on.error());
-  auto found = admitted(app, request, http::parse_query(request.query));
+  // The request's parameters: the query, or a form post's body (Core §3.1.2.1).
+  auto found = admitted(app, request, http::parse_query(request.method == "POST" ? request.body : request.query));
   if (!found) return std::move(found.error());
   const auto& [authorization, client] = *found;
   const Query& query = authorization.query;
@@ -296,7 +306,9 @@ HandlerResult oidc_authorize(App& app, const http::Request& request, const Route
                   .nonce = param(query, "nonce"),
                   .code_challenge = param(query, "code_challenge"),
                   .amr = amr_of(*session),
-                  .auth_time = auth_time};
+                  .auth_time = auth_time,
+                  .sid = session_id_of(session_handle_of(session->claims())),
+                  .issuer = oidc::issuer(app, request)};
   auto code = app.core->authorization_codes().issue(grant, now);
   if (!code) return std::unexpected(code.error());
   audit(app, request, {.event = "oidc_authorize", .username = session->user().username, .outcome = "ok",

@@ -46,6 +46,9 @@ HandlerResult oidc_par(App& app, const http::Request& request, const RouteContex
   auto caller = oidc::authenticate_client(app, request, form);
   if (!caller) return oidc::refused(caller.error());
   const auto& client = caller->client;
+  if (!has_grant(client, kAuthorizationCodeGrant)) {
+    return oidc::oauth_error(400, "unauthorized_client", "the client is not registered for the authorization code grant");
+  }
   // The client authentication is not part of the request kept.
   for (const auto* secret : {"client_secret", "client_assertion", "client_assertion_type"}) form.erase(secret);
   if (const auto named = oidc::param(form, "client_id"); !named.empty() && named != client.id) {

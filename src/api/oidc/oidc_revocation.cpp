@@ -18,6 +18,10 @@
 //     sessions ended (sign-out everywhere, password change, an operator's
 //     sign-out). Active: active, scope, client_id, username, token_type, exp,
 //     iat, sub, aud, iss (and jti for access tokens).
+// A service client's own access token (client_credentials: sub "client:<id>")
+// is revoked and introspected by that client (or a resource server of
+// oidc_introspection_clients) the same way; its username and sub are
+// "client:<id>", its aud token_audience.
 // token_type_hint (access_token, refresh_token) only orders the look-up;
 // any other value is ignored (RFC 7009 §2.1, RFC 7662 §2.1).
 #include "authd/clock.hpp"
@@ -55,7 +59,14 @@ std::string claim(const TokenClaims& claims, std::string_view name) {
 Result<std::optional<Principal>> live_access_token(App& app, std::string_view token, std::int64_t now,
                                                    std::string_view of_client) {
   if (token.find_first_of(" \t,") != std::string_view::npos) return std::nullopt;
-  auto principal = app.core->guard().check_client_token("Bearer " + std::string(token), now);
+  const std::string authorization = "Bearer " + std::string(token);
+  auto principal = app.core->guard().check_client_token(authorization, now);
+  if (!principal && principal.error().code == Errc::invalid_token) {
+    // A service client's own token is a session token of no user: the
+    // guard re-reads its client (removed, or no longer of the grant: inactive).
+    auto service = app.core->guard().check(authorization, std::nullopt, now);
+    if (service && is_service_subject(service->claims().subject)) principal = std::move(service);
+  }
   if (!principal) {
     if (not_a_token(principal.error())) return std::nullopt;
     return std::unexpected(principal.error());
@@ -103,9 +114,9 @@ Result<void> revoke_token(App& app, const http::Request& request, const OidcClie
     if (!*live) return false;
     TokenClaims until = (*live)->claims();
     until.expires_at += app.core->settings().token.leeway.count();
-    if (auto done = app.core->revocation().revoke((*live)->user().username, until, now); !done) {
-      return std::unexpected(done.error());
-    }
+    auto done = is_service_subject(until.subject) ? app.core->revocation().revoke_listed(until)
+                                                  : app.core->revocation().revoke((*live)->user().username, until, now);
+    if (!done) return std::unexpected(done.error());
     audit(app, request, {.event = "oidc_token_revoked", .username = (*live)->user().username, .outcome = "ok",
                          .reason = "access token of client " + client.id});
     return true;
@@ -166,7 +177,7 @@ Result<Json> introspect_token(App& app, const http::Request& request, const Oidc
         .set("exp", Json::integer(claims.expires_at))
         .set("iat", Json::integer(claims.issued_at))
         .set("sub", Json::string(claims.subject))
-        .set("aud", Json::string(issued_to))
+        .set("aud", Json::string(is_service_subject(claims.subject) ? app.core->tokens().policy().audience : issued_to))
         .set("iss", Json::string(app.core->tokens().policy().issuer))
         .set("jti", Json::string(claims.token_id));
     return std::optional<Json>(std::move(body));

@@ -3,10 +3,14 @@
 //   POST /token  application/x-www-form-urlencoded
 //     grant_type=authorization_code&code&redirect_uri[&code_verifier]
 //     grant_type=refresh_token&refresh_token
-//   client authentication: client_secret_basic, client_secret_post, or none
-//   (public clients, PKCE instead). 200 {access_token, token_type, expires_in,
-//   scope, id_token[, refresh_token]}, Cache-Control: no-store; errors as
-//   RFC 6749 §5.2 ({"error","error_description"}; invalid_client 401).
+//     grant_type=client_credentials[&scope]  (RFC 6749 §4.4: a confidential
+//       client registered with it; the token is the client's own, "client:<id>",
+//       acting as its role at authd's guarded routes; scope: capability names)
+//   client authentication: client_secret_basic, client_secret_post,
+//   private_key_jwt, or none (public clients, PKCE instead). 200
+//   {access_token, token_type, expires_in, scope[, id_token][, refresh_token]},
+//   Cache-Control: no-store; errors as RFC 6749 §5.2
+//   ({"error","error_description"}; invalid_client 401).
 // Failed client authentication is audited, and a wrong secret throttled per
 // client and caller address (authenticate_client, client_auth.cpp).
 #include "authd/authorization.hpp"
@@ -14,6 +18,7 @@
 #include "authd/clock.hpp"
 #include "authd/id_token.hpp"
 #include "authd/jws.hpp"
+#include "authd/text.hpp"
 #include "api/audit_request.hpp"
 #include "api/oidc/client_auth.hpp"
 #include "api/oidc/routes.hpp"
@@ -134,7 +139,8 @@ HandlerResult authorization_code(App& app, const http::Request& request, const F
                                  .nonce = grant->nonce,
                                  .amr = grant->amr,
                                  .auth_time = grant->auth_time,
-                                 .access_token = tokens.access_token},
+                                 .access_token = tokens.access_token,
+                                 .sid = grant->sid},
                                 now);
   if (!id_token) return std::unexpected(id_token.error());
   tokens.id_token = std::move(*id_token);
@@ -160,6 +166,35 @@ HandlerResult refresh_grant(App& app, const http::Request& request, const Form& 
   return answer(app, tokens);
 }
 
+// RFC 6749 §4.4: the client's own token, as its role. `scope` names
+// capabilities of the role (read create update delete): fewer than the role
+// has narrows the token; none asks for all of them; any other is invalid_scope.
+HandlerResult client_credentials(App& app, const http::Request& request, const Form& form, const OidcClient& client) {
+  if (!has_grant(client, kClientCredentialsGrant) || !client.role || client.is_public) {
+    return refused({400, "unauthorized_client", "the client is not registered for client_credentials"});
+  }
+  const auto requested = param(form, "scope");
+  for (const auto word : text::words(requested)) {
+    const auto capability = parse_capability(word);
+    if (!capability || !role_has(*client.role, *capability)) {
+      return refused({400, "invalid_scope", "scope names capabilities of the client's role (" +
+                                                std::string(to_string(*client.role)) + ")"});
+    }
+  }
+  std::string scope;
+  for (const auto capability : capabilities_of(*client.role)) {
+    const auto name = to_string(capability);
+    if (!requested.empty() && !has_word(requested, name)) continue;
+    scope += (scope.empty() ? "" : " ") + std::string(name);
+  }
+  Tokens tokens;
+  tokens.scope = scope;
+  tokens.access_token = app.core->issue_service_token(client, scope, unix_now());
+  audit(app, request, {.event = "oidc_token", .username = std::string(kServiceSubjectPrefix) + client.id,
+                       .outcome = "ok", .reason = "client_credentials as role " + std::string(to_string(*client.role))});
+  return answer(app, tokens);
+}
+
 }  // namespace
 
 HandlerResult oidc_token(App& app, const http::Request& request, const RouteContext&) {
@@ -169,9 +204,16 @@ HandlerResult oidc_token(App& app, const http::Request& request, const RouteCont
   if (grant_type.empty()) return refused({400, "invalid_request", "grant_type is required"});
   auto caller = authenticate_client(app, request, form);
   if (!caller) return refused(caller.error());
+  if (grant_type == kClientCredentialsGrant) return client_credentials(app, request, form, caller->client);
+  if (grant_type != "authorization_code" && grant_type != "refresh_token") {
+    return refused({400, "unsupported_grant_type",
+                    "grant_type must be authorization_code, refresh_token or client_credentials"});
+  }
+  if (!has_grant(caller->client, kAuthorizationCodeGrant)) {
+    return refused({400, "unauthorized_client", "the client is not registered for the authorization code grant"});
+  }
   if (grant_type == "authorization_code") return authorization_code(app, request, form, caller->client);
-  if (grant_type == "refresh_token") return refresh_grant(app, request, form, caller->client);
-  return refused({400, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token"});
+  return refresh_grant(app, request, form, caller->client);
 }
 
 }  // namespace authd::handlers

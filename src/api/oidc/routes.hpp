@@ -39,6 +39,7 @@ inline constexpr std::array oidc_routes{
     Route{"GET", "/.well-known/jwks.json", jwks, Access::open, std::nullopt},
     Route{"GET", "/.well-known/openid-configuration", openid_configuration, Access::open, std::nullopt},
     Route{"GET", "/authorize", oidc_authorize, Access::open, std::nullopt},
+    Route{"POST", "/authorize", oidc_authorize, Access::open, std::nullopt, Lane::direct, Body::form, Site::any},
     Route{"POST", "/authorize/consent", oidc_consent, Access::open, std::nullopt, Lane::direct, Body::form},
     Route{"POST", "/par", oidc_par, Access::open, std::nullopt, Lane::direct, Body::form},
     Route{"POST", "/token", oidc_token, Access::open, std::nullopt, Lane::direct, Body::form},

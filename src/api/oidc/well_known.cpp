@@ -5,6 +5,7 @@
 // Both 404 with HS256 and no oidc_provider: there is no public key to publish.
 // With oidc_provider the configuration is the OpenID provider's: issuer =
 // public_url, every endpoint and choice authd supports, and nothing else.
+#include "authd/client_assertion.hpp"
 #include "authd/oidc_clients.hpp"
 #include "api/oidc/routes.hpp"
 #include "api/oidc/oidc.hpp"
@@ -51,6 +52,9 @@ http::Response provider_configuration(App& app, const http::Request& request) {
   }
   Json grants = strings({"authorization_code"});
   if (refresh) grants.append(Json::string("refresh_token"));
+  grants.append(Json::string(kClientCredentialsGrant));
+  Json assertion_algorithms = Json::array();
+  for (const auto alg : jose::kClientAssertionAlgorithms) assertion_algorithms.append(Json::string(alg));
   Json body = Json::object();
   body.set("issuer", Json::string(issuer))
       .set("authorization_endpoint", Json::string(issuer + "/authorize"))
@@ -70,13 +74,22 @@ http::Response provider_configuration(App& app, const http::Request& request) {
       .set("id_token_signing_alg_values_supported",
            strings({crypto::jws_algorithm(app.core->id_token_keys()->algorithm())}))
       .set("scopes_supported", std::move(scopes))
-      .set("token_endpoint_auth_methods_supported", strings({"client_secret_basic", "client_secret_post", "none"}))
-      .set("revocation_endpoint_auth_methods_supported", strings({"client_secret_basic", "client_secret_post", "none"}))
-      .set("introspection_endpoint_auth_methods_supported", strings({"client_secret_basic", "client_secret_post"}))
+      .set("token_endpoint_auth_methods_supported",
+           strings({"client_secret_basic", "client_secret_post", "private_key_jwt", "none"}))
+      .set("token_endpoint_auth_signing_alg_values_supported", assertion_algorithms)
+      .set("revocation_endpoint_auth_methods_supported",
+           strings({"client_secret_basic", "client_secret_post", "private_key_jwt", "none"}))
+      .set("revocation_endpoint_auth_signing_alg_values_supported", assertion_algorithms)
+      .set("introspection_endpoint_auth_methods_supported",
+           strings({"client_secret_basic", "client_secret_post", "private_key_jwt"}))
+      .set("introspection_endpoint_auth_signing_alg_values_supported", assertion_algorithms)
       .set("code_challenge_methods_supported", strings({"S256"}))
       .set("prompt_values_supported", strings({"none", "login", "consent"}))
       .set("claims_supported", strings({"iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "azp",
-                                        "at_hash", "preferred_username", "name", "email", "email_verified", "roles"}))
+                                        "at_hash", "sid", "preferred_username", "name", "email", "email_verified",
+                                        "roles"}))
+      .set("backchannel_logout_supported", Json::boolean(true))
+      .set("backchannel_logout_session_supported", Json::boolean(true))
       .set("acr_values_supported", strings({"1", "2"}))
       .set("authorization_response_iss_parameter_supported", Json::boolean(true))
       .set("request_parameter_supported", Json::boolean(false))

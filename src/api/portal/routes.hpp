@@ -23,7 +23,7 @@ Handler return_to;
 Handler portal_redirect;
 
 inline constexpr std::array portal_routes{
-    Route{"*", "/auth/check", auth_check, Access::open, std::nullopt},
+    Route{"*", "/auth/check", auth_check, Access::open, std::nullopt, Lane::read},
     Route{"GET", "/auth/providers", auth_providers, Access::open, std::nullopt},
     Route{"GET", "/auth/return", return_to, Access::open, std::nullopt},
     Route{"GET", "/auth/portal", portal_redirect, Access::open, std::nullopt},

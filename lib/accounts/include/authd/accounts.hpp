@@ -20,11 +20,29 @@ namespace authd {
 // The start of the invalid_login message of a stored hash refused unrun.
 inline constexpr std::string_view kRefusedStoredHash = "stored password hash refused";
 
+// The refusals of directory users' changes in authd (409, docs/directory.md).
+inline constexpr std::string_view kDirectoryManagesPassword =
+    "the directory manages this account's password: change it there";
+inline constexpr std::string_view kDirectoryManagesRole =
+    "the directory's groups give this account its role: change them there";
+inline constexpr std::string_view kDirectoryManagesAccount =
+    "the directory manages this account: remove it there (authctl delete --force removes it from authd)";
+
+// A directory entry that signed in, as Accounts keeps it (docs/directory.md).
+struct DirectoryAccount {
+  std::string stable_id;
+  std::string username;
+  std::string fullname;
+  std::string email;
+  Role role = Role::user;
+};
+
 // Why Accounts::sign_in refused a password, for the log only (the client
 // sees the same invalid_login either way).
 enum class PasswordRefusal {
   wrong,          // a wrong password, an unknown user, an account without a password
   unusable_hash,  // a stored bcrypt hash of a refused cost, never run (kRefusedStoredHash)
+  directory,      // the directory refused (its message says why: wrong password, several entries, ...)
 };
 
 class RefreshTokens;
@@ -98,6 +116,18 @@ class Accounts {
   // Errors: storage_full, internal.
   Result<ExternalSignIn> sign_in_external(const ExternalIdentity& identity, bool keep_role, bool create_new = true);
 
+  // A directory user who just proved their password to the directory: the
+  // account linked to the entry's stable id ("directory:<id>", user.hpp),
+  // created (no password) or updated (name, email, role, updated_at) in one
+  // write. Errors: invalid_login (a name authd does not allow), conflict
+  // (another account holds the name: a local one, or a directory account of
+  // another entry), storage_full, internal.
+  Result<User> sign_in_directory(const DirectoryAccount& account);
+  // The role a directory refresh found for the account named `username`
+  // (any case) when it is still the one linked to `stable_id`; anything
+  // else is left alone. Errors: storage_full, internal.
+  Result<void> follow_directory_role(std::string_view username, std::string_view stable_id, Role role);
+
   // The user's own password change: `current` must be right (else
   // invalid_login, same work as sign-in), `next` valid (invalid_input naming
   // "new_password"). In one write: the new hash, __v + 1, and the token
@@ -107,7 +137,8 @@ class Accounts {
 
   // Operator changes. Errors: not_found, storage_full, internal.
   Result<User> find(std::string_view username) const;
-  // conflict: the user is the last admin and the role is not admin (unless
+  // conflict: a directory user (kDirectoryManagesRole, force or not), or
+  // the user is the last admin and the role is not admin (unless
   // `force`, authctl's --force). The check and the write are one transaction.
   // An admin's demotion deletes the invitations they made, in the same
   // transaction; their ids go to `revoked_invitations` when given.
@@ -115,7 +146,8 @@ class Accounts {
                         std::vector<std::string>* revoked_invitations = nullptr);
   // Deletes the user, its third-party links, second factors and pending
   // mailed links; its tokens stop working at once.
-  // conflict: the user is the last admin (unless `force`), as set_role.
+  // conflict: the user is the last admin (unless `force`), as set_role, or
+  // a directory user (kDirectoryManagesAccount, unless `force`).
   // The invitations the user made go too, their ids to `revoked_invitations`.
   Result<void> remove(std::string_view username, bool force = false,
                       std::vector<std::string>* revoked_invitations = nullptr);

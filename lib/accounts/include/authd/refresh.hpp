@@ -14,10 +14,12 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
 #include "authd/error.hpp"
+#include "authd/session_ends.hpp"
 #include "authd/settings.hpp"
 #include "authd/store.hpp"
 #include "authd/user.hpp"
@@ -109,9 +111,17 @@ class RefreshTokens {
 
   const RefreshPolicy& policy() const noexcept { return policy_; }
 
+  // What end_family, end_client and end_user also do in their transaction
+  // (the core's back-channel logout); nullptr: nothing.
+  void on_session_end(SessionEndHook* hook) noexcept { hook_ = hook; }
+
  private:
+  // One write ending `ended` with `work`, the hook told inside and after it.
+  Result<void> ending(const EndedSessions& ended, const std::function<Result<void>(StoreTxn&)>& work);
+
   Store& store_;
   RefreshPolicy policy_;
+  SessionEndHook* hook_ = nullptr;
 };
 
 // Ends every refresh family of OpenID client `client_id`, of every user, in

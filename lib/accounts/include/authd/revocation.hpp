@@ -25,6 +25,7 @@
 #include <string_view>
 
 #include "authd/error.hpp"
+#include "authd/session_ends.hpp"
 #include "authd/store.hpp"
 #include "authd/token.hpp"
 #include "authd/user.hpp"
@@ -47,6 +48,11 @@ class TokenRevocation {
   // (user gone), storage_full, internal.
   Result<void> revoke(std::string_view username, const TokenClaims& claims, std::int64_t now);
 
+  // Revokes a token of no user's (a service client's: authd/token.hpp's
+  // kServiceSubjectPrefix): its jti goes on the list, which the guard reads
+  // for every such token. Errors: invalid_token (no jti), storage_full.
+  Result<void> revoke_listed(const TokenClaims& claims);
+
   // Ends every token of the user (generation + 1). Returns the updated user.
   // `with_links`: an operator's sign-out of the account (a theft, a person
   // who left) also ends its pending reset and verification links, in the
@@ -57,8 +63,14 @@ class TokenRevocation {
   // `user` (already loaded by the caller). Error: invalid_token.
   Result<void> check(const User& user, const TokenClaims& claims) const;
 
+  // What revoke() also does in its transaction: the session the token is
+  // (its `sid` family when it names one, else its jti) ends for the hook
+  // (the core's back-channel logout); nullptr: nothing.
+  void on_session_end(SessionEndHook* hook) noexcept { hook_ = hook; }
+
  private:
   Store& store_;
+  SessionEndHook* hook_ = nullptr;
   std::atomic<std::uint64_t> revocations_{0};
 };
 

@@ -33,12 +33,15 @@
 #include "authd/authorization_codes.hpp"
 #include "authd/pushed_requests.hpp"
 #include "authd/device_authorizations.hpp"
+#include "authd/backchannel_logout.hpp"
+#include "authd/client_assertions.hpp"
 #include "authd/email_verification.hpp"
 #include "authd/error.hpp"
 #include "authd/events.hpp"
 #include "authd/guard.hpp"
 #include "authd/invitations.hpp"
 #include "authd/mail.hpp"
+#include "authd/directory.hpp"
 #include "authd/mfa.hpp"
 #include "authd/oauth.hpp"
 #include "authd/oauth_config.hpp"
@@ -78,6 +81,7 @@ struct CoreSettings {
   MailSettings mail;
   OidcSettings oidc;
   InvitationSettings invitations;
+  DirectorySettings directory;
 };
 
 // The signing key file: signing_key_file, else <state_dir>/signing.key.
@@ -156,6 +160,11 @@ class Core {
                                  const std::map<std::string, std::string, std::less<>>& more,
                                  std::int64_t now) const;
 
+  // A service client's own access token (the client_credentials grant): a
+  // session token (aud token_audience) whose sub and name are
+  // "client:<id>", with client_id and the granted `scope` (capability names).
+  std::string issue_service_token(const OidcClient& client, std::string_view scope, std::int64_t now) const;
+
   const CoreSettings& settings() const noexcept { return settings_; }
   Store& store() noexcept { return *store_; }
   const TokenService& tokens() const noexcept { return tokens_; }
@@ -197,6 +206,8 @@ class Core {
   Events& events() const noexcept { return events_; }
   // The applications signing in through authd (authd as OpenID provider).
   OidcClients& oidc_clients() noexcept { return oidc_clients_; }
+  // private_key_jwt: the clients' signed assertions, their keys, the jti replay cache.
+  ClientAssertions& client_assertions() noexcept { return client_assertions_; }
   // What users allowed those applications, and the authorization codes
   // /authorize issues and /token redeems.
   OidcConsents& oidc_consents() noexcept { return oidc_consents_; }
@@ -205,11 +216,17 @@ class Core {
   PushedRequests& pushed_requests() noexcept { return pushed_requests_; }
   // The device authorization grant's codes (RFC 8628).
   DeviceAuthorizations& device_authorizations() noexcept { return device_authorizations_; }
+  // Back-channel logout: what queues a logout token for each relying party
+  // when sessions end (the hook of refresh() and revocation()).
+  BackchannelLogout& backchannel_logout() noexcept { return backchannel_logout_; }
   // The ID-token signing keys (oidc_provider = true), else nullptr.
   KeyRing* id_token_keys() const noexcept { return id_token_ring_.get(); }
   // The JWK set: the token keys (token_algorithm EdDSA/ES256) and the
   // ID-token keys (oidc_provider). nullopt when there is neither.
   std::optional<std::string> jwks() const;
+  // Directory users (docs/directory.md): the directory client and the
+  // guard's cache of their state; enabled() when directory_urls is set.
+  DirectoryUsers& directory() noexcept { return *directory_; }
   // The client of a configured provider, or nullptr.
   OAuthClient* oauth_client(std::string_view provider) noexcept;
   bool oauth_configured() const noexcept { return !oauth_clients_.empty(); }
@@ -226,15 +243,18 @@ class Core {
   Accounts accounts_;
   SigninThrottle throttle_;
   Records records_;
+  std::unique_ptr<DirectoryUsers> directory_;  // before guard_, which holds a pointer to it
   Guard guard_;
   TokenRevocation revocation_;
   RefreshTokens refresh_;
   SecondFactors mfa_;
   OidcClients oidc_clients_;
+  ClientAssertions client_assertions_;
   OidcConsents oidc_consents_;
   AuthorizationCodes authorization_codes_;
   PushedRequests pushed_requests_;
   DeviceAuthorizations device_authorizations_;
+  BackchannelLogout backchannel_logout_;
   std::map<std::string, std::unique_ptr<OAuthClient>, std::less<>> oauth_clients_;
   std::unique_ptr<AuditLog> audit_;
   std::shared_ptr<KeyRing> id_token_ring_;

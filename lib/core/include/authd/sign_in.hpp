@@ -38,6 +38,7 @@
 #include <variant>
 #include <vector>
 
+#include "authd/accounts.hpp"
 #include "authd/authorization.hpp"
 #include "authd/error.hpp"
 #include "authd/events.hpp"
@@ -108,8 +109,12 @@ class SignIn {
 
   // Username and password. Errors: invalid_login (one error for a wrong
   // password and an unknown user; throttled past the thresholds), throttled
-  // (Retry-After), unavailable (a throttle that cannot count: fail closed),
-  // email_not_verified (require_verified_email).
+  // (Retry-After), unavailable (a throttle that cannot count: fail closed;
+  // no directory server answered for a directory user's sign-in),
+  // email_not_verified (require_verified_email). With directory users on
+  // (directory_urls), the password of a name that is not a local account's
+  // (directory_name_clash) is checked by the directory: this call then
+  // waits on the network, so a server runs it off its event loops.
   Result<SignInOutcome> with_password(const BasicCredentials& credentials, const SignInClient& client,
                                       std::int64_t now);
   // The second step of a sign-in. Errors: mfa_failed (unknown, spent or
@@ -138,6 +143,9 @@ class SignIn {
   std::chrono::seconds device_ttl() const noexcept;
 
  private:
+  // The account `credentials` prove: a local password, or the directory's.
+  Result<User> check_password(const BasicCredentials& credentials, PasswordRefusal* refusal,
+                              const SignInClient& client, std::int64_t now);
   Result<void> refuse_unverified(const User& user, const SignInClient& client);
   Result<std::string> verify_second_factor(const User& user, const SecondFactorProof& proof, std::int64_t now);
   SignedIn signed_in(User user, std::string amr, std::int64_t now);

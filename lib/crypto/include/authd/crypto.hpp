@@ -77,12 +77,15 @@ class PublicKey {
   static Result<PublicKey> rsa(std::string_view n_b64url, std::string_view e_b64url);
   // EC P-256 key from base64url `x` and `y` (RFC 7518 §6.2.1).
   static Result<PublicKey> ec_p256(std::string_view x_b64url, std::string_view y_b64url);
+  // Ed25519 key from base64url `x` (RFC 8037 §2, kty OKP, crv Ed25519).
+  static Result<PublicKey> ed25519(std::string_view x_b64url);
 
-  // The one JWS algorithm this key may be used with: "RS256" or "ES256".
+  // The one JWS algorithm this key may be used with: "RS256", "ES256" or "EdDSA".
   std::string_view algorithm() const noexcept { return algorithm_; }
 
   // Verifies a JWS signature over `signing_input` (for ES256, `signature` is
-  // the raw 64-byte r||s). False on any mismatch.
+  // the raw 64-byte r||s; for EdDSA the 64-byte Ed25519 signature). False on
+  // any mismatch.
   bool verify(std::string_view signing_input, std::string_view signature) const;
 
   struct Handle;

@@ -40,6 +40,8 @@ class Events {
   virtual ~Events() = default;
   // A mail was queued in the outbox and its write committed (authd wakes its sender).
   virtual void mail_queued() {}
+  // Back-channel logouts were queued and their write committed (authd wakes its logout sender).
+  virtual void logout_queued() {}
   // Something for the operator's log (never a secret).
   virtual void warning(std::string_view) {}
   // A password sign-in ended.

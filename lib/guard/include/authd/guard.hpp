@@ -4,11 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
 
+#include "authd/directory.hpp"
 #include "authd/error.hpp"
 #include "authd/revocation.hpp"
 #include "authd/roles.hpp"
@@ -36,13 +38,30 @@ class Guard {
   // Tokens of these roles must show a second factor (amr "otp" or "hwk"),
   // else check() answers mfa_required (mfa_required_roles).
   void require_second_factor(std::vector<Role> roles) { second_factor_roles_ = std::move(roles); }
+  // Directory users (user.hpp's is_directory_user) are re-authenticated
+  // against `directory`'s cached state too (DirectoryUsers::role_now: never
+  // waits): gone, locked or in no mapped group is invalid_token, a role the
+  // groups changed counts at once, and with directory users off they are
+  // refused. Without this call they are refused as well.
+  void use_directory(const DirectoryUsers* directory) noexcept { directory_ = directory; }
+
+  // Service clients (the client_credentials grant): a token whose subject
+  // is "client:<id>" (kServiceSubjectPrefix) stands for the client `lookup`
+  // gives, read on every request like a user, so that a removed client or a
+  // changed role takes effect on the next one. `lookup` takes the subject;
+  // its error invalid_token refuses the token. Without a lookup such tokens
+  // are refused.
+  using ServiceLookup = std::function<Result<std::shared_ptr<const User>>(std::string_view subject)>;
+  void resolve_service_clients(ServiceLookup lookup) { service_lookup_ = std::move(lookup); }
 
   // `authorization` is the raw Authorization header value ("" when absent).
   // Errors: no_credentials (no bearer credentials), malformed_credentials (malformed
   // header), invalid_token (bad/expired token, or its user is gone or was
-  // re-created, the token was signed out or ended by a generation change),
+  // re-created, the token was signed out or ended by a generation change, a
+  // directory user the directory no longer lets in),
   // not_permitted (role lacks `required`), internal.
   // mfa_required: the role needs a second factor the token does not show.
+  // unavailable: a directory user's state cannot be checked now.
   Result<Principal> check(std::string_view authorization, std::optional<Capability> required,
                           std::int64_t now) const;
 
@@ -56,7 +75,8 @@ class Guard {
   // for /userinfo. Errors: as check().
   Result<Principal> check_client_token(std::string_view authorization, std::int64_t now) const;
 
-  // The capability step alone. Error: not_permitted.
+  // The capability step alone: the role has it and, for a service client's
+  // token, so does its scope. Error: not_permitted.
   static Result<void> authorize(const Principal& principal, Capability required);
 
  private:
@@ -64,7 +84,12 @@ class Guard {
   Result<Principal> authenticate(std::string_view authorization, std::int64_t now,
                                  std::string_view kind = kAccessTokenType) const;
 
+  // A service client's token: its client, as it is now.
+  Result<Principal> authenticate_service(std::shared_ptr<const TokenClaims> claims) const;
+
   std::vector<Role> second_factor_roles_;
+  ServiceLookup service_lookup_;
+  const DirectoryUsers* directory_ = nullptr;
   const TokenService& tokens_;
   Store& store_;
   TokenRevocation revocation_;

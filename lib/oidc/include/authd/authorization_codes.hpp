@@ -6,6 +6,7 @@
 // issued based on that authorization code").
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -26,6 +27,8 @@ struct CodeGrant {
   std::string code_challenge;  // S256 challenge, "" when none
   std::string amr;             // how the user signed in ("pwd", "pwd otp", ...)
   std::int64_t auth_time = 0;  // when the user signed in (Unix seconds)
+  std::string sid{};           // the browser session's sid (session_id_of), for the ID token; "" none
+  std::string issuer{};        // the issuer /authorize answered as (the RP session's, for logout tokens)
 };
 
 // What a first redemption issued: recorded so that a replay can revoke it.
@@ -47,12 +50,17 @@ inline constexpr std::int64_t kAuthorizationCodeTtl = 60;
 
 class AuthorizationCodes {
  public:
-  explicit AuthorizationCodes(Store& store) : store_(store) {}
+  // `rp_session_ttl`: how long a redemption's RP session is remembered for
+  // back-channel logout (record_rp_session, authd/backchannel_logout.hpp).
+  explicit AuthorizationCodes(Store& store, std::chrono::seconds rp_session_ttl = std::chrono::hours(24))
+      : store_(store), rp_session_ttl_(rp_session_ttl) {}
 
   // A new code for `grant`. Errors: storage_full, unavailable, internal.
   Result<std::string> issue(const CodeGrant& grant, std::int64_t now);
 
-  // Redeems `code` once. `replay` is filled (and invalid_token returned) when
+  // Redeems `code` once and, in the same transaction, records the RP
+  // session (the grant's user, client and sid) when the client has a
+  // backchannel_logout_uri. `replay` is filled (and invalid_token returned) when
   // the code was redeemed before. Errors: invalid_token (unknown, expired,
   // used), storage errors.
   Result<CodeGrant> redeem(std::string_view code, std::int64_t now, CodeReplay* replay = nullptr);
@@ -62,6 +70,7 @@ class AuthorizationCodes {
 
  private:
   Store& store_;
+  std::chrono::seconds rp_session_ttl_;
 };
 
 // RFC 7636 §4.6 with S256: `verifier` is 43 to 128 of [A-Za-z0-9-._~] and

@@ -21,6 +21,7 @@ struct IdToken {
   std::string amr;        // space-separated ("pwd", "pwd otp"); written as an array
   std::int64_t auth_time = 0;
   std::string access_token;  // its at_hash is included when not empty
+  std::string sid{};         // the session id (back-channel logout, session_id_of); "" none
 };
 
 inline constexpr std::int64_t kIdTokenTtl = 300;

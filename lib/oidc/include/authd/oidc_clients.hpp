@@ -2,20 +2,29 @@
 // OpenID Connect provider: docs/openid-provider.md). A client is registered
 // by the operator (authctl client add, or POST /admin/clients) and kept in
 // the store's namespaced entries ("oidc_client"), as JSON. A confidential
-// client's secret is shown once and stored only as its SHA-256 (the secret
-// is 32 random bytes, so no slow hash is needed against guessing), and
-// compared in constant time. Redirect URIs match exactly: no wildcards, no
-// prefixes, no normalisation (RFC 9700 §2.1).
+// client's secret is shown once and stored only as its HMAC-SHA256 under a
+// server-side key derived from authd's signing key (never in the store: a
+// copy of the database alone cannot test guesses); the secret is 32 random
+// bytes, so no slow password hash is needed, and authentication costs
+// microseconds. Digests are compared in constant time. Redirect URIs match
+// exactly: no wildcards, no prefixes, no normalisation (RFC 9700 §2.1).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <memory>
+#include <optional>
+
+#include "authd/crypto.hpp"
 #include "authd/error.hpp"
 #include "authd/json.hpp"
+#include "authd/roles.hpp"
 #include "authd/store.hpp"
+#include "authd/user.hpp"
 
 namespace authd {
 
@@ -30,7 +39,37 @@ struct OidcClient {
   bool require_par = false;                    // /authorize only with a pushed request (RFC 9126 §6)
   std::string secret_sha256;                   // hex; "" for a public client
   std::int64_t created_at = 0;                 // Unix seconds
+  // OpenID Connect Back-Channel Logout 1.0 (authd/backchannel_logout.hpp):
+  // where logout tokens are POSTed ("" = none), and whether it needs `sid`
+  // in them (authd always sends it).
+  std::string backchannel_logout_uri{};
+  bool backchannel_logout_session_required = false;
+  // Service clients and private_key_jwt (issue 43 part 3).
+  std::vector<std::string> grant_types;  // "authorization_code" (the default), "client_credentials"
+  std::optional<Role> role;              // client_credentials: the role its own tokens act as
+  std::string jwks;                      // private_key_jwt: its public keys (a JWK Set), or
+  std::string jwks_uri;                  // where to fetch them (https, http only to loopback)
+  // The secret as HMAC-SHA256(server key, secret), hex: what add/rotate_secret
+  // store. A client registered before keeps secret_sha256 until it next
+  // authenticates, which rewrites it to this form.
+  std::string secret_hmac;
 };
+
+inline constexpr std::string_view kAuthorizationCodeGrant = "authorization_code";
+inline constexpr std::string_view kClientCredentialsGrant = "client_credentials";
+
+// Whether the client was registered with `grant` (a client stored before
+// grant types existed has the authorization code grant).
+bool has_grant(const OidcClient& client, std::string_view grant);
+// Its token_endpoint_auth_method: "none" (public), "private_key_jwt" (jwks
+// or jwks_uri) or "client_secret_basic" (which allows client_secret_post too).
+std::string_view auth_method(const OidcClient& client);
+
+// The principal a service client's token stands for in the guard: username
+// and _id "client:<id>" (authd/token.hpp's kServiceSubjectPrefix), the
+// client's role as it is now. Error invalid_token when the client is gone or
+// has no client_credentials grant.
+Result<std::shared_ptr<const User>> service_user(const OidcClient& client);
 
 // What `add` and `rotate_secret` hand back: the client and, for a
 // confidential client, its secret (the only time it is ever seen).
@@ -64,11 +103,18 @@ std::string describe_removal(std::string_view client_id, const ClientRemoval& re
 
 class OidcClients {
  public:
-  explicit OidcClients(Store& store) : store_(store) {}
+  // `secret_key`: the key of the secrets' HMAC (Core derives it from the
+  // signing key, the same on every node).
+  OidcClients(Store& store, const crypto::Sha256Digest& secret_key)
+      : store_(store), secret_mac_(std::make_shared<crypto::HmacSha256>(secret_key)) {}
 
   // Registers `spec` (id, secret and created_at are set here). An empty
-  // scope list means "openid profile email roles". Errors: invalid_input
-  // (name, redirect_uri, post_logout_redirect_uri, scope), storage_full.
+  // scope list means "openid profile email roles" (none for a client of the
+  // client_credentials grant alone, which needs no redirect_uri). A client
+  // with jwks or jwks_uri authenticates with private_key_jwt and gets no
+  // secret. Errors: invalid_input (name, redirect_uri,
+  // post_logout_redirect_uri, scope, grant_types, role, jwks, jwks_uri),
+  // storage_full.
   Result<IssuedClient> add(OidcClient spec, std::int64_t now);
   // Every client, by id. Errors: unavailable, internal.
   Result<std::vector<OidcClient>> list();
@@ -84,14 +130,28 @@ class OidcClients {
   // invalid_input (a public client has no secret).
   Result<IssuedClient> rotate_secret(std::string_view id);
   // The client when `secret` is its secret. Every failure is invalid_login
-  // (no hint whether the id exists), with the same work done either way.
+  // (no hint whether the id exists), with the same work done either way. A
+  // secret still kept as its SHA-256 (registered before the HMAC) is checked
+  // against that and, once it matched, stored as its HMAC instead.
   Result<OidcClient> authenticate(std::string_view id, std::string_view secret);
 
  private:
+  std::string secret_digest(std::string_view secret) const;
+
   Store& store_;
+  std::shared_ptr<const crypto::HmacSha256> secret_mac_;
 };
 
-// The client as JSON for the admin API and authctl (never its secret hash).
+// Sets (or, with "", clears) the client's back-channel logout URI and
+// whether it needs `sid`. Errors: not_found, invalid_input
+// (backchannel_logout_uri: validated as a redirect URI).
+Result<OidcClient> set_backchannel_logout(Store& store, std::string_view id, std::string_view uri, bool session_required);
+
+// The client `id` as stored, read in `txn`; nullopt when there is none.
+Result<std::optional<OidcClient>> find_client(StoreTxn& txn, std::string_view id);
+
+// The client as JSON for the admin API and authctl (never its secret hash):
+// with grant_types, token_endpoint_auth_method, and role, jwks, jwks_uri when set.
 Json describe_client(const OidcClient& client);
 
 }  // namespace authd

@@ -1,8 +1,11 @@
 // Settings of authd as an OpenID Connect provider (docs/openid-provider.md).
 #pragma once
 
+#include <chrono>
+#include <string>
 #include <vector>
 
+#include "authd/crypto.hpp"
 #include "authd/key_pair.hpp"
 #include "authd/settings.hpp"
 
@@ -21,6 +24,15 @@ struct OidcSettings {
   // (resource servers) that may introspect every client's tokens at POST
   // /introspect; every other client introspects only its own.
   std::string introspection_clients;
+  // backchannel_logout_retry_max: the longest wait between two attempts at
+  // one logout token (backoff 2, 4, 8, ... seconds up to it).
+  std::chrono::seconds backchannel_logout_retry_max{300};
+  // backchannel_logout_max_age: a logout not delivered by then is dropped (audited).
+  std::chrono::seconds backchannel_logout_max_age{24 * 3600};
+  // Not a setting: the key of the client secrets' HMAC, derived by
+  // Core::open from the signing key (the same on every node, never in the
+  // store; authd/oidc_clients.hpp).
+  crypto::Sha256Digest client_secret_key{};
 };
 
 std::vector<settings::Setting> oidc_settings(OidcSettings& s);

@@ -22,6 +22,13 @@
 // - Store::find_record and a read transaction's list_records answer from a
 //   records cache kept coherent the same way (a trigger NOTIFYs every change
 //   to the records table; the whole records cache is dropped).
+// - Inside a MemoryOnly scope (authd/store.hpp: an event loop), those caches
+//   answer and everything else is refused before any round trip: a cache
+//   miss, any other read, a write (before its work runs), stats().
+// - A pooled connection keeps no session state between transactions (each
+//   sets its statement timeout with SET LOCAL; statements are unnamed; the
+//   migrations' advisory lock is transaction-level), so database_url may name
+//   a transaction pooler such as pgbouncer; LISTEN then needs listen_url.
 #pragma once
 
 #include <chrono>

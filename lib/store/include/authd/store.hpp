@@ -147,7 +147,8 @@ class Store {
   virtual std::string_view name() const noexcept = 0;
 
   // True when a call may wait on the network (a database server): the
-  // server then keeps store work off its event loops.
+  // server then tries requests on its event loops inside a MemoryOnly scope
+  // (below) and runs on other threads what the store cannot answer there.
   virtual bool waits_on_network() const noexcept { return false; }
 
   // A consistent copy of the whole store in `file` (created 0600; must not
@@ -158,6 +159,52 @@ class Store {
     (void)file;
     return fail(Errc::not_configured, std::string(name()) + " has no built-in backup: use the database's own tools");
   }
+};
+
+// Answering from memory only, for a thread that must never wait on the
+// network (an event loop). While a MemoryOnly scope is alive on a thread, a
+// store that waits on the network (waits_on_network()) answers on that
+// thread only what it holds in memory (the caches it keeps coherent) and
+// refuses anything else at once, before touching the network: the call fails
+// with Errc::unavailable and the scope notes it (refused()), whether or not
+// the caller goes on without the answer. The thread then throws away what it
+// made of the request and runs it again where waiting is allowed; so what runs
+// inside a scope must have no effect outside the process before its store
+// calls, and none that the second run would repeat (the router's Lane::read
+// routes). A write is refused before its work runs. A scope opened inside
+// another notes its own refusals only. A store that never waits (LMDB)
+// ignores scopes.
+class MemoryOnly {
+ public:
+  MemoryOnly() noexcept : outer_(std::exchange(current_, this)) {}
+  ~MemoryOnly() { current_ = outer_; }
+  MemoryOnly(const MemoryOnly&) = delete;
+  MemoryOnly& operator=(const MemoryOnly&) = delete;
+
+  // Whether this scope refused a call.
+  bool refused() const noexcept { return refused_; }
+
+  // Whether the calling thread is in a scope.
+  static bool active() noexcept { return current_ != nullptr; }
+
+  // Whether the calling thread is in a scope that has refused a call.
+  static bool refused_here() noexcept { return current_ && current_->refused_; }
+
+  // For a backend, before it would wait on the network: true when it must
+  // not (the calling thread is in a scope, which now notes the refusal).
+  static bool refuse_wait() noexcept {
+    if (!current_) return false;
+    current_->refused_ = true;
+    return true;
+  }
+
+  // The error a refused call answers.
+  static Error refusal() { return Error::retry_later(Errc::unavailable, 1, "the store would wait on the network"); }
+
+ private:
+  MemoryOnly* outer_;
+  bool refused_ = false;
+  static inline thread_local MemoryOnly* current_ = nullptr;
 };
 
 // Runs `query(txn)` (returning Result<T>) in one read transaction of `store`

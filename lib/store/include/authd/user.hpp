@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "authd/roles.hpp"
@@ -33,6 +34,22 @@ struct User {
   std::int64_t token_generation = 0;  // tokens carry it as `gen`; +1 ends every token of the user
   std::int64_t last_revocation = 0;   // Unix time of the latest single-token sign-out (0 = never)
 };
+
+// A directory user (docs/directory.md) is linked as "directory:<stable id>"
+// (entryUUID, objectGUID in hex): signs in against the directory, has no
+// password in authd, and its role follows the directory's groups.
+inline constexpr std::string_view kDirectoryLinkPrefix = "directory:";
+
+// The stable id of `user`'s directory entry; "" for a local account.
+inline std::string_view directory_id(const User& user) noexcept {
+  for (const auto& link : user.links) {
+    if (std::string_view(link).starts_with(kDirectoryLinkPrefix)) {
+      return std::string_view(link).substr(kDirectoryLinkPrefix.size());
+    }
+  }
+  return {};
+}
+inline bool is_directory_user(const User& user) noexcept { return !directory_id(user).empty(); }
 
 // Who a third-party identity provider says the user is.
 struct ExternalIdentity {

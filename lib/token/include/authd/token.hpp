@@ -42,6 +42,12 @@ inline constexpr std::string_view kAccessTokenType = "at+jwt";
 inline constexpr std::string_view kClientAccessKind = "at+jwt client";
 // The access-token claim naming the OpenID client a token was issued to.
 inline constexpr std::string_view kClientIdClaim = "client_id";
+// A service client's own token (the client_credentials grant) is a session
+// token (kAccessTokenType) whose `sub` and `name` are "client:" + its client
+// id: no user's _id (hex) or username (A-Z a-z 0-9 . _ @ + -) holds a ':', so
+// it names no user. The guard resolves it to the client and its role.
+inline constexpr std::string_view kServiceSubjectPrefix = "client:";
+inline bool is_service_subject(std::string_view subject) noexcept { return subject.starts_with(kServiceSubjectPrefix); }
 // authd's own other tokens: typ "authd-<name>+jwt", aud "authd:<name>",
 // always HS256 under a key of the kind's own, HMAC-SHA256(signing key,
 // "authd token kind " + typ): no JWKS nor the HMAC key itself verifies them,

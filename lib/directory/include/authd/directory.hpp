@@ -1,0 +1,206 @@
+// Directory users (docs/directory.md): people kept in the organisation's
+// LDAP directory (OpenLDAP) sign in with their directory password, and the
+// directory's groups give their role. lib/directory/ is the one module that
+// touches OpenLDAP's libldap (ldap_client.cpp); a build without it
+// (AUTHD_WITH_LDAP=OFF, the shared-hosting release) refuses directory_urls at
+// start (not_built.cpp).
+//
+//   authd::DirectoryUsers directory(settings.directory, events);
+//   auto found = directory.sign_in("alice", "secret", now);   // off the event loop: it waits on the network
+//   // found: the entry (dn, stable id, groups, role), nullopt = no such entry;
+//   // errors: invalid_login (wrong password, >1 match, hostile input, no role), unavailable (no server answered)
+//   auto role = directory.role_now("alice", stable_id, updated_at, now);  // the guard's check: never waits
+//
+// Every call that talks to a server runs on the caller's thread (a sign-in
+// on the password lane) or on the refresher thread DirectoryUsers starts at
+// the first sign-in; role_now only reads the cache the refresher keeps.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "authd/error.hpp"
+#include "authd/events.hpp"
+#include "authd/roles.hpp"
+#include "authd/settings.hpp"
+
+namespace authd {
+
+// How a user's groups are found: the user entry's memberOf attribute
+// (OpenLDAP's memberof overlay, Active Directory), or a search of the group
+// base for groups naming the user's DN.
+enum class DirectoryGroups { member_of, search };
+// Which account signs in when a local account and a directory entry share a
+// name: the local one (the directory is not asked for that name), or the
+// directory's (the local account cannot sign in by password while the
+// directory has the name; the directory account is refused too until an
+// operator renames or deletes the local one).
+enum class NameClash { local, directory };
+
+struct DirectorySettings {
+  std::vector<std::string> urls;  // tried in order; empty = no directory users
+  bool allow_plaintext = false;   // ldap:// off loopback without StartTLS
+  std::filesystem::path ca_file;
+  std::string bind_dn;
+  std::filesystem::path bind_password_file;
+  std::string bind_password;  // read from bind_password_file at start (finish_directory_settings)
+  std::string user_base;
+  std::string user_filter = "(&(objectClass=inetOrgPerson)(uid={username}))";
+  std::string username_attribute = "uid";
+  std::string id_attribute = "entryUUID";
+  std::string email_attribute = "mail";
+  std::string name_attribute = "cn";
+  DirectoryGroups groups = DirectoryGroups::member_of;
+  std::string member_of_attribute = "memberOf";
+  std::string group_base;
+  std::string group_filter = "(member={dn})";
+  // The group DNs that give each role, indexed by Role (user, writer, editor, admin).
+  std::array<std::vector<std::string>, 4> role_groups;
+  std::optional<Role> default_role;  // in no mapped group: this role, or nullopt = refused
+  NameClash name_clash = NameClash::local;
+  std::chrono::seconds network_timeout{5};
+  std::chrono::seconds operation_timeout{10};
+  std::chrono::seconds cache_ttl{60};
+  std::chrono::seconds stale_limit{900};
+  std::size_t username_max_length = 64;
+
+  bool enabled() const noexcept { return !urls.empty(); }
+};
+
+// The `directory_*` settings (group "Directory").
+std::vector<settings::Setting> directory_settings(DirectorySettings& settings);
+// Checks them together and reads the bind password file. Error: config
+// (also for directory_urls in a build without libldap).
+Result<void> finish_directory_settings(DirectorySettings& settings);
+// Whether this build has the directory client (AUTHD_WITH_LDAP).
+bool directory_built() noexcept;
+
+// RFC 4515 §3: a value placed in a search filter, with `*`, `(`, `)`, `\`,
+// NUL, and every other byte outside printable ASCII written as \XX, so that
+// no input can add a wildcard or a clause to the filter.
+std::string escape_filter_value(std::string_view value);
+// `pattern` with every `{name}` replaced by escape_filter_value(value).
+std::string expand_filter(std::string_view pattern, std::string_view name, std::string_view value);
+// Two DNs as written by the directory, compared ASCII case-insensitively and
+// ignoring spaces after the separating commas.
+bool same_dn(std::string_view a, std::string_view b) noexcept;
+// The most capable role any of `groups` gives, else settings.default_role.
+std::optional<Role> role_for_groups(const DirectorySettings& settings, const std::vector<std::string>& groups);
+// Whether the host of an ldap:// or ldaps:// URL is loopback (localhost, a
+// literal 127.a.b.c or ::1); ldapi:// (a local socket) counts as loopback.
+bool directory_url_on_loopback(std::string_view url);
+
+// A user's entry as the directory has it now.
+struct DirectoryEntry {
+  std::string server;     // the URL that answered
+  std::string dn;
+  std::string stable_id;  // id_attribute: entryUUID's text, or a binary value (objectGUID) in hex
+  std::string username;   // username_attribute's value ("" when the entry has none)
+  std::string email;
+  std::string fullname;
+  std::vector<std::string> groups;  // group DNs
+  bool locked = false;              // ppolicy's pwdAccountLockedTime is set
+  std::optional<Role> role;         // role_for_groups
+};
+
+// One search or sign-in against the servers, each on a connection of its own
+// (tried in order; StartTLS, the service bind). Thread-safe: no state.
+class DirectoryClient {
+ public:
+  explicit DirectoryClient(const DirectorySettings& settings) : settings_(settings) {}
+  // The entry named `username` (searched with the service account), nullopt
+  // when none matches. Errors: invalid_login (a username the checks refuse,
+  // more than one match, a referral), unavailable (no server answered, the
+  // service bind was refused), internal.
+  Result<std::optional<DirectoryEntry>> find(std::string_view username) const;
+  // find, then a bind as the entry's DN with `password`. Errors: as find,
+  // and invalid_login for an empty password, a NUL byte, a wrong password,
+  // a locked account.
+  Result<std::optional<DirectoryEntry>> authenticate(std::string_view username, std::string_view password) const;
+  // Several finds on one connection (the refresher). Error: unavailable when
+  // no server answered (the entries' own errors are in the list).
+  Result<std::vector<Result<std::optional<DirectoryEntry>>>> find_each(const std::vector<std::string>& usernames) const;
+
+ private:
+  [[maybe_unused]] const DirectorySettings& settings_;  // unused in a build without libldap (not_built.cpp)
+};
+
+// The directory users' state for the guard: a cache of each signed-in
+// user's entry (exists, locked, role), refreshed by a thread of its own
+// every cache_ttl / 2 while the user keeps using a token.
+class DirectoryUsers {
+ public:
+  DirectoryUsers(DirectorySettings settings, Events& events);
+  ~DirectoryUsers();
+  DirectoryUsers(const DirectoryUsers&) = delete;
+  DirectoryUsers& operator=(const DirectoryUsers&) = delete;
+
+  // Told (on the refresher thread) when a refresh finds a user's role
+  // changed, so that the stored account follows: `role` is the new one.
+  // Set once, before the first sign-in.
+  using RoleChanged = std::function<void(const std::string& username, const std::string& stable_id, Role role)>;
+  void on_role_changed(RoleChanged tell) { role_changed_ = std::move(tell); }
+
+  bool enabled() const noexcept { return settings_.enabled(); }
+  const DirectorySettings& settings() const noexcept { return settings_; }
+  const DirectoryClient& client() const noexcept { return client_; }
+
+  // DirectoryClient::authenticate, remembered for the guard when it succeeds.
+  Result<std::optional<DirectoryEntry>> sign_in(std::string_view username, std::string_view password,
+                                                std::int64_t now);
+
+  // The role the directory gives `username` (the account whose stable id
+  // is `stable_id`) as last checked, never waiting on a server: nullopt =
+  // keep the stored role (no check yet, and the account was signed in or
+  // refreshed at `updated_at`, less than cache_ttl ago; a check is asked
+  // for). Errors: invalid_token (no longer in the directory, locked, in no
+  // group that gives a role), unavailable (never checked here and not
+  // recent, or the directory has not answered for longer than stale_limit).
+  Result<std::optional<Role>> role_now(std::string_view username, std::string_view stable_id,
+                                       std::int64_t updated_at, std::int64_t now) const;
+
+ private:
+  struct State {
+    std::string stable_id;
+    bool exists = false;
+    bool locked = false;
+    std::optional<Role> role;
+    std::int64_t checked_at = 0;
+    mutable std::atomic<std::int64_t> used_at{0};
+  };
+  void remember(const DirectoryEntry& entry, std::string_view key, std::int64_t now);
+  void ask_check(std::string_view key, std::string_view stable_id) const;
+  void start_refresher() const;
+  void refresh_loop();
+  void refresh_due(std::int64_t now);
+
+  DirectorySettings settings_;
+  DirectoryClient client_;
+  Events& events_;
+  RoleChanged role_changed_;
+  mutable std::shared_mutex states_mutex_;
+  std::unordered_map<std::string, std::unique_ptr<State>> states_;  // by canonical (lower-case) username
+  mutable std::mutex queue_mutex_;
+  mutable std::condition_variable wake_;
+  mutable std::vector<std::pair<std::string, std::string>> asked_;  // (key, stable id) never checked here
+  bool stopping_ = false;
+  std::atomic<bool> down_{false};  // the latest refresh reached no server
+  mutable std::once_flag started_;
+  mutable std::thread refresher_;
+};
+
+}  // namespace authd

@@ -1,0 +1,273 @@
+// The directory client on OpenLDAP's libldap: the only file that includes
+// <ldap.h>. Every handle libldap gives (LDAP*, LDAPMessage*, BerElement*,
+// berval arrays, strings) is owned by a unique_ptr with its own free call.
+// Referrals are never chased (LDAP_OPT_REFERRALS off): a continuation
+// reference in a search is not an entry, and a referral answer refuses.
+#include <sys/time.h>
+
+#include <ldap.h>
+
+#include <memory>
+
+#include "authd/directory.hpp"
+
+namespace authd {
+namespace {
+
+struct LdapClose {
+  void operator()(LDAP* ld) const noexcept { ldap_unbind_ext_s(ld, nullptr, nullptr); }
+};
+struct MessageFree {
+  void operator()(LDAPMessage* message) const noexcept { ldap_msgfree(message); }
+};
+struct ValuesFree {
+  void operator()(berval** values) const noexcept { ldap_value_free_len(values); }
+};
+struct MemFree {
+  void operator()(char* text) const noexcept { ldap_memfree(text); }
+};
+struct UrlFree {
+  void operator()(LDAPURLDesc* url) const noexcept { ldap_free_urldesc(url); }
+};
+using LdapPtr = std::unique_ptr<LDAP, LdapClose>;
+using MessagePtr = std::unique_ptr<LDAPMessage, MessageFree>;
+using ValuesPtr = std::unique_ptr<berval*, ValuesFree>;
+using TextPtr = std::unique_ptr<char, MemFree>;
+using UrlPtr = std::unique_ptr<LDAPURLDesc, UrlFree>;
+
+timeval to_timeval(std::chrono::seconds s) { return timeval{static_cast<time_t>(s.count()), 0}; }
+
+// A result code that says the server (not the request) failed: the next
+// server is tried, and a sign-in answers 503.
+bool server_failed(int rc) {
+  return rc == LDAP_SERVER_DOWN || rc == LDAP_CONNECT_ERROR || rc == LDAP_TIMEOUT || rc == LDAP_UNAVAILABLE ||
+         rc == LDAP_BUSY || rc == LDAP_UNWILLING_TO_PERFORM || rc == LDAP_OTHER || rc == LDAP_LOCAL_ERROR;
+}
+
+std::string value_text(const berval* value) { return std::string(value->bv_val, value->bv_len); }
+
+// entryUUID's text as is; a binary value (objectGUID) in hex.
+std::string stable_text(const berval* value) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  bool printable = value->bv_len > 0;
+  for (ber_len_t i = 0; i < value->bv_len; ++i) {
+    const auto c = static_cast<unsigned char>(value->bv_val[i]);
+    printable = printable && c >= 0x20 && c < 0x7f;
+  }
+  if (printable) return value_text(value);
+  std::string out;
+  for (ber_len_t i = 0; i < value->bv_len; ++i) {
+    const auto c = static_cast<unsigned char>(value->bv_val[i]);
+    out += kHex[c >> 4];
+    out += kHex[c & 0x0f];
+  }
+  return out;
+}
+
+// One open, bound connection to the first server that answered.
+class Connection {
+ public:
+  static Result<Connection> open(const DirectorySettings& settings);
+
+  // The one entry `username` names (nullopt = none).
+  Result<std::optional<DirectoryEntry>> find(std::string_view username) const;
+  // A simple bind as `dn`. Errors: invalid_login, unavailable.
+  Result<void> bind(const std::string& dn, std::string_view password) const;
+
+ private:
+  Connection(const DirectorySettings& settings, LdapPtr ld, std::string url)
+      : settings_(&settings), ld_(std::move(ld)), url_(std::move(url)) {}
+  Result<std::vector<std::string>> search_groups(const std::string& dn) const;
+  std::vector<std::string> values(LDAPMessage* entry, const std::string& attribute) const;
+
+  const DirectorySettings* settings_;
+  LdapPtr ld_;
+  std::string url_;
+};
+
+Result<LdapPtr> connect_one(const DirectorySettings& settings, const std::string& url) {
+  LDAP* raw = nullptr;
+  if (ldap_initialize(&raw, url.c_str()) != LDAP_SUCCESS || !raw) {
+    return fail(Errc::config, "directory URL " + url + " is not valid");
+  }
+  LdapPtr ld(raw);
+  const int version = LDAP_VERSION3;
+  ldap_set_option(ld.get(), LDAP_OPT_PROTOCOL_VERSION, &version);
+  ldap_set_option(ld.get(), LDAP_OPT_REFERRALS, LDAP_OPT_OFF);
+  const timeval network = to_timeval(settings.network_timeout);
+  const timeval operation = to_timeval(settings.operation_timeout);
+  ldap_set_option(ld.get(), LDAP_OPT_NETWORK_TIMEOUT, &network);
+  ldap_set_option(ld.get(), LDAP_OPT_TIMEOUT, &operation);
+  const int demand = LDAP_OPT_X_TLS_DEMAND;
+  ldap_set_option(ld.get(), LDAP_OPT_X_TLS_REQUIRE_CERT, &demand);
+  if (!settings.ca_file.empty()) {
+    ldap_set_option(ld.get(), LDAP_OPT_X_TLS_CACERTFILE, settings.ca_file.c_str());
+  }
+  const int is_server = 0;
+  ldap_set_option(ld.get(), LDAP_OPT_X_TLS_NEWCTX, &is_server);
+
+  const bool plain = url.starts_with("ldap://");
+  if (plain && !(directory_url_on_loopback(url) || settings.allow_plaintext)) {
+    if (const int rc = ldap_start_tls_s(ld.get(), nullptr, nullptr); rc != LDAP_SUCCESS) {
+      return fail(Errc::unavailable, url + ": StartTLS failed: " + ldap_err2string(rc));
+    }
+  }
+  berval credentials{static_cast<ber_len_t>(settings.bind_password.size()),
+                     const_cast<char*>(settings.bind_password.data())};
+  const int rc = ldap_sasl_bind_s(ld.get(), settings.bind_dn.empty() ? nullptr : settings.bind_dn.c_str(),
+                                  LDAP_SASL_SIMPLE, &credentials, nullptr, nullptr, nullptr);
+  if (rc != LDAP_SUCCESS) {
+    return fail(Errc::unavailable, url + ": the service account's bind failed: " + ldap_err2string(rc));
+  }
+  return ld;
+}
+
+Result<Connection> Connection::open(const DirectorySettings& settings) {
+  std::string reasons;
+  for (const auto& url : settings.urls) {
+    auto ld = connect_one(settings, url);
+    if (ld) return Connection(settings, std::move(*ld), url);
+    reasons += (reasons.empty() ? "" : "; ") + ld.error().message;
+  }
+  return std::unexpected(Error::retry_later(Errc::unavailable, 5, "the directory cannot be reached (" + reasons + ")"));
+}
+
+std::vector<std::string> Connection::values(LDAPMessage* entry, const std::string& attribute) const {
+  std::vector<std::string> out;
+  ValuesPtr found(ldap_get_values_len(ld_.get(), entry, attribute.c_str()));
+  if (!found) return out;
+  for (berval** value = found.get(); *value; ++value) out.push_back(value_text(*value));
+  return out;
+}
+
+Result<std::vector<std::string>> Connection::search_groups(const std::string& dn) const {
+  const std::string filter = expand_filter(settings_->group_filter, "dn", dn);
+  char no_attributes[] = LDAP_NO_ATTRS;
+  char* attributes[] = {no_attributes, nullptr};
+  timeval limit = to_timeval(settings_->operation_timeout);
+  LDAPMessage* raw = nullptr;
+  const int rc = ldap_search_ext_s(ld_.get(), settings_->group_base.c_str(), LDAP_SCOPE_SUBTREE, filter.c_str(),
+                                   attributes, 0, nullptr, nullptr, &limit, 1000, &raw);
+  MessagePtr result(raw);
+  if (server_failed(rc)) return fail(Errc::unavailable, url_ + ": group search failed: " + ldap_err2string(rc));
+  if (rc != LDAP_SUCCESS && rc != LDAP_NO_SUCH_OBJECT) {
+    return fail(Errc::internal, url_ + ": group search failed: " + ldap_err2string(rc));
+  }
+  std::vector<std::string> groups;
+  for (LDAPMessage* entry = ldap_first_entry(ld_.get(), result.get()); entry;
+       entry = ldap_next_entry(ld_.get(), entry)) {
+    TextPtr group_dn(ldap_get_dn(ld_.get(), entry));
+    if (group_dn) groups.emplace_back(group_dn.get());
+  }
+  return groups;
+}
+
+Result<std::optional<DirectoryEntry>> Connection::find(std::string_view username) const {
+  if (username.empty() || username.size() > settings_->username_max_length ||
+      username.find('\0') != std::string_view::npos) {
+    return fail(Errc::invalid_login, "a username the directory is not asked for");
+  }
+  const std::string filter = expand_filter(settings_->user_filter, "username", username);
+  const std::string member_of = settings_->member_of_attribute;
+  std::vector<std::string> wanted = {settings_->id_attribute, settings_->username_attribute,
+                                     settings_->email_attribute, settings_->name_attribute, "pwdAccountLockedTime"};
+  if (settings_->groups == DirectoryGroups::member_of) wanted.push_back(member_of);
+  std::vector<char*> attributes;
+  for (auto& name : wanted) attributes.push_back(name.data());
+  attributes.push_back(nullptr);
+  timeval limit = to_timeval(settings_->operation_timeout);
+  LDAPMessage* raw = nullptr;
+  // A size limit of 2: a second match is enough to refuse.
+  const int rc = ldap_search_ext_s(ld_.get(), settings_->user_base.c_str(), LDAP_SCOPE_SUBTREE, filter.c_str(),
+                                   attributes.data(), 0, nullptr, nullptr, &limit, 2, &raw);
+  MessagePtr result(raw);
+  if (rc == LDAP_SIZELIMIT_EXCEEDED) return fail(Errc::invalid_login, "the user search matched more than one entry");
+  if (rc == LDAP_REFERRAL) return fail(Errc::invalid_login, "the user search answered a referral (not followed)");
+  if (rc == LDAP_NO_SUCH_OBJECT) return std::optional<DirectoryEntry>();
+  if (server_failed(rc)) return fail(Errc::unavailable, url_ + ": user search failed: " + ldap_err2string(rc));
+  if (rc != LDAP_SUCCESS) return fail(Errc::internal, url_ + ": user search failed: " + ldap_err2string(rc));
+  const int count = ldap_count_entries(ld_.get(), result.get());
+  if (count == 0) return std::optional<DirectoryEntry>();
+  if (count != 1) return fail(Errc::invalid_login, "the user search matched more than one entry");
+  LDAPMessage* found = ldap_first_entry(ld_.get(), result.get());
+  TextPtr dn(ldap_get_dn(ld_.get(), found));
+  if (!dn || !*dn.get()) return fail(Errc::internal, "a directory entry without a DN");
+  DirectoryEntry entry;
+  entry.server = url_;
+  entry.dn = dn.get();
+  {
+    ValuesPtr ids(ldap_get_values_len(ld_.get(), found, settings_->id_attribute.c_str()));
+    if (!ids || !ids.get()[0] || ids.get()[1]) {
+      return fail(Errc::invalid_login, entry.dn + " has no single " + settings_->id_attribute + " (no stable id)");
+    }
+    entry.stable_id = stable_text(ids.get()[0]);
+  }
+  if (auto names = values(found, settings_->username_attribute); names.size() == 1) entry.username = names[0];
+  if (auto mails = values(found, settings_->email_attribute); !mails.empty()) entry.email = mails[0];
+  if (auto fullnames = values(found, settings_->name_attribute); !fullnames.empty()) entry.fullname = fullnames[0];
+  entry.locked = !values(found, "pwdAccountLockedTime").empty();
+  if (settings_->groups == DirectoryGroups::member_of) {
+    entry.groups = values(found, member_of);
+  } else {
+    auto groups = search_groups(entry.dn);
+    if (!groups) return std::unexpected(groups.error());
+    entry.groups = std::move(*groups);
+  }
+  entry.role = role_for_groups(*settings_, entry.groups);
+  return std::optional<DirectoryEntry>(std::move(entry));
+}
+
+Result<void> Connection::bind(const std::string& dn, std::string_view password) const {
+  berval credentials{static_cast<ber_len_t>(password.size()), const_cast<char*>(password.data())};
+  const int rc = ldap_sasl_bind_s(ld_.get(), dn.c_str(), LDAP_SASL_SIMPLE, &credentials, nullptr, nullptr, nullptr);
+  if (rc == LDAP_SUCCESS) return {};
+  if (rc == LDAP_SERVER_DOWN || rc == LDAP_TIMEOUT || rc == LDAP_CONNECT_ERROR || rc == LDAP_BUSY ||
+      rc == LDAP_UNAVAILABLE) {
+    return fail(Errc::unavailable, url_ + ": bind failed: " + ldap_err2string(rc));
+  }
+  return fail(Errc::invalid_login, "the directory refused the password");
+}
+
+}  // namespace
+
+Result<std::optional<DirectoryEntry>> DirectoryClient::find(std::string_view username) const {
+  auto connection = Connection::open(settings_);
+  if (!connection) return std::unexpected(connection.error());
+  return connection->find(username);
+}
+
+Result<std::optional<DirectoryEntry>> DirectoryClient::authenticate(std::string_view username,
+                                                                   std::string_view password) const {
+  // An empty password would be an unauthenticated bind (RFC 4513 §5.1.2),
+  // which servers answer with success: never asked.
+  if (password.empty()) return fail(Errc::invalid_login, "an empty password");
+  if (password.find('\0') != std::string_view::npos || username.find('\0') != std::string_view::npos) {
+    return fail(Errc::invalid_login, "a NUL byte in the credentials");
+  }
+  if (username.empty() || username.size() > settings_.username_max_length) {
+    return fail(Errc::invalid_login, "a username the directory is not asked for");
+  }
+  auto connection = Connection::open(settings_);
+  if (!connection) return std::unexpected(connection.error());
+  auto entry = connection->find(username);
+  if (!entry || !*entry) return entry;
+  if (auto bound = connection->bind((*entry)->dn, password); !bound) return std::unexpected(bound.error());
+  if ((*entry)->locked) return fail(Errc::invalid_login, "the directory account is locked");
+  return entry;
+}
+
+Result<std::vector<Result<std::optional<DirectoryEntry>>>> DirectoryClient::find_each(
+    const std::vector<std::string>& usernames) const {
+  auto connection = Connection::open(settings_);
+  if (!connection) return std::unexpected(connection.error());
+  std::vector<Result<std::optional<DirectoryEntry>>> found;
+  for (const auto& username : usernames) {
+    found.push_back(connection->find(username));
+    if (!found.back() && found.back().error().code == Errc::unavailable) return std::unexpected(found.back().error());
+  }
+  return found;
+}
+
+bool directory_built() noexcept { return true; }
+
+}  // namespace authd

@@ -1,0 +1,156 @@
+#include "serving/logout_sender.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "authd/backchannel_logout.hpp"
+#include "authd/clock.hpp"
+#include "authd/http_client.hpp"
+#include "program/app.hpp"
+#include "program/log.hpp"
+#include "serving/metrics.hpp"
+
+namespace authd::logout_sender {
+namespace {
+
+using namespace std::chrono_literals;
+
+// How often an idle sender looks for logouts other processes queued, and how
+// long a claim holds one (longer than one POST: 3 s to connect, 10 s in all).
+constexpr auto kPoll = 1s;
+constexpr std::chrono::seconds kLease{60};
+constexpr HttpTimeouts kTimeouts{std::chrono::milliseconds{3000}, std::chrono::milliseconds{10000}};
+
+struct State {
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool stopping = false;
+  bool woken = false;
+  std::thread thread;
+};
+
+State& state() {
+  static State instance;
+  return instance;
+}
+
+void wait_for(std::chrono::milliseconds pause) {
+  State& s = state();
+  std::unique_lock lock(s.mutex);
+  s.changed.wait_for(lock, pause, [&] { return s.stopping || s.woken; });
+  s.woken = false;
+}
+
+bool stopping() {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  return s.stopping;
+}
+
+void audit(App& app, const QueuedLogout& logout, std::string_view outcome, std::string reason) {
+  app.core->audit().record({.event = "backchannel_logout", .client = "local", .outcome = std::string(outcome),
+                            .reason = "client " + logout.client_id + ", user " + logout.subject + ": " +
+                                      std::move(reason)});
+}
+
+void drop(App& app, LogoutOutbox& outbox, const QueuedLogout& logout, std::string reason) {
+  metrics::logout_dropped();
+  audit(app, logout, "dropped", std::move(reason));
+  if (auto gone = outbox.done(logout); !gone) log::warn("backchannel logout: cannot delete a logout: " + gone.error().message);
+}
+
+// One attempt at `logout`.
+void deliver(App& app, LogoutOutbox& outbox, const HttpClient& http, const QueuedLogout& logout) {
+  auto client = app.core->oidc_clients().find(logout.client_id);
+  if (!client) {
+    if (client.error().code == Errc::not_found) return drop(app, outbox, logout, "the client was removed");
+    log::warn("backchannel logout: cannot read the client: " + client.error().message);
+    if (auto later = outbox.failed(logout, unix_now()); !later) log::warn("backchannel logout: " + later.error().message);
+    return;
+  }
+  if (client->backchannel_logout_uri.empty()) return drop(app, outbox, logout, "the client no longer has a backchannel_logout_uri");
+  auto token = sign_logout_token(*app.core->id_token_keys(),
+                                 {.issuer = logout.issuer, .audience = logout.client_id, .subject = logout.subject,
+                                  .sid = logout.sid, .jti = {}},
+                                 unix_now());
+  std::string failure;
+  if (!token) {
+    failure = token.error().message;
+  } else {
+    auto answer = http.post_form(client->backchannel_logout_uri, {{"logout_token", *token}}, {});
+    if (answer && answer->status >= 200 && answer->status < 300) {
+      metrics::logout_sent();
+      audit(app, logout, "ok", "delivered (HTTP " + std::to_string(answer->status) + ", attempt " +
+                                   std::to_string(logout.attempts + 1) + ")");
+      if (auto gone = outbox.done(logout); !gone) {
+        log::warn("backchannel logout: cannot delete a delivered logout: " + gone.error().message);
+      }
+      return;
+    }
+    failure = answer ? "HTTP " + std::to_string(answer->status) : answer.error().message;
+  }
+  metrics::logout_retried();
+  audit(app, logout, "failed", "attempt " + std::to_string(logout.attempts + 1) + ": " + failure + "; will retry");
+  if (auto later = outbox.failed(logout, unix_now()); !later) {
+    log::warn("backchannel logout: cannot reschedule a logout: " + later.error().message);
+  }
+}
+
+void run(App& app) {
+  LogoutOutbox outbox(app.core->store(), app.core->settings().oidc.backchannel_logout_retry_max);
+  const HttpClient http(kTimeouts);
+  while (!stopping()) {
+    std::vector<QueuedLogout> gave_up;
+    auto claimed = outbox.claim(unix_now(), kLease, &gave_up);
+    for (const auto& logout : gave_up) {
+      metrics::logout_dropped();
+      audit(app, logout, "dropped",
+            "not delivered after " + std::to_string(logout.attempts) + " attempts (backchannel_logout_max_age)");
+    }
+    if (!claimed) {
+      log::warn("backchannel logout: cannot read the outbox: " + claimed.error().message);
+      wait_for(5s);
+      continue;
+    }
+    if (!*claimed) {
+      wait_for(kPoll);
+      continue;
+    }
+    deliver(app, outbox, http, **claimed);
+  }
+}
+
+}  // namespace
+
+void start(App& app) {
+  if (!app.core->settings().oidc.provider || !app.core->id_token_keys()) return;
+  State& s = state();
+  {
+    std::lock_guard lock(s.mutex);
+    s.stopping = false;  // started again after a reload
+  }
+  s.thread = std::thread([&app] { run(app); });
+}
+
+void stop() {
+  State& s = state();
+  {
+    std::lock_guard lock(s.mutex);
+    s.stopping = true;
+  }
+  s.changed.notify_all();
+  if (s.thread.joinable()) s.thread.join();
+}
+
+void wake() {
+  State& s = state();
+  {
+    std::lock_guard lock(s.mutex);
+    s.woken = true;
+  }
+  s.changed.notify_all();
+}
+
+}  // namespace authd::logout_sender

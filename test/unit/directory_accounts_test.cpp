@@ -1,0 +1,110 @@
+// Directory users' accounts in authd (Accounts::sign_in_directory): linked
+// by the entry's stable id, never to a local account of the same name, and
+// their password, role and deletion refused in authd (409, docs/directory.md).
+#include <gtest/gtest.h>
+
+#include <optional>
+
+#include "authd/accounts.hpp"
+#include "test_support.hpp"
+
+namespace authd {
+namespace {
+
+class DirectoryAccountsTest : public ::testing::Test {
+ protected:
+  void SetUp() override { accounts_.emplace(db_.store(), hasher_, CredentialPolicy{}); }
+
+  static DirectoryAccount alice(Role role = Role::editor) {
+    return {.stable_id = "e0364a1c-7f67-1041-8701-0b1c45281597", .username = "alice", .fullname = "Alice Example",
+            .email = "alice@example.org", .role = role};
+  }
+
+  test::TempStore db_;
+  PasswordHasher hasher_{test::kFastArgon2};
+  std::optional<Accounts> accounts_;
+};
+
+TEST_F(DirectoryAccountsTest, TheFirstSignInCreatesALinkedAccountWithoutAPassword) {
+  auto user = accounts_->sign_in_directory(alice());
+  ASSERT_TRUE(user) << user.error().message;
+  EXPECT_EQ(user->username, "alice");
+  EXPECT_EQ(user->role, Role::editor);
+  EXPECT_TRUE(user->password_hash.empty());
+  EXPECT_TRUE(user->email_verified);
+  EXPECT_TRUE(is_directory_user(*user));
+  EXPECT_EQ(directory_id(*user), "e0364a1c-7f67-1041-8701-0b1c45281597");
+  // No password sign-in through authd's own check.
+  EXPECT_FALSE(accounts_->sign_in({"alice", ""}));
+  EXPECT_FALSE(accounts_->sign_in({"alice", "anything"}));
+}
+
+TEST_F(DirectoryAccountsTest, LaterSignInsUpdateTheSameAccount) {
+  auto first = accounts_->sign_in_directory(alice());
+  ASSERT_TRUE(first);
+  auto entry = alice(Role::admin);
+  entry.email = "alice@new.example.org";
+  auto again = accounts_->sign_in_directory(entry);
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(again->id, first->id);
+  EXPECT_EQ(again->role, Role::admin);
+  EXPECT_EQ(again->email, "alice@new.example.org");
+  EXPECT_EQ(again->version, first->version + 1);
+}
+
+TEST_F(DirectoryAccountsTest, NeverTakesALocalAccountOrAnotherEntrysName) {
+  ASSERT_TRUE(accounts_->create("bob", "bob's local password", Role::admin, "", ""));
+  auto bob = alice();
+  bob.username = "bob";
+  bob.stable_id = "11111111-2222-3333-4444-555555555555";
+  auto refused = accounts_->sign_in_directory(bob);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, Errc::conflict);
+  EXPECT_TRUE(accounts_->sign_in({"bob", "bob's local password"})) << "the local account is untouched";
+
+  ASSERT_TRUE(accounts_->sign_in_directory(alice()));
+  auto reused = alice();
+  reused.stable_id = "another entry";
+  auto taken = accounts_->sign_in_directory(reused);
+  ASSERT_FALSE(taken);
+  EXPECT_EQ(taken.error().code, Errc::conflict);
+}
+
+TEST_F(DirectoryAccountsTest, RefusesANameAuthdWouldNotTakeOrNoStableId) {
+  auto hostile = alice();
+  hostile.username = "al*ce";
+  EXPECT_EQ(accounts_->sign_in_directory(hostile).error().code, Errc::invalid_login);
+  auto anonymous = alice();
+  anonymous.stable_id.clear();
+  EXPECT_EQ(accounts_->sign_in_directory(anonymous).error().code, Errc::invalid_login);
+}
+
+TEST_F(DirectoryAccountsTest, PasswordRoleAndDeletionAreTheDirectorys) {
+  ASSERT_TRUE(accounts_->sign_in_directory(alice()));
+  auto changed = accounts_->change_password("alice", "x", "a new password");
+  ASSERT_FALSE(changed);
+  EXPECT_EQ(changed.error().code, Errc::conflict);
+  EXPECT_EQ(changed.error().message, kDirectoryManagesPassword);
+  auto promoted = accounts_->set_role("alice", Role::admin, /*force=*/true);
+  ASSERT_FALSE(promoted);
+  EXPECT_EQ(promoted.error().code, Errc::conflict);
+  auto removed = accounts_->remove("alice");
+  ASSERT_FALSE(removed);
+  EXPECT_EQ(removed.error().code, Errc::conflict);
+  EXPECT_TRUE(accounts_->remove("alice", /*force=*/true)) << "an operator's --force removes it";
+}
+
+TEST_F(DirectoryAccountsTest, ARefreshedRoleIsStoredForTheLinkedEntryOnly) {
+  ASSERT_TRUE(accounts_->sign_in_directory(alice(Role::editor)));
+  ASSERT_TRUE(accounts_->follow_directory_role("ALICE", "another entry", Role::admin));
+  EXPECT_EQ(accounts_->find("alice")->role, Role::editor) << "another stable id changes nothing";
+  ASSERT_TRUE(accounts_->follow_directory_role("ALICE", alice().stable_id, Role::writer));
+  EXPECT_EQ(accounts_->find("alice")->role, Role::writer);
+  ASSERT_TRUE(accounts_->create("bob", "bob's local password", Role::admin, "", ""));
+  ASSERT_TRUE(accounts_->follow_directory_role("bob", "", Role::user));
+  EXPECT_EQ(accounts_->find("bob")->role, Role::admin) << "a local account is never changed";
+  EXPECT_TRUE(accounts_->follow_directory_role("nobody", alice().stable_id, Role::user));
+}
+
+}  // namespace
+}  // namespace authd
