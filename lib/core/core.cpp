@@ -38,11 +38,8 @@ Core::Core(CoreSettings settings, std::shared_ptr<Store> store, TokenService tok
       oidc_consents_(*store_),
       authorization_codes_(*store_, rp_session_ttl(settings_)),
       pushed_requests_(*store_),
-<<<<<<< HEAD
       device_authorizations_(*store_),
-=======
       backchannel_logout_({rp_session_ttl(settings_), settings_.oidc.backchannel_logout_max_age}, events),
->>>>>>> main
       audit_(std::move(audit)),
       id_token_ring_(std::move(id_token_ring)),
       passkeys_(*store_, settings_.mfa, tokens_),
