@@ -127,9 +127,11 @@ Result<void> validate_uris(const std::vector<std::string>& uris, std::string_vie
 Result<void> validate_service(OidcClient& spec) {
   if (spec.grant_types.empty()) spec.grant_types = {std::string(kAuthorizationCodeGrant)};
   std::vector<std::string> grants;
-  for (const auto& grant : spec.grant_types) {
-    if (grant != kAuthorizationCodeGrant && grant != kClientCredentialsGrant) {
-      return fail_field("grant_types", "grant_types: unknown grant type '" + grant + "' (authorization_code, client_credentials)");
+  for (auto& grant : spec.grant_types) {
+    if (grant == "device_code") grant = std::string(kDeviceCodeGrant);
+    if (grant != kAuthorizationCodeGrant && grant != kClientCredentialsGrant && grant != kDeviceCodeGrant) {
+      return fail_field("grant_types", "grant_types: unknown grant type '" + grant +
+                                           "' (authorization_code, client_credentials, device_code)");
     }
     if (std::ranges::find(grants, grant) == grants.end()) grants.push_back(grant);
   }
@@ -247,7 +249,9 @@ Result<IssuedClient> OidcClients::add(OidcClient spec, std::int64_t now) {
       return std::unexpected(ok.error());
     }
   }
-  if (spec.scopes.empty() && code_flow) spec.scopes = {"openid", "profile", "email", "roles"};
+  // A user signs in for the client by a code or on a device: the user's scopes.
+  const bool for_users = code_flow || has_grant(spec, kDeviceCodeGrant);
+  if (spec.scopes.empty() && for_users) spec.scopes = {"openid", "profile", "email", "roles"};
   for (const auto& scope : spec.scopes) {
     if (std::ranges::find(supported_oidc_scopes(), scope) == supported_oidc_scopes().end()) {
       return fail_field("scope", "unknown scope '" + scope + "' (openid, profile, email, roles, offline_access)");

@@ -66,7 +66,7 @@ const std::vector<Command>& commands() {
       {"key list", "", "kid of every key, the current one marked with * (--json: objects)", 0, 0, {}, list_keys},
       {"client add", "NAME [--redirect-uri URI...] [--public] [--first-party] [--require-par] [--post-logout-uri URI...]\n"
                      "           [--scope SCOPE...] [--backchannel-logout-uri URI [--backchannel-logout-session-required]]\n"
-                     "           [--grant authorization_code|client_credentials...] [--role ROLE] [--jwks FILE | --jwks-uri URL]",
+                     "           [--grant authorization_code|client_credentials|device_code...] [--role ROLE] [--jwks FILE | --jwks-uri URL]",
        "register an application signing in through authd (OpenID Connect); prints its client_id and,\n"
        "unless --public or --jwks/--jwks-uri (private_key_jwt), its secret (shown once, stored hashed);\n"
        "redirect URIs match exactly; --grant client_credentials --role ROLE: a service client whose own\n"

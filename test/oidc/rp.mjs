@@ -20,6 +20,11 @@
 //     event, sub and sid, no nonce). An accepted token: a JSON line
 //     {"aud","sub","sid","jti","typ","alg"} in OUT and 200; a refused one:
 //     {"error"} in OUT and 400.
+//   node rp.mjs device ISSUER CLIENT_ID SECRET|- AUTH - [SCOPE]
+//     initiateDeviceAuthorization (RFC 8628) -> a line with the device
+//     authorization response, then pollDeviceAuthorizationGrant until the
+//     user answers -> a line {"claims","userinfo","scope","refresh_token"}
+//     or {"error","status"}
 //   node rp.mjs credentials ISSUER CLIENT_ID SECRET|- AUTH - [SCOPE]
 //     clientCredentialsGrant (RFC 6749 §4.4) -> the token response; a refusal -> {"error","status"}
 //   node rp.mjs keygen ALG KID PRIVATE_JWK_FILE JWKS_FILE
@@ -171,6 +176,18 @@ async function main() {
       } else {
         console.log(JSON.stringify(await client.tokenIntrospection(config, token, parameters)));
       }
+    } catch (e) {
+      console.log(JSON.stringify({ error: e.error ?? e.code ?? String(e), status: e.status ?? e.response?.status ?? null }));
+    }
+  } else if (command === "device") {
+    const [scope] = rest;
+    const started = await client.initiateDeviceAuthorization(config, scope ? { scope } : {});
+    console.log(JSON.stringify(started));
+    try {
+      const tokens = await client.pollDeviceAuthorizationGrant(config, started);
+      const claims = tokens.claims() ?? null;
+      const userinfo = claims ? await client.fetchUserInfo(config, tokens.access_token, claims.sub) : null;
+      console.log(JSON.stringify({ claims, userinfo, scope: tokens.scope, refresh_token: tokens.refresh_token ?? null }));
     } catch (e) {
       console.log(JSON.stringify({ error: e.error ?? e.code ?? String(e), status: e.status ?? e.response?.status ?? null }));
     }

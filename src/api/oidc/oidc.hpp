@@ -2,7 +2,9 @@
 // OAuth error answers, URL building.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -52,5 +54,14 @@ void page_headers(http::Response& response);
 // claim) is still registered: a removed client's access tokens end with it.
 // Read from the store each time (every node sees a removal at once).
 Result<void> client_still_registered(App& app, const TokenClaims& claims);
+
+// The browser's authd session (the `auth` cookie), re-authenticated as on
+// protected routes (the second-factor policy included). nullopt when there is
+// none, or when the cookie holds a service client's token.
+std::optional<Principal> session_of(App& app, const http::Request& request);
+// When that session's user last signed in (its auth_time claim, else its iat).
+std::int64_t authenticated_at(const TokenClaims& claims);
+// How: its amr claim ("pwd", "pwd otp", ...), "pwd" when it has none.
+std::string amr_of(const Principal& principal);
 
 }  // namespace authd::handlers::oidc

@@ -45,22 +45,13 @@
 namespace authd::handlers {
 namespace {
 
-// When the session's user last authenticated: its auth_time claim (kept across
-// refreshes), or, for a token from before that claim, when it was issued.
-std::int64_t authenticated_at(const TokenClaims& claims) {
-  if (const auto found = claims.extra.find(kAuthTimeClaim); found != claims.extra.end()) {
-    std::int64_t when = 0;
-    const auto& text = found->second;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), when);
-    if (ec == std::errc() && end == text.data() + text.size() && when > 0) return when;
-  }
-  return claims.issued_at;
-}
-
+using oidc::amr_of;
+using oidc::authenticated_at;
 using oidc::has_word;
 using oidc::kSignedInAfter;
 using oidc::param;
 using oidc::Query;
+using oidc::session_of;
 using oidc::split_words;
 using oidc::whole_number;
 
@@ -151,23 +142,6 @@ http::Response refuse(App& app, const http::Request& request, const Authorizatio
   return to_client(app, request, authorization, {{"error", refusal.error}, {"error_description", refusal.description}});
 }
 
-// The browser's authd session, re-authenticated as on protected routes (the
-// second-factor policy included). nullopt when there is none, or when the
-// cookie holds a service client's token.
-std::optional<Principal> session_of(App& app, const http::Request& request) {
-  const auto cookie = http::cookie_value(request.param("HTTP_COOKIE"), "auth");
-  if (cookie.empty()) return std::nullopt;
-  auto principal = app.core->guard().check("Bearer " + std::string(cookie), std::nullopt, unix_now());
-  // A service client's token (client_credentials) is no person signing in.
-  if (!principal || is_service_subject(principal->claims().subject)) return std::nullopt;
-  return std::move(*principal);
-}
-
-std::string amr_of(const Principal& principal) {
-  const auto found = principal.claims().extra.find(kAmrClaim);
-  if (found != principal.claims().extra.end() && !found->second.empty()) return found->second;
-  return "pwd";
-}
 
 // What sends the browser back to /authorize: `settled` (the request's
 // parameters with what a step settled) minus prompt, which that step did;

@@ -3,6 +3,8 @@
 //   POST /token  application/x-www-form-urlencoded
 //     grant_type=authorization_code&code&redirect_uri[&code_verifier]
 //     grant_type=refresh_token&refresh_token
+//     grant_type=urn:ietf:params:oauth:grant-type:device_code&device_code
+//       (RFC 8628 §3.4: a device polling for what its user allowed at /device)
 //     grant_type=client_credentials[&scope]  (RFC 6749 §4.4: a confidential
 //       client registered with it; the token is the client's own, "client:<id>",
 //       acting as its role at authd's guarded routes; scope: capability names)
@@ -16,6 +18,7 @@
 #include "authd/authorization.hpp"
 #include "authd/authorization_codes.hpp"
 #include "authd/clock.hpp"
+#include "authd/device_authorizations.hpp"
 #include "authd/id_token.hpp"
 #include "authd/jws.hpp"
 #include "authd/text.hpp"
@@ -97,6 +100,42 @@ std::map<std::string, std::string, std::less<>> client_claims(const OidcClient& 
           {std::string(kAuthTimeClaim), std::to_string(auth_time)}};
 }
 
+// What a user allowed a client, by a code or on a device.
+struct UserGrant {
+  std::string scope, amr, nonce, sid;
+  std::int64_t auth_time = 0;
+};
+
+// The tokens of `grant`: a refresh token with offline_access (while refresh
+// tokens are on; its family in `family`), the access token, and with openid
+// an ID token.
+Result<Tokens> user_tokens(App& app, const http::Request& request, const OidcClient& client, const User& user,
+                           const UserGrant& grant, std::int64_t now, std::string& family) {
+  Tokens tokens;
+  tokens.scope = grant.scope;
+  if (has_word(grant.scope, "offline_access") && app.core->refresh().enabled()) {
+    auto started = app.core->refresh().start(user, now, grant.amr, client.id, grant.scope, grant.auth_time);
+    if (!started) return std::unexpected(started.error());
+    tokens.refresh_token = started->refresh_token;
+    family = started->family;
+  }
+  tokens.access_token = app.core->issue_access_token(user, grant.amr, family, client_claims(client, grant.scope, grant.auth_time));
+  if (!has_word(grant.scope, "openid")) return tokens;
+  auto id_token = sign_id_token(*app.core->id_token_keys(),
+                                {.issuer = oidc::issuer(app, request),
+                                 .subject = user.id,
+                                 .audience = client.id,
+                                 .nonce = grant.nonce,
+                                 .amr = grant.amr,
+                                 .auth_time = grant.auth_time,
+                                 .access_token = tokens.access_token,
+                                 .sid = grant.sid},
+                                now);
+  if (!id_token) return std::unexpected(id_token.error());
+  tokens.id_token = std::move(*id_token);
+  return tokens;
+}
+
 HandlerResult authorization_code(App& app, const http::Request& request, const Form& form, const OidcClient& client) {
   const auto now = unix_now();
   CodeReplay replay;
@@ -119,34 +158,53 @@ HandlerResult authorization_code(App& app, const http::Request& request, const F
   auto user = app.core->accounts().find(grant->username);
   if (!user || user->id != grant->user_id) return refused({400, "invalid_grant", "the user is gone"});
 
-  Tokens tokens;
-  tokens.scope = grant->scope;
   std::string family;
-  if (has_word(grant->scope, "offline_access") && app.core->refresh().enabled()) {
-    auto started = app.core->refresh().start(*user, now, grant->amr, client.id, grant->scope, grant->auth_time);
-    if (!started) return std::unexpected(started.error());
-    tokens.refresh_token = started->refresh_token;
-    family = started->family;
-  }
-  tokens.access_token = app.core->issue_access_token(*user, grant->amr, family, client_claims(client, grant->scope, grant->auth_time));
-  if (auto noted = codes.record_issued(code, issued_record(tokens.access_token, family), now); !noted) {
+  auto tokens = user_tokens(app, request, client, *user,
+                            {grant->scope, grant->amr, grant->nonce, grant->sid, grant->auth_time}, now, family);
+  if (!tokens) return std::unexpected(tokens.error());
+  if (auto noted = codes.record_issued(code, issued_record(tokens->access_token, family), now); !noted) {
     log::warn("cannot note what an authorization code issued: " + noted.error().message);
   }
-  auto id_token = sign_id_token(*app.core->id_token_keys(),
-                                {.issuer = oidc::issuer(app, request),
-                                 .subject = user->id,
-                                 .audience = client.id,
-                                 .nonce = grant->nonce,
-                                 .amr = grant->amr,
-                                 .auth_time = grant->auth_time,
-                                 .access_token = tokens.access_token,
-                                 .sid = grant->sid},
-                                now);
-  if (!id_token) return std::unexpected(id_token.error());
-  tokens.id_token = std::move(*id_token);
   audit(app, request, {.event = "oidc_token", .username = user->username, .outcome = "ok",
                        .reason = "authorization_code for client " + client.id});
-  return answer(app, tokens);
+  return answer(app, *tokens);
+}
+
+// RFC 8628 §3.4, §3.5: the device's poll. Until the user decided at /device:
+// authorization_pending, or slow_down when it polls sooner than the interval
+// (which then grows by 5 s); then the tokens once, or access_denied;
+// expired_token once the codes lapsed.
+HandlerResult device_code_grant(App& app, const http::Request& request, const Form& form, const OidcClient& client) {
+  if (!has_grant(client, kDeviceCodeGrant)) {
+    return refused({400, "unauthorized_client", "the client is not registered for the device authorization grant"});
+  }
+  const auto now = unix_now();
+  auto poll = app.core->device_authorizations().poll(param(form, "device_code"), client.id, now);
+  if (!poll) {
+    if (poll.error().code != Errc::invalid_token) return std::unexpected(poll.error());
+    return refused({400, "invalid_grant", "the device_code is unknown, used or another client's"});
+  }
+  switch (poll->state) {
+    case DevicePollState::pending:
+      return refused({400, "authorization_pending", "the user has not answered yet"});
+    case DevicePollState::slow_down:
+      return refused({400, "slow_down", "polled too often: wait 5 s more between polls"});
+    case DevicePollState::denied:
+      return refused({400, "access_denied", "the user did not allow it"});
+    case DevicePollState::expired:
+      return refused({400, "expired_token", "the device_code has expired: start again"});
+    case DevicePollState::approved:
+      break;
+  }
+  const auto& by = poll->approval;
+  auto user = app.core->accounts().find(by.username);
+  if (!user || user->id != by.user_id) return refused({400, "invalid_grant", "the user is gone"});
+  std::string family;
+  auto tokens = user_tokens(app, request, client, *user, {poll->request.scope, by.amr, "", "", by.auth_time}, now, family);
+  if (!tokens) return std::unexpected(tokens.error());
+  audit(app, request, {.event = "oidc_token", .username = user->username, .outcome = "ok",
+                       .reason = "device_code for client " + client.id});
+  return answer(app, *tokens);
 }
 
 HandlerResult refresh_grant(App& app, const http::Request& request, const Form& form, const OidcClient& client) {
@@ -205,9 +263,11 @@ HandlerResult oidc_token(App& app, const http::Request& request, const RouteCont
   auto caller = authenticate_client(app, request, form);
   if (!caller) return refused(caller.error());
   if (grant_type == kClientCredentialsGrant) return client_credentials(app, request, form, caller->client);
+  if (grant_type == kDeviceCodeGrant) return device_code_grant(app, request, form, caller->client);
   if (grant_type != "authorization_code" && grant_type != "refresh_token") {
     return refused({400, "unsupported_grant_type",
-                    "grant_type must be authorization_code, refresh_token or client_credentials"});
+                    "grant_type must be authorization_code, refresh_token, client_credentials or "
+                    "urn:ietf:params:oauth:grant-type:device_code"});
   }
   if (!has_grant(caller->client, kAuthorizationCodeGrant)) {
     return refused({400, "unauthorized_client", "the client is not registered for the authorization code grant"});

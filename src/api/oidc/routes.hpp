@@ -1,5 +1,6 @@
 // authd as OpenID provider (oidc_*.cpp, well_known.cpp): discovery and keys,
-// GET /authorize, POST /authorize/consent, POST /par, POST /token, GET|POST /userinfo,
+// GET /authorize, POST /authorize/consent, POST /par, POST /device_authorization,
+// GET|POST /device, POST /token, GET|POST /userinfo,
 // POST /revoke, POST /introspect, GET /end_session, and the user's consents
 // (GET /me/clients, DELETE /me/clients/{id}).
 //
@@ -22,6 +23,10 @@ Handler oidc_authorize;
 Handler oidc_consent;
 // oidc_par.cpp
 Handler oidc_par;
+// oidc_device.cpp
+Handler oidc_device_authorization;
+Handler oidc_device_page;
+Handler oidc_device_decision;
 // oidc_token.cpp
 Handler oidc_token;
 // oidc_revocation.cpp
@@ -42,6 +47,9 @@ inline constexpr std::array oidc_routes{
     Route{"POST", "/authorize", oidc_authorize, Access::open, std::nullopt, Lane::direct, Body::form, Site::any},
     Route{"POST", "/authorize/consent", oidc_consent, Access::open, std::nullopt, Lane::direct, Body::form},
     Route{"POST", "/par", oidc_par, Access::open, std::nullopt, Lane::direct, Body::form},
+    Route{"POST", "/device_authorization", oidc_device_authorization, Access::open, std::nullopt, Lane::direct, Body::form},
+    Route{"GET", "/device", oidc_device_page, Access::open, std::nullopt},
+    Route{"POST", "/device", oidc_device_decision, Access::open, std::nullopt, Lane::direct, Body::form},
     Route{"POST", "/token", oidc_token, Access::open, std::nullopt, Lane::direct, Body::form},
     Route{"POST", "/revoke", oidc_revoke, Access::open, std::nullopt, Lane::direct, Body::form},
     Route{"POST", "/introspect", oidc_introspect, Access::open, std::nullopt, Lane::direct, Body::form},

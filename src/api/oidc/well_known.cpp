@@ -53,6 +53,7 @@ http::Response provider_configuration(App& app, const http::Request& request) {
   Json grants = strings({"authorization_code"});
   if (refresh) grants.append(Json::string("refresh_token"));
   grants.append(Json::string(kClientCredentialsGrant));
+  grants.append(Json::string(kDeviceCodeGrant));
   Json assertion_algorithms = Json::array();
   for (const auto alg : jose::kClientAssertionAlgorithms) assertion_algorithms.append(Json::string(alg));
   Json body = Json::object();
@@ -66,6 +67,7 @@ http::Response provider_configuration(App& app, const http::Request& request) {
       .set("introspection_endpoint", Json::string(issuer + "/introspect"))
       // RFC 9126 §5; a client registered with require_pushed_authorization_requests must use it.
       .set("pushed_authorization_request_endpoint", Json::string(issuer + "/par"))
+      .set("device_authorization_endpoint", Json::string(issuer + "/device_authorization"))
       .set("require_pushed_authorization_requests", Json::boolean(false))
       .set("response_types_supported", strings({"code"}))
       .set("response_modes_supported", strings({"query"}))

@@ -57,6 +57,9 @@ struct OidcClient {
 
 inline constexpr std::string_view kAuthorizationCodeGrant = "authorization_code";
 inline constexpr std::string_view kClientCredentialsGrant = "client_credentials";
+// RFC 8628 §3.4 (authd/device_authorizations.hpp); "device_code" is taken for
+// it when a client is registered.
+inline constexpr std::string_view kDeviceCodeGrant = "urn:ietf:params:oauth:grant-type:device_code";
 
 // Whether the client was registered with `grant` (a client stored before
 // grant types existed has the authorization code grant).

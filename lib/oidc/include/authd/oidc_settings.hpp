@@ -29,6 +29,8 @@ struct OidcSettings {
   std::chrono::seconds backchannel_logout_retry_max{300};
   // backchannel_logout_max_age: a logout not delivered by then is dropped (audited).
   std::chrono::seconds backchannel_logout_max_age{24 * 3600};
+  // device_poll_interval: how often a device may poll /token (RFC 8628 §3.2 interval).
+  std::chrono::seconds device_poll_interval{5};
   // Not a setting: the key of the client secrets' HMAC, derived by
   // Core::open from the signing key (the same on every node, never in the
   // store; authd/oidc_clients.hpp).

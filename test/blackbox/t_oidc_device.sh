@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# The device authorization grant (RFC 8628, docs/openid-provider.md), driven
+# by a relying party nobody here wrote: npm openid-client's
+# initiateDeviceAuthorization and pollDeviceAuthorizationGrant (test/oidc/rp.mjs
+# device), while curl with alice's `auth` cookie is her browser at /device.
+# Attacks it stops: a device allowed without the person being asked (the page
+# names the application, what it asks for and the code before anything is
+# allowed); guessing someone else's user code (five wrong codes, then 429,
+# audited); a device that polls too fast (slow_down), polls after a denial or
+# with a used, made-up or another client's device code; a client not
+# registered for the grant, or asking for a scope it was not given; a code
+# allowed from another site's form (403) or without a session (401).
+source "$(dirname "$0")/harness.sh"
+export AUTHD_OIDC_PROVIDER=true AUTHD_REFRESH_TOKEN_TTL=3600 AUTHD_OIDC_DEVICE_POLL_INTERVAL=1
+AUDIT_DIR=$(mktemp -d)
+at_exit rm -rf "$AUDIT_DIR"
+export AUTHD_AUDIT_LOG=$AUDIT_DIR/audit.log
+stack_start
+
+RP_DIR=$SOURCE_DIR/test/oidc
+command -v node >/dev/null || _harness_die "node is missing (scripts/deps.sh test)"
+( exec 9>"$RP_DIR/.npm-ci.lock"; flock 9
+  [[ -f $RP_DIR/node_modules/openid-client/package.json ]] || (cd "$RP_DIR" && npm ci --no-audit --no-fund --loglevel=error) ) ||
+  _harness_die "npm ci in test/oidc failed"
+make_temp_dir W device
+
+signup alice 'alice password'
+signin alice 'alice password'
+COOKIE=$TOKEN
+ALICE_ID=$(account_field alice id)
+page() { http "$1" "$2" -H "Cookie: auth=$COOKIE" -H "Origin: $BASE_URL" "${@:3}"; }
+OUT=$(authctl client add TV --public --grant device_code --scope openid profile offline_access 2>/dev/null)
+TV=$(sed -n 's/^client_id: //p' <<<"$OUT")
+OUT=$(authctl client add Box --grant device_code --scope openid 2>/dev/null)
+BOX=$(sed -n 's/^client_id: //p' <<<"$OUT"); BOX_SECRET=$(sed -n 's/^client_secret: //p' <<<"$OUT")
+OUT=$(authctl client add Wiki --redirect-uri http://127.0.0.1:9/cb 2>/dev/null)
+WIKI=$(sed -n 's/^client_id: //p' <<<"$OUT"); WIKI_SECRET=$(sed -n 's/^client_secret: //p' <<<"$OUT")
+[[ -n $TV && -n $BOX && -n $BOX_SECRET && -n $WIKI ]] || fail "three clients registered"
+
+step "discovery"
+http GET /.well-known/openid-configuration
+expect_json "the device authorization endpoint" .device_authorization_endpoint "$BASE_URL/device_authorization"
+expect_json "the device_code grant" '.grant_types_supported | index("urn:ietf:params:oauth:grant-type:device_code") != null' true
+
+step "openid-client's device flow, allowed by alice in her browser"
+(cd "$RP_DIR" && NO_PROXY='*' exec node rp.mjs device "$BASE_URL" "$TV" - none - "openid profile offline_access") \
+  >"$W/device.out" 2>&1 &
+RP=$!
+for ((i = 0; i < 100; i++)); do [[ -s $W/device.out ]] && break; sleep 0.1; done
+STARTED=$(head -n 1 "$W/device.out")
+USER_CODE=$(jq -r .user_code <<<"$STARTED" 2>/dev/null)
+expect_match "a user code of 8 consonants" '^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$' "$USER_CODE"
+expect_eq "the page to type it at" "$BASE_URL/device" "$(jq -r .verification_uri <<<"$STARTED")"
+expect_eq "the interval" 1 "$(jq -r .interval <<<"$STARTED")"
+COMPLETE=$(jq -r .verification_uri_complete <<<"$STARTED")
+http GET "$COMPLETE"
+expect_status 302 "signed out: to the sign-in page"
+expect_match "and back to /device with the code" '^/login\?rd=%2Fdevice%3Fuser_code%3D' "$(header Location)"
+page GET "$COMPLETE"
+expect_status 200 "signed in: the form, the code filled in"
+expect_match "filled in" "value=\"$USER_CODE\"" "$BODY"
+LOWER=$(tr 'A-Z' 'a-z' <<<"${USER_CODE/-/ }")
+page POST /device --data-urlencode "user_code=$LOWER"
+expect_status 200 "typed loosely (lower case, a space): the question"
+expect_match "it names the application and the code" "Allow TV on your device\\?.*$USER_CODE" "$BODY"
+expect_match "and what it asks for" '<li>offline_access</li>' "$BODY"
+expect_eq "nothing is allowed yet" 0 "$(grep -c 'client '"$TV"' allowed' "$AUTHD_AUDIT_LOG")"
+http POST /device -H "Cookie: auth=$COOKIE" -H 'Origin: http://evil.example' \
+  --data-urlencode "user_code=$USER_CODE" --data-urlencode decision=allow
+expect_status 403 "an allow posted from another site"
+http POST /device -H "Origin: $BASE_URL" --data-urlencode "user_code=$USER_CODE" --data-urlencode decision=allow
+expect_status 401 "an allow without a session"
+page POST /device --data-urlencode "user_code=$USER_CODE" --data-urlencode decision=allow
+expect_status 200 "alice allows it"
+expect_match "the page says go back to the device" 'go back to your device' "$BODY"
+wait "$RP"
+RESULT=$(tail -n 1 "$W/device.out")
+expect_eq "openid-client gets alice's ID token" "$ALICE_ID" "$(jq -r .claims.sub <<<"$RESULT")"
+expect_eq "and her userinfo" alice "$(jq -r .userinfo.preferred_username <<<"$RESULT")"
+expect_ne "and a refresh token (offline_access)" null "$(jq -r .refresh_token <<<"$RESULT")"
+expect_match "audited" "\"oidc_device\".*client $TV allowed" "$(cat "$AUTHD_AUDIT_LOG")"
+page POST /device --data-urlencode "user_code=$USER_CODE"
+expect_status 400 "a used code is no code"
+
+step "polling by hand: pending, slow_down, denied, used"
+device_start() { http POST /device_authorization -u "$BOX:$BOX_SECRET" "$@"; }
+poll() { http POST /token -u "$1" --data-urlencode grant_type=urn:ietf:params:oauth:grant-type:device_code \
+           --data-urlencode "device_code=$2"; }
+device_start
+expect_status 200 "codes for a confidential client"
+expect_eq "no-store" no-store "$(header Cache-Control)"
+DEVICE=$(json .device_code); CODE=$(json .user_code)
+poll "$BOX:$BOX_SECRET" "$DEVICE"
+expect_json "authorization_pending" .error authorization_pending
+poll "$BOX:$BOX_SECRET" "$DEVICE"
+expect_json "at once again: slow_down" .error slow_down
+poll "$TV:" "$DEVICE"
+expect_json "another client's device_code" .error invalid_grant
+page POST /device --data-urlencode "user_code=$CODE" --data-urlencode decision=deny
+expect_status 200 "alice denies it"
+sleep 1.1
+poll "$BOX:$BOX_SECRET" "$DEVICE"
+expect_json "access_denied" .error access_denied
+poll "$BOX:$BOX_SECRET" "$DEVICE"
+expect_json "then the code is gone" .error invalid_grant
+poll "$BOX:$BOX_SECRET" "made-up"
+expect_json "a made-up device_code" .error invalid_grant
+
+step "a client without the grant, a scope it lacks"
+http POST /device_authorization -u "$WIKI:$WIKI_SECRET"
+expect_json "a code-flow client: unauthorized_client" .error unauthorized_client
+device_start --data-urlencode "scope=openid offline_access"
+expect_json "a scope it was not given: invalid_scope" .error invalid_scope
+http POST /device_authorization -u "$BOX:wrong"
+expect_status 401 "a wrong secret"
+
+step "guessing user codes: five wrong ones, then 429"
+signup bob 'bob password'
+signin bob 'bob password'
+COOKIE=$TOKEN
+device_start
+CODE=$(json .user_code)
+for ((i = 1; i <= 5; i++)); do
+  page POST /device --data-urlencode user_code=BBBB-BBBB
+  expect_status 400 "wrong code $i"
+done
+page POST /device --data-urlencode "user_code=$CODE"
+expect_status 429 "then even the right one waits"
+expect_match "Retry-After" '^[0-9]+$' "$(header Retry-After)"
+expect_match "audited" 'too many wrong device codes' "$(cat "$AUTHD_AUDIT_LOG")"
+finish
