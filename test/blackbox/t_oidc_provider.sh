@@ -76,7 +76,7 @@ expect_json "iss in the response" .authorization_response_iss_parameter_supporte
 expect_json "client auth" '.token_endpoint_auth_methods_supported | join(" ")' "client_secret_basic client_secret_post private_key_jwt none"
 expect_json "private_key_jwt algorithms" '.token_endpoint_auth_signing_alg_values_supported | join(" ")' "RS256 ES256 EdDSA Ed25519"
 expect_json "offline_access offered (refresh_token_ttl > 0)" '.scopes_supported | join(" ")' "openid profile email roles offline_access"
-expect_json "the refresh_token and client_credentials grants" '.grant_types_supported | join(" ")' "authorization_code refresh_token client_credentials"
+expect_json "the refresh_token, client_credentials and device grants" '.grant_types_supported | join(" ")' "authorization_code refresh_token client_credentials urn:ietf:params:oauth:grant-type:device_code"
 expect_json "revocation endpoint" .revocation_endpoint "$BASE_URL/revoke"
 expect_json "revocation: client auth" '.revocation_endpoint_auth_methods_supported | join(" ")' "client_secret_basic client_secret_post private_key_jwt none"
 expect_json "introspection endpoint" .introspection_endpoint "$BASE_URL/introspect"
