@@ -240,6 +240,25 @@ Result<std::string> free_username(StoreTxn& txn, const ExternalIdentity& identit
   return fail(Errc::internal, "no free username for " + base);
 }
 
+// The account a link (provider:subject, directory:id) names, when that
+// account still lists it; nullopt otherwise. A stale link (its account gone,
+// or no longer listing it) is deleted here, so the caller links anew: it must
+// never hand someone else's account over.
+Result<std::optional<User>> linked_account(StoreTxn& txn, const std::string& link) {
+  auto linked_name = txn.find_link(link);
+  if (!linked_name) {
+    if (linked_name.error().code != Errc::not_found) return std::unexpected(linked_name.error());
+    return std::optional<User>();
+  }
+  auto user = txn.find_user(*linked_name);
+  if (user && std::find(user->links.begin(), user->links.end(), link) != user->links.end()) {
+    return std::optional<User>(std::move(*user));
+  }
+  if (!user && user.error().code != Errc::not_found) return std::unexpected(user.error());
+  if (auto gone = txn.delete_link(link); !gone) return std::unexpected(gone.error());
+  return std::optional<User>();
+}
+
 }  // namespace
 
 Result<ExternalSignIn> Accounts::sign_in_external(const ExternalIdentity& identity, bool keep_role, bool create_new) {
@@ -247,29 +266,22 @@ Result<ExternalSignIn> Accounts::sign_in_external(const ExternalIdentity& identi
   ExternalSignIn outcome;
   auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
     const auto now = unix_now();
-    // An existing link counts only if its account still lists it (a stale
-    // link must never hand someone else's account over).
-    auto linked_name = txn.find_link(link);
-    if (linked_name) {
-      auto user = txn.find_user(*linked_name);
-      if (user && std::find(user->links.begin(), user->links.end(), link) != user->links.end()) {
-        if (!identity.fullname.empty()) user->fullname = identity.fullname;
-        if (!identity.email.empty() && identity.email != user->email) {
-          user->email = identity.email;
-          user->email_verified = false;  // a new address: not verified by us
-          // Links mailed to the old address end with it (password_reset.hpp).
-          if (auto ended = end_pending_links(txn, user->id); !ended) return ended;
-        }
-        if (!keep_role) user->role = Role::user;
-        user->version += 1;
-        user->updated_at = now;
-        outcome = ExternalSignIn{*user, false};
-        return txn.replace_user(*user);
+    auto linked = linked_account(txn, link);
+    if (!linked) return std::unexpected(linked.error());
+    if (*linked) {
+      User& user = **linked;
+      if (!identity.fullname.empty()) user.fullname = identity.fullname;
+      if (!identity.email.empty() && identity.email != user.email) {
+        user.email = identity.email;
+        user.email_verified = false;  // a new address: not verified by us
+        // Links mailed to the old address end with it (password_reset.hpp).
+        if (auto ended = end_pending_links(txn, user.id); !ended) return ended;
       }
-      if (!user && user.error().code != Errc::not_found) return std::unexpected(user.error());
-      if (auto gone = txn.delete_link(link); !gone) return gone;  // stale: relink below
-    } else if (linked_name.error().code != Errc::not_found) {
-      return std::unexpected(linked_name.error());
+      if (!keep_role) user.role = Role::user;
+      user.version += 1;
+      user.updated_at = now;
+      outcome = ExternalSignIn{user, false};
+      return txn.replace_user(user);
     }
 
     if (!create_new) {
@@ -329,26 +341,21 @@ Result<User> Accounts::sign_in_directory(const DirectoryAccount& account) {
   User signed_in;
   auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
     const auto now = unix_now();
-    auto linked_name = txn.find_link(link);
-    if (linked_name) {
-      auto user = txn.find_user(*linked_name);
-      if (user && std::find(user->links.begin(), user->links.end(), link) != user->links.end()) {
-        if (!account.fullname.empty()) user->fullname = account.fullname;
-        if (account.email != user->email) {
-          if (auto ended = end_pending_links(txn, user->id); !ended) return ended;
-          user->email = account.email;
-        }
-        user->email_verified = !user->email.empty();  // the organisation's directory vouches for it
-        user->role = account.role;
-        user->version += 1;
-        user->updated_at = now;  // the guard trusts the stored role for directory_cache_ttl after this
-        signed_in = *user;
-        return txn.replace_user(*user);
+    auto linked = linked_account(txn, link);
+    if (!linked) return std::unexpected(linked.error());
+    if (*linked) {
+      User& user = **linked;
+      if (!account.fullname.empty()) user.fullname = account.fullname;
+      if (account.email != user.email) {
+        if (auto ended = end_pending_links(txn, user.id); !ended) return ended;
+        user.email = account.email;
       }
-      if (!user && user.error().code != Errc::not_found) return std::unexpected(user.error());
-      if (auto gone = txn.delete_link(link); !gone) return gone;  // stale: relink below
-    } else if (linked_name.error().code != Errc::not_found) {
-      return std::unexpected(linked_name.error());
+      user.email_verified = !user.email.empty();  // the organisation's directory vouches for it
+      user.role = account.role;
+      user.version += 1;
+      user.updated_at = now;  // the guard trusts the stored role for directory_cache_ttl after this
+      signed_in = user;
+      return txn.replace_user(user);
     }
     if (auto taken = username_index::find_user(txn, account.username)) {
       return fail(Errc::conflict, is_directory_user(*taken)

@@ -1,15 +1,13 @@
 #include "serving/logout_sender.hpp"
 
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
 
 #include "authd/backchannel_logout.hpp"
 #include "authd/clock.hpp"
 #include "authd/http_client.hpp"
 #include "program/app.hpp"
 #include "program/log.hpp"
+#include "serving/background_thread.hpp"
 #include "serving/metrics.hpp"
 
 namespace authd::logout_sender {
@@ -23,31 +21,15 @@ constexpr auto kPoll = 1s;
 constexpr std::chrono::seconds kLease{60};
 constexpr HttpTimeouts kTimeouts{std::chrono::milliseconds{3000}, std::chrono::milliseconds{10000}};
 
-struct State {
-  std::mutex mutex;
-  std::condition_variable changed;
-  bool stopping = false;
-  bool woken = false;
-  std::thread thread;
-};
-
-State& state() {
-  static State instance;
+// The sender's thread (one per process).
+BackgroundThread& worker() {
+  static BackgroundThread instance;
   return instance;
 }
 
-void wait_for(std::chrono::milliseconds pause) {
-  State& s = state();
-  std::unique_lock lock(s.mutex);
-  s.changed.wait_for(lock, pause, [&] { return s.stopping || s.woken; });
-  s.woken = false;
-}
+void wait_for(std::chrono::milliseconds pause) { worker().wait_for(pause); }
 
-bool stopping() {
-  State& s = state();
-  std::lock_guard lock(s.mutex);
-  return s.stopping;
-}
+bool stopping() { return worker().stopping(); }
 
 void audit(App& app, const QueuedLogout& logout, std::string_view outcome, std::string reason) {
   app.core->audit().record({.event = "backchannel_logout", .client = "local", .outcome = std::string(outcome),
@@ -126,31 +108,11 @@ void run(App& app) {
 
 void start(App& app) {
   if (!app.core->settings().oidc.provider || !app.core->id_token_keys()) return;
-  State& s = state();
-  {
-    std::lock_guard lock(s.mutex);
-    s.stopping = false;  // started again after a reload
-  }
-  s.thread = std::thread([&app] { run(app); });
+  worker().start([&app] { run(app); });
 }
 
-void stop() {
-  State& s = state();
-  {
-    std::lock_guard lock(s.mutex);
-    s.stopping = true;
-  }
-  s.changed.notify_all();
-  if (s.thread.joinable()) s.thread.join();
-}
+void stop() { worker().stop(); }
 
-void wake() {
-  State& s = state();
-  {
-    std::lock_guard lock(s.mutex);
-    s.woken = true;
-  }
-  s.changed.notify_all();
-}
+void wake() { worker().wake(); }
 
 }  // namespace authd::logout_sender

@@ -23,11 +23,8 @@ PUBLIC=https://sso.example.test
 export AUTHD_OIDC_PROVIDER=true AUTHD_REFRESH_TOKEN_TTL=3600 AUTHD_PUBLIC_URL=$PUBLIC
 stack_start
 
-RP_DIR=$SOURCE_DIR/test/oidc
-command -v node >/dev/null || _harness_die "node is missing (scripts/deps.sh test)"
-( exec 9>"$RP_DIR/.npm-ci.lock"; flock 9
-  [[ -f $RP_DIR/node_modules/openid-client/package.json ]] || (cd "$RP_DIR" && npm ci --no-audit --no-fund --loglevel=error) ) ||
-  _harness_die "npm ci in test/oidc failed"
+# shellcheck source=oidc_rp.sh
+source "$_HARNESS_DIR/oidc_rp.sh"
 # The conditions test/oidc/conformance.mjs checks are queued and run by one
 # node process at the end (a node start per check cost most of the script's
 # time): check NAME COMMAND EXPECTED-WARNINGS|- ARGS... queues one whose

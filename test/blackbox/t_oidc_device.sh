@@ -17,11 +17,8 @@ at_exit rm -rf "$AUDIT_DIR"
 export AUTHD_AUDIT_LOG=$AUDIT_DIR/audit.log
 stack_start
 
-RP_DIR=$SOURCE_DIR/test/oidc
-command -v node >/dev/null || _harness_die "node is missing (scripts/deps.sh test)"
-( exec 9>"$RP_DIR/.npm-ci.lock"; flock 9
-  [[ -f $RP_DIR/node_modules/openid-client/package.json ]] || (cd "$RP_DIR" && npm ci --no-audit --no-fund --loglevel=error) ) ||
-  _harness_die "npm ci in test/oidc failed"
+# shellcheck source=oidc_rp.sh
+source "$_HARNESS_DIR/oidc_rp.sh"
 make_temp_dir W device
 
 signup alice 'alice password'

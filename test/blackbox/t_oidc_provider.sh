@@ -49,12 +49,8 @@ at_exit rm -rf "$AUDIT_DIR"
 export AUTHD_AUDIT_LOG=$AUDIT_DIR/audit.log
 stack_start
 
-RP_DIR=$SOURCE_DIR/test/oidc
-command -v node >/dev/null || _harness_die "node is missing (scripts/deps.sh test)"
-( exec 9>"$RP_DIR/.npm-ci.lock"; flock 9
-  [[ -f $RP_DIR/node_modules/openid-client/package.json ]] || (cd "$RP_DIR" && npm ci --no-audit --no-fund --loglevel=error) ) ||
-  _harness_die "npm ci in test/oidc failed"
-rp() { (cd "$RP_DIR" && NO_PROXY='*' node rp.mjs "$@") 2>&1; }
+# shellcheck source=oidc_rp.sh
+source "$_HARNESS_DIR/oidc_rp.sh"
 # The browser: GET the URL with alice's cookie; LOCATION is where it is sent.
 browse() { http GET "$1" -H "Cookie: auth=$COOKIE" "${@:2}"; LOCATION=$(header Location); }
 query_param() { /usr/bin/python3 -c 'import sys, urllib.parse as u; print(u.parse_qs(u.urlsplit(sys.argv[1]).query).get(sys.argv[2], [""])[0])' "$1" "$2"; }
