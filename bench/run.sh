@@ -524,20 +524,7 @@ if part postgresql; then
     chmod 755 "$STATE"
     PGB_PORT=$(pick_port)
     printf '"authd" ""\n' >"$PGB_DIR/users.txt"
-    cat >"$PGB_DIR/pgbouncer.ini" <<INI
-[databases]
-authd = host=$PG_DIR port=$(pg_cluster_port "$PG_DIR") dbname=authd user=authd
-[pgbouncer]
-listen_addr = 127.0.0.1
-listen_port = $PGB_PORT
-unix_socket_dir =
-auth_type = trust
-auth_file = $PGB_DIR/users.txt
-pool_mode = transaction
-max_client_conn = 1000
-default_pool_size = 20
-logfile = $PGB_DIR/pgbouncer.log
-INI
+    pg_pgbouncer_ini "$PG_DIR" "$PGB_DIR" "$PGB_PORT" >"$PGB_DIR/pgbouncer.ini"
     ((EUID != 0)) || chown -R postgres "$PGB_DIR"  # pgbouncer refuses to run as root
     PGB_BIN=$(command -v pgbouncer || echo /usr/sbin/pgbouncer)
     if ((EUID == 0)); then

@@ -161,6 +161,13 @@ bool has_grant(const OidcClient& client, std::string_view grant) {
   return std::ranges::find(client.grant_types, grant) != client.grant_types.end();
 }
 
+std::string not_registered_for(std::string_view grant) {
+  const std::string_view name = grant == kAuthorizationCodeGrant ? "the authorization code grant"
+                                : grant == kDeviceCodeGrant       ? "the device authorization grant"
+                                                                  : grant;
+  return "the client is not registered for " + std::string(name);
+}
+
 std::string_view auth_method(const OidcClient& client) {
   if (client.is_public) return "none";
   if (!client.jwks.empty() || !client.jwks_uri.empty()) return "private_key_jwt";

@@ -151,10 +151,8 @@ pg_nodes_database() {
 }
 
 # pgbouncer between the nodes and PostgreSQL $1, in transaction mode: a
-# server connection is a client's for one transaction only. It trusts
-# 127.0.0.1 as the cluster does (user authd, in its auth_file), and gives up
-# on a server it cannot reach after 1 s (server_login_retry) so that a
-# database restart is noticed as it would be without it.
+# server connection is a client's for one transaction only (its settings:
+# pg_pgbouncer_ini in test/postgres/cluster.sh).
 _pg_pgbouncer_start() {
   local pg=$1 dir attempt i bin
   bin=$(command -v pgbouncer || echo /usr/sbin/pgbouncer)
@@ -165,23 +163,7 @@ _pg_pgbouncer_start() {
   printf '"authd" ""\n' | pg_as_server_user tee "$dir/users.txt" >/dev/null
   for ((attempt = 0; attempt < 5; attempt++)); do
     PGBOUNCER_PORT=$(_pg_free_port) || return 1
-    pg_as_server_user tee "$dir/pgbouncer.ini" >/dev/null <<INI
-[databases]
-authd = host=$pg port=$(pg_cluster_port "$pg") dbname=authd user=authd
-
-[pgbouncer]
-listen_addr = 127.0.0.1
-listen_port = $PGBOUNCER_PORT
-unix_socket_dir =
-auth_type = trust
-auth_file = $dir/users.txt
-admin_users = authd
-pool_mode = transaction
-max_client_conn = 1000
-default_pool_size = 20
-server_login_retry = 1
-logfile = $dir/pgbouncer.log
-INI
+    pg_pgbouncer_ini "$pg" "$dir" "$PGBOUNCER_PORT" | pg_as_server_user tee "$dir/pgbouncer.ini" >/dev/null
     if [[ $(id -u) -eq 0 ]]; then
       ( cd "$dir" && exec setsid runuser -u postgres -- "$bin" "$dir/pgbouncer.ini" ) </dev/null >>"$dir/pgbouncer.out" 2>&1 &
     else

@@ -187,6 +187,33 @@ pg_cluster_remove() {
 pg_url() { printf 'host=%s port=%s user=authd dbname=%s' "$1" "$(pg_cluster_port "$1")" "$2"; }
 pg_tcp_url() { printf 'host=127.0.0.1 port=%s user=authd dbname=%s' "$(pg_cluster_port "$1")" "$2"; }
 
+# pg_pgbouncer_ini PG DIR PORT: on stdout, the pgbouncer.ini that puts
+# pgbouncer in front of cluster PG's database authd the way
+# docs/scaling-out.md does (pool_mode = transaction, on 127.0.0.1:PORT, user
+# authd trusted from DIR/users.txt, admin console for authd, its log in DIR);
+# a server it cannot reach is given up after 1 s (server_login_retry), so a
+# database restart is noticed as it would be without it. The test nodes
+# (test/blackbox/pg_nodes.sh) and bench/run.sh write it with this.
+pg_pgbouncer_ini() {
+  cat <<INI
+[databases]
+authd = host=$1 port=$(pg_cluster_port "$1") dbname=authd user=authd
+
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $3
+unix_socket_dir =
+auth_type = trust
+auth_file = $2/users.txt
+admin_users = authd
+pool_mode = transaction
+max_client_conn = 1000
+default_pool_size = 20
+server_login_retry = 1
+logfile = $2/pgbouncer.log
+INI
+}
+
 pg_psql() {
   local dir=$1 db=$2 bin
   shift 2

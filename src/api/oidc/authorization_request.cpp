@@ -30,6 +30,13 @@ std::vector<std::string> split_words(std::string_view words) {
   return out;
 }
 
+std::optional<std::string> unallowed_scope(const OidcClient& client, std::string_view scope) {
+  for (auto& wanted : split_words(scope)) {
+    if (std::ranges::find(client.scopes, wanted) == client.scopes.end()) return std::move(wanted);
+  }
+  return std::nullopt;
+}
+
 std::optional<RequestRefusal> refused_parameters(const OidcClient& client, const Query& query) {
   if (query.contains("request")) return RequestRefusal{"request_not_supported", "request objects are not supported"};
   if (query.contains("request_uri")) {
@@ -45,10 +52,8 @@ std::optional<RequestRefusal> refused_parameters(const OidcClient& client, const
   }
   const auto scope = param(query, "scope");
   if (!has_word(scope, "openid")) return RequestRefusal{"invalid_scope", "scope must contain openid"};
-  for (const auto& wanted : split_words(scope)) {
-    if (std::ranges::find(client.scopes, wanted) == client.scopes.end()) {
-      return RequestRefusal{"invalid_scope", "scope " + wanted + " is not allowed for this client"};
-    }
+  if (auto wanted = unallowed_scope(client, scope)) {
+    return RequestRefusal{"invalid_scope", "scope " + *wanted + " is not allowed for this client"};
   }
   const auto challenge = param(query, "code_challenge");
   const auto method = param(query, "code_challenge_method");

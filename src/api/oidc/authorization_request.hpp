@@ -36,4 +36,8 @@ std::optional<std::int64_t> whole_number(const Query& query, std::string_view na
 // The words of a space-separated list (a scope, a prompt).
 std::vector<std::string> split_words(std::string_view words);
 
+// The first word of `scope` that `client` is not registered for; nullopt
+// when it may ask for all of them (/authorize, /par, /device_authorization).
+std::optional<std::string> unallowed_scope(const OidcClient& client, std::string_view scope);
+
 }  // namespace authd::handlers::oidc

@@ -112,7 +112,7 @@ Result<OidcClient> trusted_client(App& app, const Query& query) {
   }
   // A service client (client_credentials alone) signs nobody in.
   if (!has_grant(*client, kAuthorizationCodeGrant)) {
-    return fail_field("client_id", "the client is not registered for the authorization code grant");
+    return fail_field("client_id", not_registered_for(kAuthorizationCodeGrant));
   }
   const auto redirect_uri = param(query, "redirect_uri");
   if (redirect_uri.empty()) return fail_field("redirect_uri", "redirect_uri is required");

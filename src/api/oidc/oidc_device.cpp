@@ -76,13 +76,11 @@ HandlerResult oidc_device_authorization(App& app, const http::Request& request, 
   if (!caller) return oidc::refused(caller.error());
   const auto& client = caller->client;
   if (!has_grant(client, kDeviceCodeGrant)) {
-    return oidc::oauth_error(400, "unauthorized_client", "the client is not registered for the device authorization grant");
+    return oidc::oauth_error(400, "unauthorized_client", not_registered_for(kDeviceCodeGrant));
   }
   std::string scope = param(form, "scope");
-  for (const auto& word : oidc::split_words(scope)) {
-    if (std::ranges::find(client.scopes, word) == client.scopes.end()) {
-      return oidc::oauth_error(400, "invalid_scope", "scope " + word + " is not allowed for this client");
-    }
+  if (auto word = oidc::unallowed_scope(client, scope)) {
+    return oidc::oauth_error(400, "invalid_scope", "scope " + *word + " is not allowed for this client");
   }
   if (scope.empty()) scope = "openid";
   const auto interval = app.core->settings().oidc.device_poll_interval.count();

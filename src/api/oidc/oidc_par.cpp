@@ -47,7 +47,7 @@ HandlerResult oidc_par(App& app, const http::Request& request, const RouteContex
   if (!caller) return oidc::refused(caller.error());
   const auto& client = caller->client;
   if (!has_grant(client, kAuthorizationCodeGrant)) {
-    return oidc::oauth_error(400, "unauthorized_client", "the client is not registered for the authorization code grant");
+    return oidc::oauth_error(400, "unauthorized_client", not_registered_for(kAuthorizationCodeGrant));
   }
   // The client authentication is not part of the request kept.
   for (const auto* secret : {"client_secret", "client_assertion", "client_assertion_type"}) form.erase(secret);

@@ -176,7 +176,7 @@ HandlerResult authorization_code(App& app, const http::Request& request, const F
 // expired_token once the codes lapsed.
 HandlerResult device_code_grant(App& app, const http::Request& request, const Form& form, const OidcClient& client) {
   if (!has_grant(client, kDeviceCodeGrant)) {
-    return refused({400, "unauthorized_client", "the client is not registered for the device authorization grant"});
+    return refused({400, "unauthorized_client", not_registered_for(kDeviceCodeGrant)});
   }
   const auto now = unix_now();
   auto poll = app.core->device_authorizations().poll(param(form, "device_code"), client.id, now);
@@ -229,7 +229,7 @@ HandlerResult refresh_grant(App& app, const http::Request& request, const Form& 
 // has narrows the token; none asks for all of them; any other is invalid_scope.
 HandlerResult client_credentials(App& app, const http::Request& request, const Form& form, const OidcClient& client) {
   if (!has_grant(client, kClientCredentialsGrant) || !client.role || client.is_public) {
-    return refused({400, "unauthorized_client", "the client is not registered for client_credentials"});
+    return refused({400, "unauthorized_client", not_registered_for(kClientCredentialsGrant)});
   }
   const auto requested = param(form, "scope");
   for (const auto word : text::words(requested)) {
@@ -270,7 +270,7 @@ HandlerResult oidc_token(App& app, const http::Request& request, const RouteCont
                     "urn:ietf:params:oauth:grant-type:device_code"});
   }
   if (!has_grant(caller->client, kAuthorizationCodeGrant)) {
-    return refused({400, "unauthorized_client", "the client is not registered for the authorization code grant"});
+    return refused({400, "unauthorized_client", not_registered_for(kAuthorizationCodeGrant)});
   }
   if (grant_type == "authorization_code") return authorization_code(app, request, form, caller->client);
   return refresh_grant(app, request, form, caller->client);

@@ -64,6 +64,9 @@ inline constexpr std::string_view kDeviceCodeGrant = "urn:ietf:params:oauth:gran
 // Whether the client was registered with `grant` (a client stored before
 // grant types existed has the authorization code grant).
 bool has_grant(const OidcClient& client, std::string_view grant);
+// "the client is not registered for <the grant>": the unauthorized_client
+// description wherever a client asks for a grant it was not registered with.
+std::string not_registered_for(std::string_view grant);
 // Its token_endpoint_auth_method: "none" (public), "private_key_jwt" (jwks
 // or jwks_uri) or "client_secret_basic" (which allows client_secret_post too).
 std::string_view auth_method(const OidcClient& client);
