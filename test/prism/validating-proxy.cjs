@@ -40,8 +40,17 @@ const fs = require('node:fs');
 const E = require('fp-ts/Either');
 const TE = require('fp-ts/TaskEither');
 const typeIs = require('type-is');
-const { createInstance, getHttpOperationsFromSpec } = require('@stoplight/prism-http');
+const crypto = require('node:crypto');
+const os = require('node:os');
+const path = require('node:path');
+// Prism's engine as @stoplight/prism-http's createInstance composes it, from
+// its parts: its index also loads the mocker (Faker and JSON Schema
+// sampling), which a proxy never calls and which took half of the proxy's
+// start-up, paid on every stack start of the Prism suite.
+const { factory } = require('@stoplight/prism-core');
 const route = require('@stoplight/prism-http/dist/router').default;
+const { validateInput, validateOutput, validateSecurity } = require('@stoplight/prism-http/dist/validator');
+const prismVersion = require('@stoplight/prism-http/package.json').version;
 
 const [document, listenPort, upstreamPort, logFile] = process.argv.slice(2);
 if (!logFile) {
@@ -67,12 +76,40 @@ const config = {
 };
 
 // The answer was already received from upstream: Prism's "forward" step hands
-// it over instead of fetching again.
+// it over instead of fetching again. The mock step is never taken by a proxy;
+// were it taken, the exchange would be judged a violation ("could not judge").
+const neverMock = () => () => E.left(new Error('the proxy does not mock'));
 function prismFor(response) {
-  return createInstance(config, {
+  return factory(config, {
     logger: quietLogger,
+    route,
+    validateInput,
+    validateOutput,
+    validateSecurity,
+    mock: neverMock,
     forward: () => () => TE.right(response),
   });
+}
+
+// The document's operations as Prism reads them ($refs resolved), kept as
+// JSON under the temporary directory, named by the document's and Prism's
+// version: reading the YAML took most of the rest of the start-up, once per
+// stack start, for the same document all through a test run.
+async function operationsOf(documentPath) {
+  const text = fs.readFileSync(documentPath);
+  const key = crypto.createHash('sha256').update(text).update(prismVersion).digest('hex').slice(0, 32);
+  const cached = path.join(process.env.PRISM_CACHE_DIR || os.tmpdir(), `authd-prism-operations-${key}.json`);
+  try {
+    return JSON.parse(fs.readFileSync(cached, 'utf8'));
+  } catch {
+    // absent (or being written by another proxy): read the document
+  }
+  const { getHttpOperationsFromSpec } = require('@stoplight/prism-http/dist/utils/operations');
+  const operations = await getHttpOperationsFromSpec(documentPath);
+  const partial = `${cached}.${process.pid}`;
+  fs.writeFileSync(partial, JSON.stringify(operations), { mode: 0o600 });
+  fs.renameSync(partial, cached);
+  return operations;
 }
 
 function queryOf(searchParams) {
@@ -281,7 +318,7 @@ function forward(req, res) {
 }
 
 async function main() {
-  operations = await getHttpOperationsFromSpec(document);
+  operations = await operationsOf(document);
   const server = http.createServer({ requireHostHeader: false }, forward);
   // Timeouts are the front server's business, not the proxy's.
   server.requestTimeout = 0;
