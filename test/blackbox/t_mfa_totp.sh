@@ -150,11 +150,16 @@ expect_status 200 "second step"
 TOKEN=$(json .token) auth_delete "/records/000000000000000000000000"
 expect_status 404 "the token with amr otp has the admin's capabilities"
 
-step "expired mfa_token (mfa_token_ttl = 30)"
-# 31 s after the sign-in that issued it (its exp is iat + 30, iat >= MFA4_TAKEN).
-while (( $(date +%s) < MFA4_TAKEN + 31 )); do sleep 1; done
-mfa_step "$MFA4" "$(code_now "$BOB_SECRET")"
-expect_status 401 "an expired mfa_token is refused"
+# 31 s after the sign-in that issued it (its expiry is then + 30, then >=
+# MFA4_TAKEN). Only on LMDB: the expiry is SecondFactors' check of the time
+# it stored beside the token, the same whichever store keeps it, and on
+# PostgreSQL the wait would be 30 s of CI spent asleep (docs/testing.md).
+if [[ ${AUTHD_STORE:-lmdb} != postgresql ]]; then
+  step "expired mfa_token (mfa_token_ttl = 30)"
+  while (( $(date +%s) < MFA4_TAKEN + 31 )); do sleep 1; done
+  mfa_step "$MFA4" "$(code_now "$BOB_SECRET")"
+  expect_status 401 "an expired mfa_token is refused"
+fi
 
 step "authctl mfa reset"
 out=$(authctl mfa reset alice 2>&1); rc=$?
