@@ -167,7 +167,7 @@ if ((BENCH_DEPS)); then
   "$ROOT/scripts/deps.sh" bench
 fi
 APACHE_BIN=$(command -v apache2 2>/dev/null || echo /usr/sbin/apache2)
-for tool in cmake lighttpd spawn-fcgi wrk curl jq setsid nginx node npm "$APACHE_BIN"; do
+for tool in cmake lighttpd spawn-fcgi wrk curl jq setsid mdb_stat nginx node npm "$APACHE_BIN"; do
   command -v "$tool" >/dev/null 2>&1 || die "'$tool' is not installed (scripts/deps.sh bench installs it)"
 done
 ((EUID != 0)) || command -v setpriv >/dev/null 2>&1 || die "running as root needs setpriv (util-linux) to run Apache unprivileged"
@@ -381,7 +381,7 @@ if part lighttpd; then
   authd_row() {  # ID TITLE EXPECTED CONNECTIONS DURATION METHOD PATH [wrk args]
     [[ " $BENCH_SCENARIOS " == *" $1 "* ]] || return 0
     BACKEND_PGID=$FCGI_PID FRONT_PGID=$FRONT_PID ROW_FRONT=lighttpd ROW_BACKEND=authd ROW_CEILING=ceiling \
-    ROW_THREADS=$WORKERS ROW_KEEP='' ROW_USERS='' run_scenario "$@"
+    ROW_THREADS=$WORKERS ROW_KEEP='' ROW_USERS='' ROW_DB=lmdb:$AUTHD_STATE_DIR run_scenario "$@"
   }
   authd_row guarded_read "guarded read" 200 "$BENCH_CONNECTIONS" "$BENCH_DURATION" GET /records \
     -H "Authorization: Bearer $USER_TOKEN"
@@ -504,7 +504,8 @@ if part postgresql; then
     local id=$1 title=$2
     shift 2
     BACKEND_PGID=$FCGI_PID FRONT_PGID=$FRONT_PID ROW_FRONT=lighttpd ROW_BACKEND="authd (PostgreSQL)" \
-    ROW_CEILING=ceiling ROW_THREADS=$WORKERS ROW_KEEP='' ROW_USERS='' run_scenario "pg_$id" "$title (PostgreSQL)" "$@"
+    ROW_CEILING=ceiling ROW_THREADS=$WORKERS ROW_KEEP='' ROW_USERS='' ROW_DB=postgresql:$PG_DIR \
+      run_scenario "pg_$id" "$title (PostgreSQL)" "$@"
   }
   pg_row guarded_read "guarded read" 200 "$BENCH_CONNECTIONS" "$BENCH_DURATION" GET /records \
     -H "Authorization: Bearer $USER_TOKEN"

@@ -47,6 +47,8 @@ build_pkgs+=(libqrencode-dev libcbor-dev)
 build_pkgs+=(libldap-dev)
 run_pkgs=(lighttpd spawn-fcgi curl jq)
 bench_pkgs=(wrk libbenchmark-dev curl jq procps)
+# mdb_stat: the write transactions per request on LMDB (bench/lib/measure.sh db_counters).
+bench_pkgs+=(lmdb-utils)
 # make bench also measures behind nginx and Apache, and Node peers (bench/peers).
 bench_pkgs+=(nginx apache2 nodejs npm)
 # bench/ceiling/ceiling.cpp, the libfcgi reference responder (authd itself has

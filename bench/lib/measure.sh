@@ -142,6 +142,30 @@ sample_anon() {
 }
 
 SCENARIOS=()
+# db_counters: the store's write counters as JSON, exact and without the
+# statistics' delay, for ROW_DB=lmdb:STATE_DIR or ROW_DB=postgresql:CLUSTER
+# (test/postgres/cluster.sh); null without ROW_DB:
+#   write_txns  LMDB: its last transaction id (each committed write
+#               transaction takes the next one); PostgreSQL: the next
+#               transaction id (only a transaction that writes takes one:
+#               pg_snapshot_xmax of the current snapshot, which takes none)
+#   wal_bytes   PostgreSQL: the WAL insert position, in bytes
+# run_scenario reads them around the measured run: write transactions (each
+# one a disk flush on either store, as authd configures them) and WAL bytes
+# per request, docs/performance.md's "database writes per request".
+db_counters() {
+  case ${ROW_DB:-} in
+    lmdb:*)
+      mdb_stat -e "${ROW_DB#lmdb:}" 2>/dev/null |
+        awk -F': *' '/Last transaction ID/ { printf "{\"write_txns\":%s}\n", $2; found = 1 } END { if (!found) print "null" }' ;;
+    postgresql:*)
+      pg_psql "${ROW_DB#postgresql:}" authd -At -c \
+        "SELECT json_build_object('write_txns', pg_snapshot_xmax(pg_current_snapshot())::text::bigint,
+                                  'wal_bytes', (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint)" 2>/dev/null || echo null ;;
+    *) echo null ;;
+  esac
+}
+
 run_scenario() {
   local id=$1 title=$2 expected=$3 conns=$4 duration=$5 method=$6 path=$7
   shift 7
@@ -158,7 +182,8 @@ run_scenario() {
   [[ -z $ACCESS_LOG ]] || sleep "$LOG_FLUSH_WAIT"
   local offset=0
   [[ -z $ACCESS_LOG ]] || offset=$(stat -c %s "$ACCESS_LOG" 2>/dev/null || echo 0)
-  local perf_pid="" backend_cpu0 front_cpu0 wrk_cpu0
+  local perf_pid="" backend_cpu0 front_cpu0 wrk_cpu0 db0 db1
+  db0=$(db_counters)
   children_cpu
   wrk_cpu0=$CHILDREN_CPU_US
   backend_cpu0=$(group_cpu_us "$BACKEND_PGID")
@@ -184,6 +209,7 @@ run_scenario() {
     wait "$sampler" 2>/dev/null || true
     anon_peak=$(cat "$RAW/$id.anon" 2>/dev/null || echo null)
   fi
+  db1=$(db_counters)
   local backend_cpu=$(($(group_cpu_us "$BACKEND_PGID") - backend_cpu0))
   local front_cpu=$(($(group_cpu_us "$FRONT_PGID") - front_cpu0))
   children_cpu
@@ -202,6 +228,7 @@ run_scenario() {
      --argjson wrk_us "$wrk_cpu" --arg front "${ROW_FRONT:-}" --arg backend "${ROW_BACKEND:-}" \
      --arg ceiling "${ROW_CEILING:-}" --arg threads "${ROW_THREADS:-}" --arg keep "${ROW_KEEP:-}" \
      --arg users "${ROW_USERS:-}" --argjson anon_peak "${anon_peak:-null}" --arg candidate "${ROW_CANDIDATE:-}" \
+     --argjson db0 "${db0:-null}" --argjson db1 "${db1:-null}" --arg db "${ROW_DB%%:*}" \
      '{id: $id, title: $title, method: $method, path: $path, expected_status: $expected,
        connections: $connections, statuses: $statuses,
        front: (if $front == "" then null else $front end),
@@ -216,7 +243,11 @@ run_scenario() {
           backend: (if .requests > 0 then $backend_us / .requests else null end),
           front: (if .requests > 0 and .front != "direct" then $front_us / .requests else null end),
           wrk: (if .requests > 0 then $wrk_us / .requests else null end)}}
-      | .cpu_us_per_request.total = (.cpu_us_per_request | [.backend, .front, .wrk] | map(. // 0) | add)' \
+      | .cpu_us_per_request.total = (.cpu_us_per_request | [.backend, .front, .wrk] | map(. // 0) | add)
+      | .db_per_request = (if $db0 and $db1 and .requests > 0 then
+          {store: $db, write_txns: (($db1.write_txns - $db0.write_txns) / .requests),
+           wal_bytes: (if $db1.wal_bytes then ($db1.wal_bytes - $db0.wal_bytes) / .requests else null end)}
+        else null end)' \
      "$out" >"$RAW/$id.scenario.json"
   SCENARIOS+=("$RAW/$id.scenario.json")
   jq -r '"  \(.requests / (.duration_us / 1e6) | floor) req/s, p50 \(.latency_us.p50) us, p99 \(.latency_us.p99) us, "
