@@ -82,6 +82,22 @@ def errors: "\(.errors.status + .unexpected_count)\(if .socket_errors > 0 then "
   "",
   "Sign-in ideal (cores ÷ argon2id verify time): \($r.argon2id.signin_ideal_rps | fixed(1)) req/s; verify() measured on all cores at once: \($r.argon2id.verify_all_cores_rps | fixed(1)) per second; sign-up ideal (cores ÷ hash time): \($r.argon2id.signup_ideal_rps | fixed(1)) req/s.",
   "",
+  (if ($r.oidc // []) | length > 0 then
+    "## The OpenID provider behind nginx (issue 43)",
+    "",
+    "authd as OpenID provider (`oidc_provider = true`, `refresh_token_ttl` on) with \($r.parameters.nginx_keepalive) threads behind the nginx of the nginx part (FastCGI keep-alive, \($r.parameters.nginx_keepalive) kept connections), wrk -c \($r.parameters.connections). Client authentication `client_secret_basic` throughout. Client credentials: a service client's token. Refresh: each answer's new refresh token is the next request's (rotation; seeded with refresh tokens from code exchanges made before the run, none reused). Introspection: a confidential client introspects its valid access token (`\"active\":true` checked in every answer). Code exchange: per iteration the signed-in user's `GET /authorize` (PKCE S256, a first-party client: no consent page) → 302 with a code → `POST /token` (code, redirect_uri, code_verifier) → 200 with an ID token (RS256) and an access token; the rate counts whole exchanges, its CPU is per exchange (both requests), p50/p99 per request. Every answer is checked (wrk's Lua for the status and body, nginx's access log for the status); a row with any other answer is **not met**, whatever its rate.",
+    "",
+    (($r.oidc | map(select(.clean | not))) as $bad | if ($bad | length) > 0 then
+      ($bad | map("**WARNING: \(.title): \(.not_expected) answers were not \(.expected_statuses | map(tostring) | join(" or ")) (statuses \(.statuses | tojson)\(if .wrk_checked then ", wrk saw \(.wrk_checked.failed) failed, \(.wrk_checked.starved) sent without a token" else "" end)): its rate is not a speed.**") | join("\n\n")) + "\n"
+    else empty end),
+    "| Row | What | rate | target | met | req/s | p50 | p99 | CPU/op authd | CPU/op nginx | CPU/op wrk | statuses (access log) | not as expected |",
+    "|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|",
+    ($r.oidc[] |
+      "| \(.row) | \(.what) | \(.rate | thousands) \(.unit) | \(.target | thousands) | \(.met | met) | \(.requests_per_s | thousands) | \(.p50_us | us) | \(.p99_us | us) | \(.cpu_us.backend | us) | \(.cpu_us.front | us) | \(.cpu_us.wrk | us) | \([.statuses | to_entries[] | "\(.key): \(.value)"] | join(", ")) | \(if .clean then "0" else "**\(.not_expected)**" end) |"),
+    "",
+    "CPU/op: CPU time of authd (every thread), of nginx (master and worker) and of wrk over the measured run ÷ grants, introspections or exchanges (a code exchange is two requests). Reproduce: `BENCH_PARTS=oidc BENCH_MICRO=0 make bench`.",
+    ""
+  else empty end),
   "## Targets",
   "",
   "| Target | Measured | Limit | Met |",
