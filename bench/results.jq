@@ -139,7 +139,8 @@ def median: sort | if length == 0 then null elif length % 2 == 1 then .[length /
      | ($r.duration_us / 1e6) as $secs
      | (if $r.lua.mode == "code" then ($r.lua.iterations // 0) else $r.requests end) as $done
      | ($r.errors.status + $r.socket_errors + $r.unexpected_count + ($r.lua.failed // 0) + ($r.lua.starved // 0)) as $bad
-     | $t + {row: $r.id, title: $r.title, rate: ($done / $secs), requests_per_s: $r.rps,
+     | $t + {row: $r.id, title: $r.title, threads: $r.backend_threads, kept_connections: $r.kept_connections,
+             connections: $r.connections, rate: ($done / $secs), requests_per_s: $r.rps,
              requests_per_iteration: (if $r.lua.mode == "code" and $done > 0 then $r.requests / $done else 1 end),
              p50_us: $r.latency_us.p50, p99_us: $r.latency_us.p99,
              cpu_us: ($r.cpu_us_per_iteration // $r.cpu_us_per_request),
