@@ -165,7 +165,9 @@ def median: sort | if length == 0 then null elif length % 2 == 1 then .[length /
     meta: {date: $date, commit: $commit, uncommitted_changes: $dirty, cores: $cores, cpu: $cpu,
            kernel: $kernel, os: $os, loadavg_start: $loadavg_start, loadavg_end: $loadavg_end,
            lighttpd: $lighttpd, nginx: $nginx, apache: $apache, node: $node, peers: $peers, wrk: $wrk,
-           build_type: $build_type, apache_enablereuse: $apache_reuse, notes: $notes},
+           build_type: $build_type, apache_enablereuse: $apache_reuse,
+           notes: ($notes + ($oidc | map(select(.clean | not)
+                   | "\(.title): \(.not_expected) answers were not as expected: its rate is no speed (section \"The OpenID provider behind nginx\")")))},
     parameters: {fastcgi_threads: $workers, connections: $connections,
                  hash_connections: $hash_connections, wrk_threads: $threads,
                  duration_s: $duration, hash_duration_s: $hash_duration, warmup_s: $warmup,

@@ -89,6 +89,10 @@ oidc_row() {  # ID TITLE EXPECTED METHOD PATH [wrk args]
   BACKEND_PGID=$FCGI_PID FRONT_PGID=$FRONT_PID ROW_FRONT=nginx ROW_BACKEND="authd (OpenID provider)" ROW_CEILING='' \
   ROW_THREADS=$BENCH_NGINX_AUTHD_WORKERS ROW_KEEP=$K ROW_USERS='' BENCH_EXPECT=${BENCH_EXPECT:-$expected} \
     run_scenario "$id" "$title" "$expected" "$BENCH_CONNECTIONS" "$BENCH_DURATION" "$method" "$path" "$@"
+  local bad
+  bad=$(jq '(.lua.failed // 0) + (.lua.starved // 0) + .errors.status + .errors.connect + .errors.read + .errors.write
+            + .errors.timeout' "$RAW/$id.scenario.json")
+  ((bad == 0)) || say "  WARNING: $title: $bad answers were not as expected (see above): the report marks the row not met"
 }
 
 oidc_phase() {
