@@ -90,12 +90,12 @@ def errors: "\(.errors.status + .unexpected_count)\(if .socket_errors > 0 then "
     (($r.oidc | map(select(.clean | not))) as $bad | if ($bad | length) > 0 then
       ($bad | map("**WARNING: \(.title): \(.not_expected) answers were not as expected (\(.expected_statuses | map(tostring) | join(" or "))\(if .row == "oidc_introspection" then " with `\"active\":true`" elif .row == "oidc_refresh" then " with a new refresh token" elif .row == "oidc_code_exchange" then ": a code, then an ID token" else "" end)) (statuses \(.statuses | tojson)\(if .wrk_checked then ", wrk saw \(.wrk_checked.failed) failed, \(.wrk_checked.starved) sent without a token" else "" end)): its rate is not a speed.**") | join("\n\n")) + "\n"
     else empty end),
-    "| Row | What | rate | target | met | req/s | p50 | p99 | CPU/op authd | CPU/op nginx | CPU/op wrk | statuses (access log) | not as expected |",
-    "|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|",
+    "| Row | What | rate | target | met | req/s | p50 | p99 | CPU/op authd | CPU/op nginx | CPU/op wrk | cores ÷ CPU/op (all) | statuses (access log) | not as expected |",
+    "|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---:|",
     ($r.oidc[] |
-      "| \(.row) | \(.what) | \(.rate | thousands) \(.unit) | \(.target | thousands) | \(.met | met)\(if .clean then "" else " (**\(.not_expected) bad answers**)" end) | \(.requests_per_s | thousands) | \(.p50_us | us) | \(.p99_us | us) | \(.cpu_us.backend | us) | \(.cpu_us.front | us) | \(.cpu_us.wrk | us) | \([.statuses | to_entries[] | "\(.key): \(.value)"] | join(", ")) | \(if .clean then "0" else "**\(.not_expected)**" end) |"),
+      "| \(.row) | \(.what) | \(.rate | thousands) \(.unit) | \(.target | thousands) | \(.met | met)\(if .clean then "" else " (**\(.not_expected) bad answers**)" end) | \(.requests_per_s | thousands) | \(.p50_us | us) | \(.p99_us | us) | \(.cpu_us.backend | us) | \(.cpu_us.front | us) | \(.cpu_us.wrk | us) | \(.cpu_bound_rate | thousands) | \([.statuses | to_entries[] | "\(.key): \(.value)"] | join(", ")) | \(if .clean then "0" else "**\(.not_expected)**" end) |"),
     "",
-    "CPU/op: CPU time of authd (every thread), of nginx (master and worker) and of wrk over the measured run ÷ grants, introspections or exchanges (a code exchange is two requests). Reproduce: `BENCH_PARTS=oidc BENCH_MICRO=0 make bench`.",
+    "CPU/op: CPU time of authd (every thread), of nginx (master and worker) and of wrk over the measured run ÷ grants, introspections or exchanges (a code exchange is two requests). cores ÷ CPU/op (all): the rate if the \($r.meta.cores) cores were the only limit and nothing else ran on them (steadier than the rate on a shared machine); a row far below it waits on something else, e.g. the disk (`sync_writes`: an fsync per LMDB commit). Reproduce: `BENCH_PARTS=oidc BENCH_MICRO=0 make bench`.",
     ""
   else empty end),
   "## Targets",

@@ -144,6 +144,9 @@ def median: sort | if length == 0 then null elif length % 2 == 1 then .[length /
              requests_per_iteration: (if $r.lua.mode == "code" and $done > 0 then $r.requests / $done else 1 end),
              p50_us: $r.latency_us.p50, p99_us: $r.latency_us.p99,
              cpu_us: ($r.cpu_us_per_iteration // $r.cpu_us_per_request),
+             # The rate if the cores were the only limit (nothing else on them).
+             cpu_bound_rate: (($r.cpu_us_per_iteration // $r.cpu_us_per_request).total as $t
+                              | if ($t // 0) > 0 then $cores / ($t / 1e6) else null end),
              statuses: $r.statuses, expected_statuses: ($r.expected_statuses // [$r.expected_status]),
              wrk_checked: ($r.lua // null), not_expected: $bad, cut_off: $r.cut_off_count,
              clean: ($bad == 0),

@@ -229,6 +229,7 @@ run_scenario() {
           .cpu_us_per_iteration = {backend: ($backend_us / .lua.iterations),
                                    front: (if .front != "direct" then $front_us / .lua.iterations else null end),
                                    wrk: ($wrk_us / .lua.iterations)}
+          | .cpu_us_per_iteration.total = (.cpu_us_per_iteration | [.backend, .front, .wrk] | map(. // 0) | add)
         else . end' \
      "$out" >"$RAW/$id.scenario.json"
   SCENARIOS+=("$RAW/$id.scenario.json")
