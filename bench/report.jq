@@ -91,6 +91,22 @@ def errors: "\(.errors.status + .unexpected_count)\(if .socket_errors > 0 then "
   ($r.scenarios[] | select(.db_per_request != null and .users == null and .pair_round == null) |
     "| \(.title) | \(.db_per_request.store) | \(.rps | thousands) | \(.cpu_us_per_request.backend | us) | \(.db_per_request.write_txns | fixed(3)) | \(.db_per_request.wal_bytes | if . == null then "–" else (round | tostring) end) | \(.rps * .db_per_request.write_txns | fixed(1)) |"),
   "",
+  (if ($r.oidc // []) | length > 0 then
+    "## The OpenID provider behind nginx (issue 43)",
+    "",
+    "authd as OpenID provider (`oidc_provider = true`, `refresh_token_ttl` on, otherwise its defaults: `sync_writes = true`, RS256 ID tokens) with \($r.oidc[0].threads) threads behind the nginx of the nginx part (FastCGI keep-alive, \($r.oidc[0].kept_connections) kept connections), wrk -c \($r.oidc[0].connections). Client authentication `client_secret_basic` throughout. Client credentials: a service client's token. Refresh: each answer's new refresh token is the next request's (rotation; seeded with refresh tokens from code exchanges made before the run, none reused). Introspection: a confidential client introspects its valid access token (`\"active\":true` checked in every answer). Code exchange: per iteration the signed-in user's `GET /authorize` (PKCE S256, a first-party client: no consent page) → 302 with a code → `POST /token` (code, redirect_uri, code_verifier) → 200 with an ID token (RS256) and an access token; the rate counts whole exchanges, its CPU is per exchange (both requests), p50/p99 per request. Every answer is checked (wrk's Lua for the status and body, nginx's access log for the status); a row with any other answer is **not met**, whatever its rate.",
+    "",
+    (($r.oidc | map(select(.clean | not))) as $bad | if ($bad | length) > 0 then
+      ($bad | map("**WARNING: \(.title): \(.not_expected) answers were not as expected (\(.expected_statuses | map(tostring) | join(" or "))\(if .row == "oidc_introspection" then " with `\"active\":true`" elif .row == "oidc_refresh" then " with a new refresh token" elif .row == "oidc_code_exchange" then ": a code, then an ID token" else "" end)) (statuses \(.statuses | tojson)\(if .wrk_checked then ", wrk saw \(.wrk_checked.failed) failed, \(.wrk_checked.starved) sent without a token" else "" end)): its rate is not a speed.**") | join("\n\n")) + "\n"
+    else empty end),
+    "| Row | What | rate | target | met | req/s | p50 | p99 | CPU/op authd | CPU/op nginx | CPU/op wrk | cores ÷ CPU/op (all) | statuses (access log) | not as expected |",
+    "|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---:|",
+    ($r.oidc[] |
+      "| \(.row) | \(.what) | \(.rate | thousands) \(.unit) | \(.target | thousands) | \(.met | met)\(if .clean then "" else " (**\(.not_expected) bad answers**)" end) | \(.requests_per_s | thousands) | \(.p50_us | us) | \(.p99_us | us) | \(.cpu_us.backend | us) | \(.cpu_us.front | us) | \(.cpu_us.wrk | us) | \(.cpu_bound_rate | thousands) | \([.statuses | to_entries[] | "\(.key): \(.value)"] | join(", ")) | \(if .clean then "0" else "**\(.not_expected)**" end) |"),
+    "",
+    "CPU/op: CPU time of authd (every thread), of nginx (master and worker) and of wrk over the measured run ÷ grants, introspections or exchanges (a code exchange is two requests). cores ÷ CPU/op (all): the rate if the \($r.meta.cores) cores were the only limit and nothing else ran on them (steadier than the rate on a shared machine); a row far below it waits on something else, e.g. the disk (`sync_writes`: an fsync per LMDB commit). Reproduce: `BENCH_PARTS=oidc BENCH_MICRO=0 make bench`.",
+    ""
+  else empty end),
   "## Targets",
   "",
   "| Target | Measured | Limit | Met |",

@@ -35,6 +35,13 @@
 #     nginx_many         authd with BENCH_MANY_WORKERS threads while nginx keeps
 #                        BENCH_MANY_KEEPALIVE connections (4 x more), wrk -c
 #                        BENCH_MANY_CONNECTIONS: errors and stalls counted
+#   the OpenID provider behind the same nginx (part oidc, bench/lib/oidc.sh;
+#   authd with BENCH_NGINX_AUTHD_WORKERS threads, oidc_provider and refresh
+#   tokens on; every answer checked by wrk's Lua and the access log)
+#     oidc_client_credentials, oidc_refresh (rotating: each answer's refresh
+#     token is the next request's), oidc_introspection (a valid access token),
+#     oidc_code_exchange (GET /authorize with PKCE -> 302 -> POST /token per
+#     iteration), each against its target (issue 43's "Speed")
 #   Apache (conf/apache/authd.conf, mod_proxy_fcgi with enablereuse=on)
 #     apache_ceiling     the libfcgi ceiling with BENCH_APACHE_THREADS threads;
 #                        apache_ceiling_pool (BENCH_APACHE_POOL processes),
@@ -82,7 +89,7 @@ BENCH_HASH_CONNECTIONS=${BENCH_HASH_CONNECTIONS:-8}  # wrk -c for sign-in / sign
 BENCH_HASH_DURATION=${BENCH_HASH_DURATION:-$BENCH_DURATION}
 BENCH_TIMEOUT=${BENCH_TIMEOUT:-5}                 # wrk --timeout, seconds
 BENCH_WORKERS=${BENCH_WORKERS:-${AUTHD_WORKERS:-0}}  # FastCGI threads behind lighttpd; 0 = 2 x cores
-BENCH_PARTS=${BENCH_PARTS:-"lighttpd eddsa postgresql nginx apache peers users"}  # which parts to run
+BENCH_PARTS=${BENCH_PARTS:-"lighttpd eddsa postgresql nginx oidc apache peers users"}  # which parts to run
 BENCH_SCENARIOS=${BENCH_SCENARIOS:-"guarded_read capability_read capability_denied invalid_token signin signup client_credentials"}
                                                   # authd's scenarios behind lighttpd (the ceiling always runs)
 BENCH_NGINX_WORKERS=${BENCH_NGINX_WORKERS:-1}     # nginx worker_processes
@@ -139,6 +146,8 @@ source "$ROOT/bench/lib/fronts.sh"
 source "$ROOT/bench/lib/users.sh"
 # shellcheck source=lib/pairs.sh
 source "$ROOT/bench/lib/pairs.sh"
+# shellcheck source=lib/oidc.sh
+source "$ROOT/bench/lib/oidc.sh"
 
 for v in BENCH_CONNECTIONS BENCH_THREADS BENCH_DURATION BENCH_WARMUP BENCH_HASH_CONNECTIONS \
          BENCH_HASH_DURATION BENCH_TIMEOUT BENCH_WORKERS BENCH_NGINX_WORKERS BENCH_NGINX_KEEPALIVE \
@@ -294,13 +303,15 @@ printf '%s\n' "$PASSWORD" | "$AUTHCTL_BIN" add benchadmin admin >/dev/null
 # The client_credentials grant (issue 43): a service client of authd as
 # OpenID provider, authenticated with client_secret_basic (the keyed hash:
 # no argon2id), its token signed per request.
+# The oidc part (bench/lib/oidc.sh) uses it too, and a first-party client.
 CC_BASIC=
-if [[ " $BENCH_SCENARIOS " == *" client_credentials "* ]]; then
+if [[ " $BENCH_SCENARIOS " == *" client_credentials "* ]] || part oidc; then
   export AUTHD_OIDC_PROVIDER=true
   cc_out=$("$AUTHCTL_BIN" client add "Bench service" --grant client_credentials --role user 2>/dev/null)
   CC_BASIC=$(printf '%s:%s' "$(sed -n 's/^client_id: //p' <<<"$cc_out")" "$(sed -n 's/^client_secret: //p' <<<"$cc_out")" |
     base64 -w0)
 fi
+part oidc && oidc_clients
 start_fcgi "$AUTHD_BIN" "$STATE/authd-setup.log" "$WORKERS"
 start_front lighttpd
 wait_for_status /records 401
@@ -583,6 +594,13 @@ if part nginx; then
     nginx nginx_ceiling "$AUTHD_BIN" "$BENCH_MANY_WORKERS" "$BENCH_MANY_KEEPALIVE" "$BENCH_MANY_CONNECTIONS" \
     fastcgi "$BENCH_MANY_KEEPALIVE"
   paired_rounds nginx nginx_ceiling nginx_authd "$BENCH_NGINX_AUTHD_WORKERS" "$K" fastcgi "$K"
+fi
+
+# ---- the OpenID provider behind the same nginx (issue 43) ----------------------------
+# client_credentials, refresh (rotating), introspection and the whole code
+# flow, each checked answer by answer (bench/lib/oidc.sh).
+if part oidc; then
+  oidc_phase
 fi
 
 # ---- Apache, mod_proxy_fcgi with enablereuse=on -------------------------------------

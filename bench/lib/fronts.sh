@@ -111,7 +111,7 @@ _nginx_configure() {
         server_name _;
         server_tokens off;
         root $ROOT/www;
-        location ~ ^/(signup|signin|records)(/|\$) {
+        location ~ ^/(signup|signin|records|token|introspect|authorize)(/|\$) {
             $location
         }
     }

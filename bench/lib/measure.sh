@@ -10,9 +10,13 @@
 #       front, empty: none), $ROW_THREADS and $ROW_KEEP (the front's kept
 #       connections to the backend, empty: none) as labels; $ROW_CANDIDATE:
 #       the id of the ceiling row this row is another candidate for (the
-#       ceiling of a front is the fastest of its candidates). Appends the
+#       ceiling of a front is the fastest of its candidates);
+#       $ROW_ALSO_EXPECTED: other statuses that are no error (comma-separated,
+#       e.g. 302 for the code flow's /authorize). Appends the
 #       scenario's JSON file to SCENARIOS. The environment for the Lua script
-#       (BENCH_BODY, BENCH_SIGNUP) passes through.
+#       (BENCH_BODY, BENCH_SIGNUP, BENCH_EXPECT, BENCH_MODE...) passes through;
+#       the warm-up gets BENCH_REFRESH_FILE.warmup as its BENCH_REFRESH_FILE
+#       (a refresh token works once: each run needs its own).
 #   memory_json PID NAME        /proc/PID/status figures as a JSON object
 #   group_memory_json PGID NAME the same, summed over a process group
 #   perf_summary ID TITLE       (BENCH_PERF=1) where the CPU went
@@ -172,7 +176,8 @@ run_scenario() {
   local out=$RAW/$id.json
   say "$title: $method $path, $conns connections, ${BENCH_WARMUP}s warm-up + ${duration}s"
   if ((BENCH_WARMUP > 0)); then
-    BENCH_METHOD=$method BENCH_SIGNUP=${BENCH_SIGNUP:+${BENCH_SIGNUP}w} \
+    BENCH_METHOD=$method BENCH_SIGNUP=${BENCH_SIGNUP:+${BENCH_SIGNUP}w} BENCH_WRK_THREADS=$BENCH_THREADS \
+    BENCH_REFRESH_FILE=${BENCH_REFRESH_FILE:+$BENCH_REFRESH_FILE.warmup} \
       wrk -t"$BENCH_THREADS" -c"$conns" -d"${BENCH_WARMUP}s" --timeout "${BENCH_TIMEOUT}s" \
       -s "$LUA" "$@" "$BASE$path" >"$RAW/$id.warmup.txt" 2>&1 &
     WRK_PID=$!
@@ -197,7 +202,7 @@ run_scenario() {
     sample_anon "$SAMPLE_ANON_PID" "$RAW/$id.anon" &
     sampler=$!
   fi
-  BENCH_METHOD=$method BENCH_OUT=$out \
+  BENCH_METHOD=$method BENCH_OUT=$out BENCH_WRK_THREADS=$BENCH_THREADS \
     wrk -t"$BENCH_THREADS" -c"$conns" -d"${duration}s" --timeout "${BENCH_TIMEOUT}s" --latency \
     -s "$LUA" "$@" "$BASE$path" >"$RAW/$id.txt" 2>&1 &
   WRK_PID=$!
@@ -223,13 +228,15 @@ run_scenario() {
   local statuses
   statuses=$(log_statuses "$offset")
   jq -c --arg id "$id" --arg title "$title" --arg method "$method" --arg path "$path" \
-     --argjson expected "$expected" --argjson connections "$conns" --argjson statuses "$statuses" \
+     --argjson expected "$expected" --argjson also "[${ROW_ALSO_EXPECTED:-}]" \
+     --argjson connections "$conns" --argjson statuses "$statuses" \
      --argjson backend_us "$backend_cpu" --argjson front_us "$front_cpu" --arg cpu_source "$CPU_SOURCE" \
      --argjson wrk_us "$wrk_cpu" --arg front "${ROW_FRONT:-}" --arg backend "${ROW_BACKEND:-}" \
      --arg ceiling "${ROW_CEILING:-}" --arg threads "${ROW_THREADS:-}" --arg keep "${ROW_KEEP:-}" \
      --arg users "${ROW_USERS:-}" --argjson anon_peak "${anon_peak:-null}" --arg candidate "${ROW_CANDIDATE:-}" \
      --argjson db0 "${db0:-null}" --argjson db1 "${db1:-null}" --arg db "${ROW_DB%%:*}" \
      '{id: $id, title: $title, method: $method, path: $path, expected_status: $expected,
+       expected_statuses: ([$expected] + $also),
        connections: $connections, statuses: $statuses,
        front: (if $front == "" then null else $front end),
        backend: (if $backend == "" then null else $backend end),
@@ -247,11 +254,19 @@ run_scenario() {
       | .db_per_request = (if $db0 and $db1 and .requests > 0 then
           {store: $db, write_txns: (($db1.write_txns - $db0.write_txns) / .requests),
            wal_bytes: (if $db1.wal_bytes then ($db1.wal_bytes - $db0.wal_bytes) / .requests else null end)}
-        else null end)' \
+        else null end)
+      # A scenario of several requests per iteration (the code flow): the same per iteration.
+      | if (.lua.iterations // 0) > 0 and .lua.mode == "code" then
+          .cpu_us_per_iteration = {backend: ($backend_us / .lua.iterations),
+                                   front: (if .front != "direct" then $front_us / .lua.iterations else null end),
+                                   wrk: ($wrk_us / .lua.iterations)}
+          | .cpu_us_per_iteration.total = (.cpu_us_per_iteration | [.backend, .front, .wrk] | map(. // 0) | add)
+        else . end' \
      "$out" >"$RAW/$id.scenario.json"
   SCENARIOS+=("$RAW/$id.scenario.json")
   jq -r '"  \(.requests / (.duration_us / 1e6) | floor) req/s, p50 \(.latency_us.p50) us, p99 \(.latency_us.p99) us, "
          + "statuses \(.statuses | tojson), non-2xx \(.errors.status), socket errors \(.errors | del(.status) | tojson), "
          + "CPU/request: backend \(.cpu_us_per_request.backend // 0 | floor) us, front \(.cpu_us_per_request.front // 0 | floor) us, "
-         + "wrk \(.cpu_us_per_request.wrk // 0 | floor) us"' "$RAW/$id.scenario.json" | sed 's/^/bench: /' >&2
+         + "wrk \(.cpu_us_per_request.wrk // 0 | floor) us"
+         + (if .lua then ", checked by wrk: \(.lua | del(.mode) | tojson)" else "" end)' "$RAW/$id.scenario.json" | sed 's/^/bench: /' >&2
 }
