@@ -70,19 +70,23 @@ expect_eq "the service account, four people and two groups added over LDAPS" 0 "
 printf '%s\n' 'Service-Pass-123' >"$SAMBA_DIR/service.pw"
 chmod 0600 "$SAMBA_DIR/service.pw"
 
-# docs/directory.md's Active Directory configuration, with this domain's names.
+# docs/directory.md's Active Directory configuration: its filters and
+# attributes as written there, this domain's names and groups.
+doc_setting() {  # NAME: its value in the authd.conf block of "Setup with Active Directory"
+  awk -v name="$1" '/^## Setup with Active Directory/ { on = 1 } on && /^## / && !/Active Directory/ { on = 0 }
+    on && $1 == name && $2 == "=" { sub(/^[^=]*= /, ""); print; exit }' "$SOURCE_DIR/docs/directory.md"
+}
+for name in user_filter username_attribute id_attribute name_attribute groups group_filter; do
+  value=$(doc_setting "directory_$name")
+  [[ -n $value ]] || fail "docs/directory.md's AD setup sets directory_$name"
+  export "AUTHD_DIRECTORY_${name^^}=$value"
+done
 export AUTHD_DIRECTORY_URLS=$SAMBA_LDAPS_URL
 export AUTHD_DIRECTORY_CA_FILE=$SAMBA_DIR/ca.pem
 export AUTHD_DIRECTORY_BIND_DN="CN=authd-svc,$U"
 export AUTHD_DIRECTORY_BIND_PASSWORD_FILE=$SAMBA_DIR/service.pw
 export AUTHD_DIRECTORY_USER_BASE=$B
-export AUTHD_DIRECTORY_USER_FILTER='(&(objectCategory=person)(objectClass=user)(|(sAMAccountName={username})(userPrincipalName={username})))'
-export AUTHD_DIRECTORY_USERNAME_ATTRIBUTE=sAMAccountName
-export AUTHD_DIRECTORY_ID_ATTRIBUTE=objectGUID
-export AUTHD_DIRECTORY_NAME_ATTRIBUTE=displayName
-export AUTHD_DIRECTORY_GROUPS=search
 export AUTHD_DIRECTORY_GROUP_BASE=$B
-export AUTHD_DIRECTORY_GROUP_FILTER='(member:1.2.840.113556.1.4.1941:={dn})'
 export AUTHD_DIRECTORY_EDITOR_GROUPS="CN=groupB,$U"
 export AUTHD_DIRECTORY_CACHE_TTL=2
 export AUTHD_DIRECTORY_STALE_LIMIT=30
