@@ -29,8 +29,9 @@ SAMBA_ADMIN_DN=CN=Administrator,CN=Users,$SAMBA_BASE
 SAMBA_ADMIN_PW='Admin-Pass-1234'
 
 samba_dc_setup() {
-  command -v samba-tool >/dev/null && command -v samba >/dev/null ||
+  if ! command -v samba-tool >/dev/null || ! command -v samba >/dev/null; then
     _harness_die "samba_dc: samba is not installed (scripts/deps.sh test)"
+  fi
   ((EUID == 0)) || _harness_die "samba_dc: provisioning a domain controller needs root"
   SAMBA_DIR=$(mktemp -d "${TMPDIR:-/tmp}/authd-samba.XXXXXX")
   SAMBA_ADDR=127.$((RANDOM % 200 + 20)).$((RANDOM % 250 + 1)).$((RANDOM % 250 + 1))
