@@ -125,6 +125,10 @@ test_pkgs+=(libfcgi-dev)
 # its own slapd.d under a temporary directory; the system's is never started)
 # and ldapmodify/ldapsearch to change it under a running authd.
 test_pkgs+=(slapd ldap-utils)
+# Active Directory (t_directory_ad.sh): a throw-away Samba domain controller
+# (samba-tool domain provision into a temporary directory, samba serving LDAP
+# only; /etc/samba and the system's smbd, nmbd and samba-ad-dc are never used).
+test_pkgs+=(samba)
 
 # Packages satisfied by a command on PATH, however it was installed.
 declare -A pkg_command=([nodejs]=node [npm]=npm)
@@ -267,6 +271,17 @@ if printf '%s\n' "${missing[@]}" | grep -qx slapd; then
   if [[ -x /etc/init.d/slapd ]] && [[ -s /run/slapd/slapd.pid ]]; then
     /etc/init.d/slapd stop >/dev/null 2>&1 || true
   fi
+fi
+
+# And samba: the AD test provisions and runs its own domain controller; the
+# package's system servers are not ours to run.
+if printf '%s\n' "${missing[@]}" | grep -qx samba; then
+  if command -v systemctl >/dev/null 2>&1 && [[ -d /run/systemd/system ]]; then
+    systemctl disable --now smbd nmbd samba-ad-dc >/dev/null 2>&1 || true
+  fi
+  for service in smbd nmbd samba-ad-dc; do
+    [[ -x /etc/init.d/$service ]] && /etc/init.d/$service stop >/dev/null 2>&1 || true
+  done
 fi
 
 mapfile -t still < <(missing_packages)

@@ -1,5 +1,7 @@
 // The directory_* settings, checked once at start, and the pure parts of the
 // directory client: filter escaping (RFC 4515), DN comparison, groups to role.
+#include <charconv>
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 
@@ -315,6 +317,41 @@ bool directory_url_on_loopback(std::string_view url) {
     i = j + 1;
   }
   return octets == 4 && first_is_127;
+}
+
+std::string directory_id_text(std::string_view attribute, std::string_view value) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const auto hex = [](std::string& out, unsigned char c) {
+    out += kHex[c >> 4];
+    out += kHex[c & 0x0f];
+  };
+  std::string out;
+  if (text::iequals(attribute, "objectGUID") && value.size() == 16) {
+    // Data1 (4 bytes), Data2, Data3 (2 each) little-endian; Data4 (8) as stored.
+    static constexpr int kOrder[16] = {3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15};
+    for (int i = 0; i < 16; ++i) {
+      if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+      hex(out, static_cast<unsigned char>(value[kOrder[i]]));
+    }
+    return out;
+  }
+  bool printable = !value.empty();
+  for (const unsigned char c : value) printable = printable && c >= 0x20 && c < 0x7f;
+  if (printable) return std::string(value);
+  for (const unsigned char c : value) hex(out, c);
+  return out;
+}
+
+bool directory_account_disabled(std::string_view user_account_control, std::string_view computed) {
+  // Both are a signed 32-bit integer's decimal text; unreadable = not set.
+  const auto flags = [](std::string_view text) -> std::uint32_t {
+    std::int64_t value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size()) return 0;
+    return static_cast<std::uint32_t>(value);
+  };
+  constexpr std::uint32_t kAccountDisable = 0x2, kLockout = 0x10;
+  return (flags(user_account_control) & kAccountDisable) != 0 || (flags(computed) & kLockout) != 0;
 }
 
 }  // namespace authd

@@ -46,24 +46,6 @@ bool server_failed(int rc) {
 
 std::string value_text(const berval* value) { return std::string(value->bv_val, value->bv_len); }
 
-// entryUUID's text as is; a binary value (objectGUID) in hex.
-std::string stable_text(const berval* value) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  bool printable = value->bv_len > 0;
-  for (ber_len_t i = 0; i < value->bv_len; ++i) {
-    const auto c = static_cast<unsigned char>(value->bv_val[i]);
-    printable = printable && c >= 0x20 && c < 0x7f;
-  }
-  if (printable) return value_text(value);
-  std::string out;
-  for (ber_len_t i = 0; i < value->bv_len; ++i) {
-    const auto c = static_cast<unsigned char>(value->bv_val[i]);
-    out += kHex[c >> 4];
-    out += kHex[c & 0x0f];
-  }
-  return out;
-}
-
 // One open, bound connection to the first server that answered.
 class Connection {
  public:
@@ -170,7 +152,8 @@ Result<std::optional<DirectoryEntry>> Connection::find(std::string_view username
   const std::string filter = expand_filter(settings_->user_filter, "username", username);
   const std::string member_of = settings_->member_of_attribute;
   std::vector<std::string> wanted = {settings_->id_attribute, settings_->username_attribute,
-                                     settings_->email_attribute, settings_->name_attribute, "pwdAccountLockedTime"};
+                                     settings_->email_attribute, settings_->name_attribute, "pwdAccountLockedTime",
+                                     "userAccountControl", "msDS-User-Account-Control-Computed"};
   if (settings_->groups == DirectoryGroups::member_of) wanted.push_back(member_of);
   std::vector<char*> attributes;
   for (auto& name : wanted) attributes.push_back(name.data());
@@ -200,12 +183,19 @@ Result<std::optional<DirectoryEntry>> Connection::find(std::string_view username
     if (!ids || !ids.get()[0] || ids.get()[1]) {
       return fail(Errc::invalid_login, entry.dn + " has no single " + settings_->id_attribute + " (no stable id)");
     }
-    entry.stable_id = stable_text(ids.get()[0]);
+    entry.stable_id = directory_id_text(settings_->id_attribute, value_text(ids.get()[0]));
   }
   if (auto names = values(found, settings_->username_attribute); names.size() == 1) entry.username = names[0];
   if (auto mails = values(found, settings_->email_attribute); !mails.empty()) entry.email = mails[0];
   if (auto fullnames = values(found, settings_->name_attribute); !fullnames.empty()) entry.fullname = fullnames[0];
-  entry.locked = !values(found, "pwdAccountLockedTime").empty();
+  // OpenLDAP's ppolicy, or Active Directory's disabled or locked-out account
+  // (a server without these attributes leaves them out of the answer).
+  const auto first = [this, found](const char* attribute) {
+    auto all = values(found, attribute);
+    return all.empty() ? std::string() : all[0];
+  };
+  entry.locked = !values(found, "pwdAccountLockedTime").empty() ||
+                 directory_account_disabled(first("userAccountControl"), first("msDS-User-Account-Control-Computed"));
   if (settings_->groups == DirectoryGroups::member_of) {
     entry.groups = values(found, member_of);
   } else {

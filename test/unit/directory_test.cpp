@@ -78,6 +78,32 @@ TEST(DirectoryUrls, LoopbackIsLocalhostA127AddressOrIpv6One) {
   EXPECT_FALSE(directory_url_on_loopback("ldap://10.0.0.1:389"));
 }
 
+TEST(DirectoryIds, ObjectGuidInAdsStringFormEntryUuidAsIsOtherBinaryInHex) {
+  // An objectGUID as Samba's LDAP server sent it (base64 R1q8FETxHESvmK5DX3ZYwQ==),
+  // and the form samba-tool user show / Get-ADUser print for it.
+  const std::string guid("\x47\x5a\xbc\x14\x44\xf1\x1c\x44\xaf\x98\xae\x43\x5f\x76\x58\xc1", 16);
+  EXPECT_EQ(directory_id_text("objectGUID", guid), "14bc5a47-f144-441c-af98-ae435f7658c1");
+  EXPECT_EQ(directory_id_text("objectguid", guid), "14bc5a47-f144-441c-af98-ae435f7658c1");
+  // Sixteen printable bytes are still a GUID, never taken for text.
+  EXPECT_EQ(directory_id_text("objectGUID", "ABCDEFGHIJKLMNOP"), "44434241-4645-4847-494a-4b4c4d4e4f50");
+  EXPECT_EQ(directory_id_text("entryUUID", "e0364a1c-7f67-1041-8701-0b1c45281597"),
+            "e0364a1c-7f67-1041-8701-0b1c45281597");
+  EXPECT_EQ(directory_id_text("objectGUID", std::string("\x01\xff", 2)), "01ff");  // not 16 bytes: hex
+  EXPECT_EQ(directory_id_text("nsUniqueId", std::string("a\0b", 3)), "610062");
+}
+
+TEST(DirectoryAccounts, ActiveDirectoryDisabledOrLockedOut) {
+  EXPECT_FALSE(directory_account_disabled("", ""));              // OpenLDAP: neither attribute
+  EXPECT_FALSE(directory_account_disabled("512", "0"));          // NORMAL_ACCOUNT
+  EXPECT_FALSE(directory_account_disabled("66048", ""));         // and DONT_EXPIRE_PASSWORD
+  EXPECT_TRUE(directory_account_disabled("514", "0"));           // ACCOUNTDISABLE
+  EXPECT_TRUE(directory_account_disabled("66050", ""));
+  EXPECT_TRUE(directory_account_disabled("-2147483646", ""));    // the sign bit set too
+  EXPECT_TRUE(directory_account_disabled("512", "16"));          // UF_LOCKOUT (computed)
+  EXPECT_FALSE(directory_account_disabled("512", "8388608"));    // password expired: the bind refuses it
+  EXPECT_FALSE(directory_account_disabled("5x", "zz"));          // unreadable: not set
+}
+
 // Loads the directory table from `values` (name -> value), then its checks.
 Result<void> load(DirectorySettings& s, const std::map<std::string, std::string>& values) {
   settings::Loader loader;

@@ -1,5 +1,5 @@
 // Directory users (docs/directory.md): people kept in the organisation's
-// LDAP directory (OpenLDAP) sign in with their directory password, and the
+// LDAP directory (OpenLDAP, Active Directory) sign in with their directory password, and the
 // directory's groups give their role. lib/directory/ is the one module that
 // touches OpenLDAP's libldap (ldap_client.cpp); a build without it
 // (AUTHD_WITH_LDAP=OFF, the shared-hosting release) refuses directory_urls at
@@ -103,17 +103,27 @@ std::optional<Role> role_for_groups(const DirectorySettings& settings, const std
 // Whether the host of an ldap:// or ldaps:// URL is loopback (localhost, a
 // literal 127.a.b.c or ::1); ldapi:// (a local socket) counts as loopback.
 bool directory_url_on_loopback(std::string_view url);
+// The text kept as an entry's stable id: Active Directory's objectGUID (16
+// bytes) in the GUID string form AD's tools show (the first three fields
+// little-endian: the bytes 47 5a bc 14 44 f1 1c 44 ... are
+// 14bc5a47-f144-441c-..., as Get-ADUser and samba-tool print it);
+// another value as is when it is printable ASCII (entryUUID), else in hex.
+std::string directory_id_text(std::string_view attribute, std::string_view value);
+// Whether Active Directory says the account cannot sign in: userAccountControl
+// has ACCOUNTDISABLE (0x2), or msDS-User-Account-Control-Computed has
+// UF_LOCKOUT (0x10). Each is the attribute's decimal text, "" when absent.
+bool directory_account_disabled(std::string_view user_account_control, std::string_view computed);
 
 // A user's entry as the directory has it now.
 struct DirectoryEntry {
   std::string server;     // the URL that answered
   std::string dn;
-  std::string stable_id;  // id_attribute: entryUUID's text, or a binary value (objectGUID) in hex
+  std::string stable_id;  // id_attribute's value as directory_id_text gives it
   std::string username;   // username_attribute's value ("" when the entry has none)
   std::string email;
   std::string fullname;
   std::vector<std::string> groups;  // group DNs
-  bool locked = false;              // ppolicy's pwdAccountLockedTime is set
+  bool locked = false;  // ppolicy's pwdAccountLockedTime is set, or AD's directory_account_disabled
   std::optional<Role> role;         // role_for_groups
 };
 
