@@ -215,6 +215,8 @@ run_scenario() {
     anon_peak=$(cat "$RAW/$id.anon" 2>/dev/null || echo null)
   fi
   db1=$(db_counters)
+  local db_kind=${ROW_DB:-}
+  db_kind=${db_kind%%:*}
   local backend_cpu=$(($(group_cpu_us "$BACKEND_PGID") - backend_cpu0))
   local front_cpu=$(($(group_cpu_us "$FRONT_PGID") - front_cpu0))
   children_cpu
@@ -234,7 +236,7 @@ run_scenario() {
      --argjson wrk_us "$wrk_cpu" --arg front "${ROW_FRONT:-}" --arg backend "${ROW_BACKEND:-}" \
      --arg ceiling "${ROW_CEILING:-}" --arg threads "${ROW_THREADS:-}" --arg keep "${ROW_KEEP:-}" \
      --arg users "${ROW_USERS:-}" --argjson anon_peak "${anon_peak:-null}" --arg candidate "${ROW_CANDIDATE:-}" \
-     --argjson db0 "${db0:-null}" --argjson db1 "${db1:-null}" --arg db "${ROW_DB%%:*}" \
+     --argjson db0 "${db0:-null}" --argjson db1 "${db1:-null}" --arg db "$db_kind" \
      '{id: $id, title: $title, method: $method, path: $path, expected_status: $expected,
        expected_statuses: ([$expected] + $also),
        connections: $connections, statuses: $statuses,
