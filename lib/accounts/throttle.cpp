@@ -251,7 +251,7 @@ Result<void> SigninThrottle::count_failures(std::int64_t now,
 }
 
 Result<void> SigninThrottle::record_failure(std::string_view username, std::string_view address, std::int64_t now,
-                                           std::string_view device) {
+                                           std::string_view device, std::string_view account_name) {
   if (!policy_.enabled) return {};
   const auto window = policy_.window.count();
   return count_failures(now, [&](const CountFailure& count) -> Result<void> {
@@ -259,9 +259,15 @@ Result<void> SigninThrottle::record_failure(std::string_view username, std::stri
       // A device cookie's failures lock out that device alone.
       if (auto ok = count(device_key(device), policy_.user_threshold, window, policy_.user_max_delay.count()); !ok) return ok;
     } else {
-      if (auto ok = count(user_key(username), policy_.user_threshold, window, policy_.user_max_delay.count()); !ok) return ok;
-      // The account budget: counted, never delayed by itself (check() compares).
-      if (auto ok = count(budget_key(username), 1u << 30, policy_.account_budget_window.count(), 0); !ok) return ok;
+      const auto count_name = [&](std::string_view name) -> Result<void> {
+        if (auto ok = count(user_key(name), policy_.user_threshold, window, policy_.user_max_delay.count()); !ok) return ok;
+        // The account budget: counted, never delayed by itself (check() compares).
+        return count(budget_key(name), 1u << 30, policy_.account_budget_window.count(), 0);
+      };
+      if (auto ok = count_name(username); !ok) return ok;
+      if (!account_name.empty() && user_key(account_name) != user_key(username)) {
+        if (auto ok = count_name(account_name); !ok) return ok;
+      }
     }
     return count(address_key(address), policy_.address_threshold, window, policy_.address_max_delay.count());
   });

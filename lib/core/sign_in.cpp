@@ -104,7 +104,8 @@ SignedIn SignIn::signed_in_on_device(User user, std::string amr, std::string_vie
 }
 
 Result<User> SignIn::check_password(const BasicCredentials& credentials, PasswordRefusal* refusal,
-                                    const SignInClient& client, std::int64_t now) {
+                                    const SignInClient& client, std::int64_t now,
+                                    const DirectoryClient::BeforeBind& before_bind) {
   auto& accounts = core_.accounts();
   auto& directory = core_.directory();
   if (!directory.enabled()) return accounts.sign_in(credentials, refusal);
@@ -118,7 +119,7 @@ Result<User> SignIn::check_password(const BasicCredentials& credentials, Passwor
       credentials.password.size() > accounts.policy().password_max_length) {
     return accounts.sign_in(credentials, refusal);  // the same answer and work as an unknown user
   }
-  auto found = directory.sign_in(credentials.username, credentials.password, now);
+  auto found = directory.sign_in(credentials.username, credentials.password, now, before_bind);
   if (!found) {
     if (found.error().code == Errc::unavailable) {
       audit(client, "signin_failed", credentials.username, "refused", "no directory server answered");
@@ -187,7 +188,23 @@ Result<SignInOutcome> SignIn::with_password(const BasicCredentials& credentials,
     return std::unexpected(allowed.error());
   }
   PasswordRefusal refusal = PasswordRefusal::wrong;
-  auto user = check_password(credentials, &refusal, client, now);
+  // A directory entry answers to several names (sAMAccountName and
+  // userPrincipalName): the name typed has its count, and the entry's own
+  // name is checked too before the password reaches the directory, and
+  // counts every failure, so that no name gives a guesser attempts of its own.
+  std::string account_name;
+  const DirectoryClient::BeforeBind before_bind = [&](const DirectoryEntry& entry) -> Result<void> {
+    if (entry.username.empty() || text::iequals(entry.username, credentials.username)) return {};
+    account_name = entry.username;
+    return throttle.check(account_name, client.address, now, device);
+  };
+  auto user = check_password(credentials, &refusal, client, now, before_bind);
+  if (!user && user.error().code == Errc::throttled) {
+    events_.password_sign_in(PasswordOutcome::throttled);
+    audit(client, "throttled", credentials.username, "refused",
+          user.error().message + (account_name.empty() ? "" : " (the directory account " + account_name + ")"));
+    return std::unexpected(user.error());
+  }
   if (!user) {
     if (user.error().code == Errc::invalid_login) {
       events_.password_sign_in(PasswordOutcome::failed);
@@ -205,7 +222,8 @@ Result<SignInOutcome> SignIn::with_password(const BasicCredentials& credentials,
             unusable_hash || refusal == PasswordRefusal::directory ? user.error().message
                                                                    : "wrong password or unknown user");
       // Fail closed: a failure we cannot count must not be free.
-      if (auto counted = throttle.record_failure(credentials.username, client.address, now, device); !counted) {
+      if (auto counted = throttle.record_failure(credentials.username, client.address, now, device, account_name);
+          !counted) {
         return std::unexpected(counted.error());
       }
     }

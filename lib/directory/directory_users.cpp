@@ -37,8 +37,9 @@ DirectoryUsers::~DirectoryUsers() {
 }
 
 Result<std::optional<DirectoryEntry>> DirectoryUsers::sign_in(std::string_view username, std::string_view password,
-                                                              std::int64_t now) {
-  auto found = client_.authenticate(username, password);
+                                                              std::int64_t now,
+                                                              const DirectoryClient::BeforeBind& before_bind) {
+  auto found = client_.authenticate(username, password, before_bind);
   if (!found) {
     if (found.error().code == Errc::unavailable) {
       down_ = true;

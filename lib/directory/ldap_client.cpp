@@ -227,7 +227,8 @@ Result<std::optional<DirectoryEntry>> DirectoryClient::find(std::string_view use
 }
 
 Result<std::optional<DirectoryEntry>> DirectoryClient::authenticate(std::string_view username,
-                                                                   std::string_view password) const {
+                                                                   std::string_view password,
+                                                                   const BeforeBind& before_bind) const {
   // An empty password would be an unauthenticated bind (RFC 4513 §5.1.2),
   // which servers answer with success: never asked.
   if (password.empty()) return fail(Errc::invalid_login, "an empty password");
@@ -241,6 +242,9 @@ Result<std::optional<DirectoryEntry>> DirectoryClient::authenticate(std::string_
   if (!connection) return std::unexpected(connection.error());
   auto entry = connection->find(username);
   if (!entry || !*entry) return entry;
+  if (before_bind) {
+    if (auto go_on = before_bind(**entry); !go_on) return std::unexpected(go_on.error());
+  }
   if (auto bound = connection->bind((*entry)->dn, password); !bound) return std::unexpected(bound.error());
   if ((*entry)->locked) return fail(Errc::invalid_login, "the directory account is locked");
   return entry;

@@ -11,7 +11,7 @@ std::unexpected<Error> not_built() {
 
 Result<std::optional<DirectoryEntry>> DirectoryClient::find(std::string_view) const { return not_built(); }
 
-Result<std::optional<DirectoryEntry>> DirectoryClient::authenticate(std::string_view, std::string_view) const {
+Result<std::optional<DirectoryEntry>> DirectoryClient::authenticate(std::string_view, std::string_view, const BeforeBind&) const {
   return not_built();
 }
 

@@ -90,6 +90,10 @@ export AUTHD_DIRECTORY_GROUP_BASE=$B
 export AUTHD_DIRECTORY_EDITOR_GROUPS="CN=groupB,$U"
 export AUTHD_DIRECTORY_CACHE_TTL=2
 export AUTHD_DIRECTORY_STALE_LIMIT=30
+# The throttle sooner than by default, and a delay that outlasts the script
+# (the step "a second name gives no attempts of its own").
+export AUTHD_SIGNIN_USER_THRESHOLD=3 AUTHD_SIGNIN_FIRST_DELAY=60
+export AUTHD_AUDIT_LOG=$SAMBA_DIR/audit.log
 stack_start
 
 token_of() { signin "$1" "$(pw "${1%@*}")"; expect_status 200 "$2"; printf -v "$3" '%s' "Authorization: Bearer $TOKEN"; }
@@ -164,6 +168,28 @@ http GET /records -H "$ALICE"
 expect_status 200 "alice's token still works"
 signin erin "$(pw erin)"
 expect_status 500 "erin (disabled) cannot sign in"
+
+step "a second name gives a guesser no attempts of its own"
+# alice answers to alice and alice@authd.test: guesses alternating between
+# the two names count for the account, so the throttle holds both names
+# after signin_user_threshold (3) failures of the account (one was the
+# wrong password above), not after 3 of each name.
+GUESSER=127.0.0.9
+first_429=
+for i in 1 2 3 4 5 6 7 8; do
+  name=alice
+  ((i % 2)) && name=alice@authd.test
+  http POST /signin --interface "$GUESSER" -u "$name:Guess-Pass-$i"
+  if [[ $STATUS == 429 ]]; then first_429=$i; break; fi
+  expect_eq "guess $i as $name: a wrong password" 500 "$STATUS"
+done
+expect_ne "the guesser is throttled" "" "$first_429"
+expect_eq "throttled at the 4th guess, whichever name (without the shared count: the 8th)" 4 "${first_429:-none}"
+http POST /signin --interface "$GUESSER" -u "alice@authd.test:$(pw alice)"
+expect_status 429 "then alice@authd.test, even with the right password: 429"
+expect_match "the 429 names the account's limit" "for this account" "$(json .detail)"
+expect_match "the audit line names the directory account" '"event":"throttled".*the directory account alice' \
+  "$(cat "$AUTHD_AUDIT_LOG" 2>/dev/null)"
 
 step "no password in the logs"
 expect_eq "authd.log holds no directory password" 0 "$(grep -c 'Dir-Pass\|Service-Pass' "$STATE_DIR/authd.log")"

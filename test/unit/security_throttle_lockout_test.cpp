@@ -55,6 +55,32 @@ TEST(SecurityThrottleLockout, TheUsersOwnDeviceIsNeverLockedOutByOthers) {
   EXPECT_TRUE(throttle.check("alice", "203.0.113.9", kNow + 3, "device-jti-1"));
 }
 
+// A directory entry answers to two names (sAMAccountName and UPN): failures
+// under either count for the entry's own name, once per failure.
+TEST(SecurityThrottleLockout, AnotherNameOfTheAccountCountsForTheAccount) {
+  test::TempStore store;
+  ThrottlePolicy policy;
+  policy.user_threshold = 3;
+  policy.address_threshold = 100000;
+  policy.first_delay = std::chrono::seconds(60);
+  SigninThrottle throttle(store.store(), policy);
+  for (int i = 0; i < 4; ++i) {
+    const bool upn = i % 2 == 0;
+    ASSERT_TRUE(throttle.record_failure(upn ? "alice@example.org" : "alice", nth_address(i), kNow,
+                                        /*device=*/{}, /*account_name=*/upn ? "alice" : ""));
+  }
+  // Four failures of the account (two under each name): past the threshold
+  // for the account's own name, not for the other name alone.
+  EXPECT_FALSE(throttle.check("alice", "203.0.113.9", kNow + 1));
+  EXPECT_FALSE(throttle.check("ALICE", "203.0.113.9", kNow + 1));
+  EXPECT_TRUE(throttle.check("alice@example.org", "203.0.113.9", kNow + 1));
+  // The same name twice (any case) counts once.
+  ASSERT_TRUE(throttle.record_failure("bob", "203.0.113.9", kNow, {}, "BOB"));
+  ASSERT_TRUE(throttle.record_failure("bob", "203.0.113.9", kNow, {}, "bob"));
+  ASSERT_TRUE(throttle.record_failure("bob", "203.0.113.9", kNow, {}, ""));
+  EXPECT_TRUE(throttle.check("bob", "198.51.100.7", kNow + 1));  // 3 failures: at the threshold, not past it
+}
+
 TEST(SecurityThrottleLockout, IPv6ClientsCountPerSlash64) {
   EXPECT_EQ(address_group("2001:db8:1:2:aaaa:bbbb:cccc:dddd"), "2001:db8:1:2::/64");
   EXPECT_EQ(address_group("2001:db8:1:2::1"), address_group("2001:db8:1:2:ffff::9"));

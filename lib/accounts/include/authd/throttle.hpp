@@ -87,8 +87,12 @@ class SigninThrottle {
   // ("" when the client has none).
   Result<void> check(std::string_view username, std::string_view address, std::int64_t now,
                      std::string_view device = {}) const;
+  // `account_name`: the account's own name when `username` is another of
+  // its names (a directory user's userPrincipalName for its sAMAccountName):
+  // the failure counts for both, so that no name gives a guesser attempts of
+  // its own ("" or the same name: counted once).
   Result<void> record_failure(std::string_view username, std::string_view address, std::int64_t now,
-                              std::string_view device = {});
+                              std::string_view device = {}, std::string_view account_name = {});
   Result<void> record_success(std::string_view username, std::string_view address, std::int64_t now);
   // One more sign-up from `address`; throttled past signup_address_limit
   // per hour, unavailable when the store cannot count.

@@ -40,6 +40,7 @@
 
 #include "authd/accounts.hpp"
 #include "authd/authorization.hpp"
+#include "authd/directory.hpp"
 #include "authd/error.hpp"
 #include "authd/events.hpp"
 #include "authd/json.hpp"
@@ -143,9 +144,11 @@ class SignIn {
   std::chrono::seconds device_ttl() const noexcept;
 
  private:
-  // The account `credentials` prove: a local password, or the directory's.
+  // The account `credentials` prove: a local password, or the directory's
+  // (before_bind: DirectoryClient::authenticate's).
   Result<User> check_password(const BasicCredentials& credentials, PasswordRefusal* refusal,
-                              const SignInClient& client, std::int64_t now);
+                              const SignInClient& client, std::int64_t now,
+                              const DirectoryClient::BeforeBind& before_bind);
   Result<void> refuse_unverified(const User& user, const SignInClient& client);
   Result<std::string> verify_second_factor(const User& user, const SecondFactorProof& proof, std::int64_t now);
   SignedIn signed_in(User user, std::string amr, std::int64_t now);

@@ -137,10 +137,15 @@ class DirectoryClient {
   // more than one match, a referral), unavailable (no server answered, the
   // service bind was refused), internal.
   Result<std::optional<DirectoryEntry>> find(std::string_view username) const;
+  // Asked between the search and the bind with the entry found: an error
+  // stops the sign-in before the password reaches the server (the throttle
+  // of the entry's own name, when the user typed another of its names).
+  using BeforeBind = std::function<Result<void>(const DirectoryEntry&)>;
   // find, then a bind as the entry's DN with `password`. Errors: as find,
-  // and invalid_login for an empty password, a NUL byte, a wrong password,
-  // a locked account.
-  Result<std::optional<DirectoryEntry>> authenticate(std::string_view username, std::string_view password) const;
+  // before_bind's, and invalid_login for an empty password, a NUL byte, a
+  // wrong password, a locked account.
+  Result<std::optional<DirectoryEntry>> authenticate(std::string_view username, std::string_view password,
+                                                     const BeforeBind& before_bind = {}) const;
   // Several finds on one connection (the refresher). Error: unavailable when
   // no server answered (the entries' own errors are in the list).
   Result<std::vector<Result<std::optional<DirectoryEntry>>>> find_each(const std::vector<std::string>& usernames) const;
@@ -171,7 +176,7 @@ class DirectoryUsers {
 
   // DirectoryClient::authenticate, remembered for the guard when it succeeds.
   Result<std::optional<DirectoryEntry>> sign_in(std::string_view username, std::string_view password,
-                                                std::int64_t now);
+                                                std::int64_t now, const DirectoryClient::BeforeBind& before_bind = {});
 
   // The role the directory gives `username` (the account whose stable id
   // is `stable_id`) as last checked, never waiting on a server: nullopt =
