@@ -223,7 +223,7 @@ signup_loop() { # NODE_URL PREFIX SECONDS
   local url=$1 prefix=$2 end=$((SECONDS + $3)) n=0 code
   while ((SECONDS < end)); do
     n=$((n + 1))
-    code=$(curl --silent --noproxy '*' --max-time 15 -o "$LOG/$prefix$n.body" -w '%{http_code}' -X POST "$url/signup" \
+    code=$(curl --silent --noproxy '*' --max-time 15 -o "$LOG/$prefix$n.body" -w '%{http_code} %{time_total}' -X POST "$url/signup" \
       -H 'Content-Type: application/json' --data-binary "$(signup_body "$prefix$n" "restart-password-$n")")
     echo "$prefix$n $code" >>"$LOG/$prefix.log"
     sleep 0.02
@@ -245,7 +245,16 @@ n_503=$(awk '$2 == 503' "$LOG/all" | wc -l)
 other=$(awk '$2 != 201 && $2 != 503' "$LOG/all")
 echo "sign-ups: $(wc -l <"$LOG/all") sent, $n_acked acknowledged, $n_503 answered 503"
 expect_ne "some sign-ups were acknowledged" 0 "$n_acked"
-expect_ne "some were refused with 503 while the database was down" 0 "$n_503"
+if [[ ${PG_NODES_PGBOUNCER:-0} == 1 ]]; then
+  # pgbouncer may hold a transaction while it reconnects to the server
+  # (query_wait_timeout) instead of failing it: the outage then shows as a
+  # sign-up that waited for the database to come back, not as a 503.
+  held=$(awk '$3 >= 0.8' "$LOG/all" | wc -l)
+  expect_ne "the outage was seen: sign-ups refused with 503 ($n_503) or held by pgbouncer until the database was back ($held)" \
+    0 "$((n_503 + held))"
+else
+  expect_ne "some were refused with 503 while the database was down" 0 "$n_503"
+fi
 expect_eq "no answer but 201 or 503" "" "$other"
 bad_503=0
 for f in $(awk '$2 == 503 { print $1 }' "$LOG/all"); do
