@@ -17,7 +17,12 @@ namespace {
 using pg::Clock;
 using pg::DbError;
 
-constexpr int kMaxSerializationRetries = 10;
+// A transaction refused for a serialization conflict (SERIALIZABLE) is run
+// again as long as it has not used up one statement timeout since its first
+// try: under contention on one row a count of tries alone gives up on a
+// writer that keeps losing (8 writers of one counter lost an update that way).
+// The count is a backstop against a conflict that never clears.
+constexpr int kMaxSerializationRetries = 1000;
 // A pooled connection may have died since its last use (database restarted,
 // failover): a transaction that lost its connection before COMMIT was sent
 // surely did not commit and is run again on a fresh one.
@@ -25,7 +30,7 @@ constexpr int kMaxReconnects = 2;
 
 void serialization_backoff(int attempt) {
   thread_local std::minstd_rand random(std::random_device{}());
-  const int cap_us = 1000 << std::min(attempt, 5);  // 2 ms .. 32 ms
+  const int cap_us = 1000 << std::min(attempt, 6);  // 2 ms .. 64 ms
   std::this_thread::sleep_for(std::chrono::microseconds(std::uniform_int_distribution<int>(0, cap_us)(random)));
 }
 
@@ -131,6 +136,7 @@ class PostgresStore final : public Store {
     }
     int serialization_failures = 0;
     int reconnects = 0;
+    const auto retry_until = Clock::now() + options_.statement_timeout;
     for (;;) {
       auto lease = pool_.acquire();
       if (!lease) return std::unexpected(lease.error());
@@ -139,7 +145,8 @@ class PostgresStore final : public Store {
       if (outcome && !txn.failure() && mode == pg::PgTxn::Mode::write) (void)txn.commit();
       txn.end();
       if (const auto& failure = txn.failure()) {
-        if (failure->retryable() && ++serialization_failures <= kMaxSerializationRetries) {
+        if (failure->retryable() && ++serialization_failures <= kMaxSerializationRetries &&
+            Clock::now() < retry_until) {
           serialization_backoff(serialization_failures);
           continue;
         }
