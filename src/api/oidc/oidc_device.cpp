@@ -15,7 +15,6 @@
 //     read out by an attacker); with one, the answer, used once.
 // Wrong codes are counted per user (DeviceAuthorizations::may_try): after
 // five in ten minutes the page refuses more (429), audited.
-#include <algorithm>
 #include <string>
 
 #include "authd/clock.hpp"
