@@ -118,7 +118,7 @@ ServerOptions server_options_for(const App& app, const EnvLookup& env) {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   return ServerOptions{
       .event_loops = app.server.event_loops ? app.server.event_loops : cores,
-      .workers = !app.core->store().waits_on_network() ? 0 : app.server.workers ? app.server.workers : 2 * cores,
+      .workers = !app.core->store().commits_wait() ? 0 : app.server.workers ? app.server.workers : 2 * cores,
       .hash_workers = app.server.hash_workers ? app.server.hash_workers : cores,
       .upstream_workers = app.server.upstream_workers,
       .queue_limit = app.server.queue_limit,

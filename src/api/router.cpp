@@ -198,8 +198,9 @@ Prepared prepare(App& app, http::Request&& request) {
   Lane lane = match.lane();
   const auto started = std::chrono::steady_clock::now();
   Prepared prepared;
-  if (lane == Lane::direct || lane == Lane::read) {
-    if (!app.core->store().waits_on_network()) {
+  if (lane == Lane::direct || lane == Lane::read || lane == Lane::write) {
+    const Store& store = app.core->store();
+    if (!store.waits_on_network() && !(lane == Lane::write && store.commits_wait())) {
       // On the thread that answers it anyway: answered here, with no job built.
       prepared.response = finish(app, request, match, started);
       return prepared;

@@ -41,10 +41,12 @@ http::Response respond(App& app, const http::Request& request, const RouteMatch&
 // replaced by 16 random hex characters. It identifies, never authorizes.
 std::string request_id_for(const http::Request& request);
 
-// resolve + respond for the server: a route of the direct or read lane is
-// answered at once (Prepared::response), any other becomes a job for its lane
-// that the request moves into. When the store waits on the network, a direct
-// route becomes a job for the store threads (Lane::store), and a read route is
+// resolve + respond for the server: a route of the direct, write or read lane
+// is answered at once (Prepared::response), any other becomes a job for its
+// lane that the request moves into. When the store waits on the network, a
+// direct or write route becomes a job for the store threads (Lane::store), as
+// does a write route when the store's commits wait on the disk
+// (Store::commits_wait: LMDB with sync_writes); a read route is
 // tried here from the store's memory (MemoryOnly): answered at once when the
 // store could answer it, else a job for the store threads, as if never tried. Sets request.request_id, adds the X-Request-Id header
 // to the answer and counts it for /metrics (api/request_metrics.hpp).

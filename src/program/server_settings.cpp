@@ -102,15 +102,17 @@ std::vector<settings::Setting> server_settings(ServerSettings& s) {
   std::vector<settings::Setting> rows = {
       settings::integer("event_loops", s.event_loops, 0, 256,
                         "Event loops, each accepting FastCGI connections from the shared socket and answering the "
-                        "requests that cannot block (the guard, token checks, records on LMDB, JWKS, health; on "
+                        "requests that cannot block (the guard, token checks, record reads on LMDB, JWKS, health; on "
                         "PostgreSQL the guarded and capability reads its caches answer) on the "
                         "loop that read them; 0 = one per CPU core. When the web server shares those cores and runs "
                         "fewer workers than there are cores (nginx's worker_processes 1 on a small machine), as many "
                         "loops as it has workers are cheaper (docs/performance.md)."),
       settings::integer("workers", s.workers, 0, 256,
-                        "Threads answering the requests that must wait on a store reached over the network "
-                        "(store = postgresql: writes, and reads its caches cannot answer); with LMDB every one is "
-                        "answered on the event loops. 0 = two per CPU core."),
+                        "Threads answering the requests that must wait on the store: on PostgreSQL its writes and "
+                        "the reads its caches cannot answer; on LMDB with sync_writes the writes (sign-out, "
+                        "refresh, /token, records), whose commits flush to the disk, writes arriving together "
+                        "sharing one flush. With LMDB and sync_writes = false every request is answered on the "
+                        "event loops. 0 = two per CPU core."),
       settings::integer("hash_workers", s.hash_workers, 0, 64,
                         "Password hashing and identity-provider calls run on their own bounded lanes so that they "
                         "never take every request thread: at most this many argon2id hashes run at once; 0 = one "

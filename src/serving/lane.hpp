@@ -2,7 +2,8 @@
 // slow, so they run on their own bounded worker pools: a flood of sign-ins
 // or a slow provider can never take every thread from guarded requests. A
 // store that waits on the network (PostgreSQL) is never waited for on an
-// event loop: what needs it runs on the store threads.
+// event loop, nor is a commit that waits on the disk: what needs them runs
+// on the store threads.
 #pragma once
 
 #include <functional>
@@ -17,6 +18,10 @@ namespace authd {
 enum class Lane {
   direct,    // on the thread that read the request (token checks, records);
              // on the store threads when the store waits on the network
+  write,     // as direct, for a route that commits to the store: also on the
+             // store threads when a commit waits on the disk (LMDB with
+             // sync_writes), so that an event loop never waits for a flush
+             // and writes arriving together share one (group commit)
   read,      // as direct; when the store waits on the network, tried on the
              // thread that read it from the store's memory (authd/store.hpp's
              // MemoryOnly), and run again on the store threads only when the

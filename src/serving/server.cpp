@@ -133,7 +133,8 @@ struct Server::State {
   void dispatch(Lease lease) {
     Prepared prepared = prepare(lease.take_request());
     const bool no_thread = prepared.lane == Lane::store && options.workers == 0;
-    if (prepared.response || prepared.lane == Lane::direct || prepared.lane == Lane::read || no_thread) {
+    if (prepared.response || prepared.lane == Lane::direct || prepared.lane == Lane::write ||
+        prepared.lane == Lane::read || no_thread) {
       deliver(lease, prepared.take_answer());
       return;
     }

@@ -26,8 +26,9 @@ namespace authd {
 struct ServerOptions {
   unsigned event_loops = 1;
   // Threads of the store lane (Lane::store; its queue is unbounded, as the
-  // loops' backlog would be). 0 when the store never waits on the network:
-  // a store job then runs on the loop (prepare makes none).
+  // loops' backlog would be). 0 when the store never waits (on the network,
+  // nor for a flush: Store::commits_wait): a store job then runs on the loop
+  // (prepare makes none).
   unsigned workers = 0;
   unsigned hash_workers = 2;
   unsigned upstream_workers = 4;

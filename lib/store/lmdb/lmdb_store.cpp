@@ -9,10 +9,13 @@
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
+#include <span>
+#include <vector>
 
 #include "authd/clock.hpp"
 #include "authd/text.hpp"
 #include "email_index.hpp"
+#include "group_commit.hpp"
 #include "lmdb_txn.hpp"
 #include "snapshot_cache.hpp"
 #include "user_codec.hpp"
@@ -301,8 +304,8 @@ class LmdbTxn final : public StoreTxn {
 // for it.
 class LmdbStore final : public Store {
  public:
-  LmdbStore(std::unique_ptr<Environment> env, std::size_t max_map_bytes)
-      : env_(std::move(env)), max_map_bytes_(max_map_bytes) {}
+  LmdbStore(std::unique_ptr<Environment> env, std::size_t max_map_bytes, bool sync)
+      : env_(std::move(env)), max_map_bytes_(max_map_bytes), sync_(sync) {}
 
   Result<void> read(const Work& work) override {
     return with_txn(false, [&](Txn& txn) {
@@ -311,18 +314,8 @@ class LmdbStore final : public Store {
     });
   }
 
-  Result<void> write(const Work& work) override {
-    for (;;) {
-      auto done = with_txn(true, [&](Txn& txn) -> Result<void> {
-        LmdbTxn view(*env_, txn, true);
-        if (auto ok = work(view); !ok) return ok;  // ~Txn aborts: nothing of it stays
-        return txn.commit();
-      });
-      if (done || done.error().code != Errc::storage_full) return done;
-      if (!grow()) return done;  // at map_size_mb: the store is full
-      // The aborted transaction left nothing behind: run `work` again.
-    }
-  }
+  // Writes that arrive together commit together (group_commit.hpp).
+  Result<void> write(const Work& work) override { return group_commit_.write(work); }
 
   Result<std::shared_ptr<const User>> find_user_shared(std::string_view username) override {
     return cached(users_, username, [&](LmdbTxn& txn) -> Result<std::shared_ptr<const User>> {
@@ -356,6 +349,8 @@ class LmdbStore final : public Store {
   }
 
   std::string_view name() const noexcept override { return "lmdb"; }
+
+  bool commits_wait() const noexcept override { return sync_; }  // each commit flushes
 
   Result<void> backup(const std::filesystem::path& file) override { return copy_compact(env_->env, file); }
 
@@ -394,6 +389,43 @@ class LmdbStore final : public Store {
     });
   }
 
+  // One batch of group commit: each write in a transaction nested in one
+  // parent, so that a write that fails undoes its own changes only, and the
+  // parent's commit (one flush) makes the others durable together. A write
+  // that found the map full runs again once the map has grown.
+  std::vector<std::optional<Result<void>>> run_batch(std::span<const Work* const> works) {
+    std::vector<std::optional<Result<void>>> outcomes(works.size());
+    std::vector<bool> kept(works.size(), false);  // committed into the parent
+    bool full = false;
+    auto committed = with_txn(true, [&](Txn& parent) -> Result<void> {
+      for (std::size_t i = 0; i < works.size(); ++i) {
+        auto nested = Txn::begin_nested(env_->env, parent.get());
+        if (!nested) {
+          outcomes[i] = std::unexpected(nested.error());
+          continue;
+        }
+        LmdbTxn view(*env_, *nested, true);
+        auto done = (*works[i])(view);
+        if (done) done = nested->commit();  // else ~Txn aborts: nothing of it stays
+        if (done) kept[i] = true;
+        else if (done.error().code == Errc::storage_full) full = true;  // outcome left open: run again
+        else outcomes[i] = std::move(done);
+      }
+      return parent.commit();
+    });
+    if (!committed && committed.error().code == Errc::storage_full) full = true;
+    for (std::size_t i = 0; i < works.size(); ++i) {
+      if (outcomes[i]) continue;
+      if (kept[i] && committed) outcomes[i] = Result<void>{};
+      else if (!committed && committed.error().code != Errc::storage_full) outcomes[i] = committed;
+    }
+    // At map_size_mb the store is full: what found it so fails with that.
+    if (full && !grow())
+      for (auto& outcome : outcomes)
+        if (!outcome) outcome = fail(Errc::storage_full, "write: the database is full");
+    return outcomes;
+  }
+
   // Doubles the map (up to the maximum). False when it is at the maximum.
   bool grow() {
     std::unique_lock exclusive(resize_);
@@ -406,10 +438,12 @@ class LmdbStore final : public Store {
 
   std::unique_ptr<Environment> env_;
   std::size_t max_map_bytes_;
+  bool sync_;
   std::shared_mutex resize_;
   SnapshotCache<std::shared_ptr<const User>> users_{kCachedUsers};
   SnapshotCache<std::string> records_{kCachedRecords};
   SnapshotCache<std::string> record_list_{1};
+  GroupCommit group_commit_{[this](std::span<const Work* const> works) { return run_batch(works); }};
 };
 
 }  // namespace
@@ -418,7 +452,7 @@ class LmdbStore final : public Store {
 Result<std::unique_ptr<Store>> open_lmdb_store(const LmdbOptions& options) {
   auto env = lmdb::open_environment(options);
   if (!env) return std::unexpected(env.error());
-  return std::unique_ptr<Store>(new lmdb::LmdbStore(std::move(*env), options.map_size_bytes));
+  return std::unique_ptr<Store>(new lmdb::LmdbStore(std::move(*env), options.map_size_bytes, options.sync));
 }
 
 }  // namespace authd

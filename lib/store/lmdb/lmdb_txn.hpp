@@ -70,6 +70,16 @@ class Txn {
     if (rc != 0) return std::unexpected(lmdb_error(rc, "begin transaction"));
     return Txn(txn);
   }
+  // A transaction nested in `parent` (a write transaction, which must not be
+  // used until this one ends): its commit keeps its writes in the parent,
+  // which alone reaches the disk; its abort undoes them and nothing else.
+  static Result<Txn> begin_nested(MDB_env* env, MDB_txn* parent) {
+    MDB_txn* txn = nullptr;
+    if (int rc = mdb_txn_begin(env, parent, 0, &txn); rc != 0)
+      return std::unexpected(lmdb_error(rc, "begin nested transaction"));
+    return Txn(txn);
+  }
+
   static constexpr std::string_view kMapResized = "the map was resized by another process";
   ~Txn() {
     if (txn_) mdb_txn_abort(txn_);

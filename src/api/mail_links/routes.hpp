@@ -26,8 +26,8 @@ inline constexpr std::array mail_links_routes{
     // forgot waits out a fixed answer time: off the direct lane.
     Route{"POST", "/password/forgot", password_forgot, Access::open, std::nullopt, Lane::upstream, Body::json},
     Route{"POST", "/password/reset", password_reset, Access::open, std::nullopt, Lane::password, Body::json},
-    Route{"GET", "/email/verify", email_verify_link, Access::open, std::nullopt},
-    Route{"POST", "/email/verify", email_verify, Access::open, std::nullopt, Lane::direct, Body::json},
+    Route{"GET", "/email/verify", email_verify_link, Access::open, std::nullopt, Lane::write},
+    Route{"POST", "/email/verify", email_verify, Access::open, std::nullopt, Lane::write, Body::json},
     // resend waits out a fixed answer time: off the direct lane.
     Route{"POST", "/email/verify/resend", email_verify_resend, Access::open, std::nullopt, Lane::upstream, Body::json},
     Route{"PUT", "/me/email", change_email, Access::session, std::nullopt, Lane::password, Body::json},

@@ -28,18 +28,18 @@ Handler passkey_signin_begin;
 Handler passkey_signin_finish;
 
 inline constexpr std::array mfa_routes{
-    Route{"POST", "/signin/mfa", signin_mfa, Access::open, std::nullopt, Lane::direct, Body::json},
+    Route{"POST", "/signin/mfa", signin_mfa, Access::open, std::nullopt, Lane::write, Body::json},
     Route{"GET", "/me/mfa", mfa_status, Access::enrol, std::nullopt},
-    Route{"POST", "/me/mfa/totp", mfa_totp_begin, Access::enrol, std::nullopt, Lane::direct, Body::json},
-    Route{"DELETE", "/me/mfa/totp", mfa_totp_remove, Access::enrol, std::nullopt, Lane::direct, Body::json},
-    Route{"POST", "/me/mfa/totp/confirm", mfa_totp_confirm, Access::enrol, std::nullopt, Lane::direct, Body::json},
-    Route{"POST", "/me/mfa/webauthn/register/begin", passkey_register_begin, Access::enrol, std::nullopt, Lane::direct, Body::json},
-    Route{"POST", "/me/mfa/webauthn/register/finish", passkey_register_finish, Access::enrol, std::nullopt, Lane::direct, Body::json},
-    Route{"DELETE", "/me/mfa/webauthn/{id}", passkey_remove, Access::enrol, std::nullopt, Lane::direct, Body::json},
-    Route{"POST", "/signin/mfa/webauthn/begin", signin_mfa_webauthn_begin, Access::open, std::nullopt, Lane::direct, Body::json},
+    Route{"POST", "/me/mfa/totp", mfa_totp_begin, Access::enrol, std::nullopt, Lane::write, Body::json},
+    Route{"DELETE", "/me/mfa/totp", mfa_totp_remove, Access::enrol, std::nullopt, Lane::write, Body::json},
+    Route{"POST", "/me/mfa/totp/confirm", mfa_totp_confirm, Access::enrol, std::nullopt, Lane::write, Body::json},
+    Route{"POST", "/me/mfa/webauthn/register/begin", passkey_register_begin, Access::enrol, std::nullopt, Lane::write, Body::json},
+    Route{"POST", "/me/mfa/webauthn/register/finish", passkey_register_finish, Access::enrol, std::nullopt, Lane::write, Body::json},
+    Route{"DELETE", "/me/mfa/webauthn/{id}", passkey_remove, Access::enrol, std::nullopt, Lane::write, Body::json},
+    Route{"POST", "/signin/mfa/webauthn/begin", signin_mfa_webauthn_begin, Access::open, std::nullopt, Lane::write, Body::json},
     Route{"GET", "/signin/passkey", passkey_signin_status, Access::open, std::nullopt},
-    Route{"POST", "/signin/passkey/begin", passkey_signin_begin, Access::open, std::nullopt, Lane::direct, Body::json},
-    Route{"POST", "/signin/passkey/finish", passkey_signin_finish, Access::open, std::nullopt, Lane::direct, Body::json},
+    Route{"POST", "/signin/passkey/begin", passkey_signin_begin, Access::open, std::nullopt, Lane::write, Body::json},
+    Route{"POST", "/signin/passkey/finish", passkey_signin_finish, Access::open, std::nullopt, Lane::write, Body::json},
 };
 
 }  // namespace authd::handlers

@@ -20,10 +20,10 @@ Handler delete_record;
 
 inline constexpr std::array records_routes{
     Route{"GET", "/records", list_records, Access::bearer, std::nullopt, Lane::read},
-    Route{"POST", "/records", create_record, Access::bearer, Capability::create, Lane::direct, Body::json},
+    Route{"POST", "/records", create_record, Access::bearer, Capability::create, Lane::write, Body::json},
     Route{"GET", "/records/{id}", get_record, Access::bearer, Capability::read, Lane::read},
-    Route{"PUT", "/records/{id}", update_record, Access::bearer, Capability::update, Lane::direct, Body::json},
-    Route{"DELETE", "/records/{id}", delete_record, Access::bearer, Capability::delete_},
+    Route{"PUT", "/records/{id}", update_record, Access::bearer, Capability::update, Lane::write, Body::json},
+    Route{"DELETE", "/records/{id}", delete_record, Access::bearer, Capability::delete_, Lane::write},
 };
 
 }  // namespace authd::handlers

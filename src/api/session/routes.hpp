@@ -27,9 +27,9 @@ Handler change_password;
 inline constexpr std::array session_routes{
     Route{"POST", "/signup", signup, Access::open, std::nullopt, Lane::password, Body::json},
     Route{"POST", "/signin", signin, Access::open, std::nullopt, Lane::password},
-    Route{"POST", "/token/refresh", token_refresh, Access::open, std::nullopt, Lane::direct, Body::json},
-    Route{"POST", "/signout", signout, Access::enrol, std::nullopt},
-    Route{"POST", "/signout/all", signout_all, Access::enrol, std::nullopt},
+    Route{"POST", "/token/refresh", token_refresh, Access::open, std::nullopt, Lane::write, Body::json},
+    Route{"POST", "/signout", signout, Access::enrol, std::nullopt, Lane::write},
+    Route{"POST", "/signout/all", signout_all, Access::enrol, std::nullopt, Lane::write},
     Route{"GET", "/me", me, Access::enrol, std::nullopt},
     Route{"PUT", "/me/password", change_password, Access::session, std::nullopt, Lane::password, Body::json},
 };

@@ -151,6 +151,11 @@ class Store {
   // (below) and runs on other threads what the store cannot answer there.
   virtual bool waits_on_network() const noexcept { return false; }
 
+  // True when a commit may wait: on the network, or on the disk (LMDB with
+  // sync_writes, whose commit flushes). The server then runs the routes that
+  // write (Lane::write) on threads other than its event loops.
+  virtual bool commits_wait() const noexcept { return waits_on_network(); }
+
   // A consistent copy of the whole store in `file` (created 0600; must not
   // exist), taken while the store serves. LMDB: mdb_env_copyfd2 with
   // MDB_CP_COMPACT (one read transaction, writers never wait). A backend
