@@ -158,7 +158,8 @@ SCENARIOS=()
 #   statements, transactions  PostgreSQL with pg_stat_statements loaded and
 #               created in database authd (the scale part's cluster,
 #               bench/lib/scale.sh): calls of authd's statements so far (BEGIN,
-#               SET, COMMIT and ROLLBACK not counted) and of its BEGINs (every
+#               COMMIT, ROLLBACK and each transaction's set_config of its
+#               statement timeout not counted) and of its BEGINs (every
 #               transaction of authd's begins with one); exact, no delay;
 #               with ROW_DB_STATEMENTS_OUT=FILE also every statement's calls
 #               so far as JSON, in FILE.0 (the first call) and FILE.1
@@ -176,7 +177,7 @@ db_counters() {
     postgresql:*)
       local statements="'statements', null, 'transactions', null"
       if [[ ${ROW_DB_STATEMENTS:-0} == 1 ]]; then
-        statements="'statements', (SELECT coalesce(sum(calls) FILTER (WHERE query !~* '^\s*(begin|commit|rollback|set)\M'), 0)
+        statements="'statements', (SELECT coalesce(sum(calls) FILTER (WHERE query !~* '^\s*(begin|commit|rollback|set|select set_config)\M'), 0)
                                     FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
                                     WHERE d.datname = 'authd' AND query NOT LIKE '%pg_stat_statements%'),
                     'transactions', (SELECT coalesce(sum(calls), 0) FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
