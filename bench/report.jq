@@ -119,8 +119,9 @@ def errors: "\(.errors.status + .unexpected_count)\(if .socket_errors > 0 then "
     "",
     "The statements each kind called most during its row (calls per operation; texts as `pg_stat_statements` normalises them):",
     "",
-    ($r.scale.kinds[] | select(.top_statements | length > 0) |
-      "- \(.what): " + (.top_statements | map("\(.per_op | fixed(2)) × `\(.query | gsub("`"; "'"))`") | join("; "))),
+    ($r.scale.kinds[] | (.top_statements | map(select(.per_op >= 0.01))) as $top |
+      "- \(.what): " + (if ($top | length) == 0 then "none (at least once per 100 operations)"
+                        else $top | map("\(.per_op | fixed(2)) × `\(.query | gsub("`"; "'"))`") | join("; ") end)),
     "",
     "What a site needs, from these figures (nodes of \($r.scale.node_size.cores) cores kept at most \($r.scale.node_size.busy * 100 | round) % busy, at least \($r.scale.node_size.min_nodes); TLS and the load balancer not included):",
     "",
