@@ -246,11 +246,13 @@ run_scenario() {
   db_pid=$(db_pid)
   db0=$(db_counters)
   db_cpu0=$(db_cpu_us "$db_pid")
-  stat0="$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6; exit }' /proc/stat) $(date +%s%N)"
-  children_cpu
-  wrk_cpu0=$CHILDREN_CPU_US
   backend_cpu0=$(group_cpu_us "$BACKEND_PGID")
   front_cpu0=$(group_cpu_us "$FRONT_PGID")
+  stat0="$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6; exit }' /proc/stat) $(date +%s%N)"
+  # wrk's CPU: this shell's waited-for children from here to its end (the
+  # $(...) above and below are children too: none may run in between).
+  children_cpu
+  wrk_cpu0=$CHILDREN_CPU_US
   if ((BENCH_PERF)); then
     perf record -a -e cpu-clock -F "${BENCH_PERF_FREQ:-499}" -o "$RAW/$id.perf.data" -- sleep "$duration" >"$RAW/$id.perf.log" 2>&1 &
     perf_pid=$!
@@ -264,18 +266,19 @@ run_scenario() {
     wrk -t"$BENCH_THREADS" -c"$conns" -d"${duration}s" --timeout "${BENCH_TIMEOUT}s" --latency \
     -s "$LUA" "$@" "$BASE$path" >"$RAW/$id.txt" 2>&1 &
   WRK_PID=$!
-  wait "$WRK_PID" || die "wrk ($id) failed: $(cat "$RAW/$id.txt")"
+  local rc=0
+  wait "$WRK_PID" || rc=$?
+  children_cpu
+  local wrk_cpu=$((CHILDREN_CPU_US - wrk_cpu0)) stat1
+  ((rc == 0)) || die "wrk ($id) failed: $(cat "$RAW/$id.txt")"
   WRK_PID=
+  stat1="$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6; exit }' /proc/stat) $(date +%s%N)"
   local anon_peak=null
   if [[ -n $sampler ]]; then
     kill -TERM "$sampler" 2>/dev/null || true
     wait "$sampler" 2>/dev/null || true
     anon_peak=$(cat "$RAW/$id.anon" 2>/dev/null || echo null)
   fi
-  # wrk's CPU before anything else runs (db_counters' psql would count as a child).
-  children_cpu
-  local wrk_cpu=$((CHILDREN_CPU_US - wrk_cpu0)) stat1
-  stat1="$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6; exit }' /proc/stat) $(date +%s%N)"
   local db_cpu=$(($(db_cpu_us "$db_pid") - db_cpu0))
   db1=$(db_counters)
   local db_kind=${ROW_DB:-}
