@@ -107,7 +107,8 @@ dist:
 # make bench: bench/run.sh (installs wrk, Google Benchmark, nginx, Apache and
 # Node if missing, builds in build-bench/, micro-benchmarks, then wrk against
 # the ceiling and authd behind lighttpd, nginx with FastCGI keep-alive and
-# Apache, the Node peers of bench/peers, and stores of 1k-1M users).
+# Apache, the Node peers of bench/peers, stores of 1k-1M users, and the
+# capacity model of PostgreSQL nodes: BENCH_PARTS=scale, bench/lib/scale.sh).
 # Parameters: BENCH_* variables at the top of bench/run.sh.
 .PHONY: bench
 bench:

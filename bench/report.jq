@@ -107,6 +107,39 @@ def errors: "\(.errors.status + .unexpected_count)\(if .socket_errors > 0 then "
     "CPU/op: CPU time of authd (every thread), of nginx (master and worker) and of wrk over the measured run ÷ grants, introspections or exchanges (a code exchange is two requests). cores ÷ CPU/op (all): the rate if the \($r.meta.cores) cores were the only limit and nothing else ran on them (steadier than the rate on a shared machine); a row far below it waits on something else, e.g. the disk (`sync_writes`: an fsync per LMDB commit). Reproduce: `BENCH_PARTS=oidc BENCH_MICRO=0 make bench`.",
     ""
   else empty end),
+  (if $r.scale then
+    "## Capacity model: PostgreSQL nodes (part scale, issue 45)",
+    "",
+    "One node (lighttpd + authd with its default threads, `store = postgresql`, the OpenID provider and refresh tokens on) on a throw-away PostgreSQL with `pg_stat_statements`, per request kind. CPU/op: CPU time over the measured run ÷ operations (a code exchange is two requests) of authd, lighttpd, wrk (the clients) and PostgreSQL (every server process). Statements: authd's statement calls per operation (`pg_stat_statements`; BEGIN, COMMIT, ROLLBACK and each transaction's `set_config` of its statement timeout not counted); transactions: its BEGINs; write transactions: transaction ids taken (each a commit flush on a real server: the test cluster runs `fsync = off`); WAL bytes written. Load on the machine from other work during the row: `others` (cores busy with processes not measured).",
+    "",
+    "| Kind | per | ops/s | p99 | CPU/op authd | lighttpd | node (authd + lighttpd) | PostgreSQL | wrk | statements | transactions | write transactions | WAL bytes | others (cores) | bad answers |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ($r.scale.kinds[] |
+      "| \(.what) | \(.op) | \(.rate | thousands) | \(.p99_us | us) | \(.cpu_us.authd | us) | \(.cpu_us.front | us) | \(.cpu_us.node | us) | \(.cpu_us.database | us) | \(.cpu_us.wrk | us) | \(.statements | fixed(2)) | \(.transactions | fixed(2)) | \(.write_txns | fixed(2)) | \(.wal_bytes | int_str) | \(.others_cores | fixed(2)) | \(if .clean then "0" else "**\(.not_expected)**" end) |"),
+    "",
+    "The statements each kind called most during its row (calls per operation; texts as `pg_stat_statements` normalises them):",
+    "",
+    ($r.scale.kinds[] | (.top_statements | map(select(.per_op >= 0.01))) as $top |
+      "- \(.what): " + (if ($top | length) == 0 then "none (at least once per 100 operations)"
+                        else $top | map("\(.per_op | fixed(2)) × `\(.query | gsub("`"; "'"))`") | join("; ") end)),
+    "",
+    "What a site needs, from these figures (nodes of \($r.scale.node_size.cores) cores kept at most \($r.scale.node_size.busy * 100 | round) % busy, at least \($r.scale.node_size.min_nodes); TLS and the load balancer not included):",
+    "",
+    "| Site | ops/s | node cores busy | nodes | PostgreSQL cores busy | statements/s | transactions/s | write transactions/s | WAL |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ($r.scale.sites[] |
+      "| \(.label) | \(.rate | fixed(1)) | \(.node_cores | fixed(2)) | \(.nodes) | \(.database_cores | fixed(3)) | \(.statements_per_s | thousands) | \(.transactions_per_s | thousands) | \(.write_txns_per_s | thousands) | \(.wal_kb_per_s | fixed(1)) KiB/s |"),
+    "",
+    "The check: N nodes on the one PostgreSQL, node K pinned to core K mod \($r.meta.cores) (`taskset`; authd with `event_loops = 1`, `hash_workers = 1`), wrk's threads dealt out over the nodes, wrk and PostgreSQL not pinned. Predicted: the lower of (cores the nodes are pinned to × 10⁶ ÷ the node's CPU/op) and (all \($r.meta.cores) cores × 10⁶ ÷ the CPU/op of node + wrk + PostgreSQL), from the one-node rows above. Available cores: what the measured processes used plus what stayed idle during the row (the rest went to other work on the machine); predicted (available): the same with only those.",
+    "",
+    "| Kind | nodes | on cores | bound by | measured ops/s | predicted | × predicted | available cores | predicted (available) | × that | node CPU/op | PostgreSQL CPU/op | statements/op | p99 | bad answers |",
+    "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ($r.scale.check[] |
+      "| \(.kind) | \(.nodes) | \(.cores_used) | \(.bound) | \(.measured | thousands) | \(.predicted | thousands) | \(.ratio | fixed(2)) | \(.available_cores | fixed(2)) | \(.predicted_available | thousands) | \(.ratio_available | fixed(2)) | \(.cpu_us_node | us) | \(.cpu_us_database | us) | \(.statements | fixed(3)) | \(.p99_us | us) | \(if .clean then "0" else "**\(.not_expected)**" end) |"),
+    "",
+    "Reproduce: `BENCH_PARTS=scale BENCH_MICRO=0 make bench` (docs/scaling-out.md, \"A capacity model\").",
+    ""
+  else empty end),
   "## Targets",
   "",
   "| Target | Measured | Limit | Met |",

@@ -151,6 +151,76 @@ def median: sort | if length == 0 then null elif length % 2 == 1 then .[length /
              wrk_checked: ($r.lua // null), not_expected: $bad, cut_off: $r.cut_off_count,
              clean: ($bad == 0),
              met: (($done / $secs) >= $t.target and $bad == 0)})) as $oidc
+# The capacity model (bench/lib/scale.sh, part scale, issue 45): per request
+# kind, one node on PostgreSQL: the CPU per operation of authd + lighttpd (a
+# node), of wrk (the clients) and of PostgreSQL, and the statements,
+# transactions, write transactions and WAL bytes per operation.
+| ([{kind: "guarded_read", what: "guarded read (`GET /records`, bearer token)", op: "request"},
+    {kind: "signin", what: "password sign-in (`POST /signin`, argon2id)", op: "sign-in"},
+    {kind: "refresh", what: "refresh_token grant, rotating (`POST /token`)", op: "grant"},
+    {kind: "code_exchange", what: "code exchange (`GET /authorize` → 302 → `POST /token`)", op: "exchange (2 requests)"},
+    {kind: "introspection", what: "introspection (`POST /introspect`)", op: "introspection"}]
+   | map(. as $k | ($run["scale_\($k.kind)"] // null) as $r | select($r != null)
+     | (if $r.lua.mode == "code" then ($r.lua.iterations // 0) else $r.requests end) as $ops
+     | select($ops > 0)
+     | ($r.cpu_us_per_request) as $c
+     | ($r.requests / $ops) as $rpo
+     | ($r.errors.status + $r.socket_errors + $r.unexpected_count + ($r.lua.failed // 0) + ($r.lua.starved // 0)) as $bad
+     | def per_op($v): if $v == null then null else $v / $ops end;
+       $k + {row: $r.id, rate: ($ops / ($r.duration_us / 1e6)), requests_per_op: $rpo,
+             p99_us: $r.latency_us.p99,
+             cpu_us: {authd: ($c.backend * $rpo), front: ($c.front * $rpo), wrk: ($c.wrk * $rpo),
+                      database: (($c.database // 0) * $rpo)},
+             statements: per_op($r.db_delta.statements), transactions: per_op($r.db_delta.transactions),
+             write_txns: per_op($r.db_delta.write_txns), wal_bytes: per_op($r.db_delta.wal_bytes),
+             others_cores: (($r.machine_cpu_us.busy - $r.machine_cpu_us.measured) / $r.machine_cpu_us.window_us),
+             top_statements: (($r.top_statements // []) | map({per_op: (.calls / $ops), query})),
+             clean: ($bad == 0), not_expected: $bad}
+     | .cpu_us.node = (.cpu_us.authd + .cpu_us.front)
+     | .cpu_us.all = (.cpu_us.node + .cpu_us.wrk + .cpu_us.database))) as $scale_kinds
+| ($scale_kinds | map({key: .kind, value: .}) | from_entries) as $scale_by
+# From them, the sites of the issue: nodes of 4 cores kept at most half busy
+# (headroom for peaks and for one node failing), at least 2.
+| {cores: 4, busy: 0.5, min_nodes: 2} as $node_size
+# A site of several kinds (a sign-in through the OpenID code flow is a
+# sign-in and a code exchange) adds them up.
+| ([{kinds: ["signin"], label: "10k sign-ins per hour", rate: (10000 / 3600)},
+    {kinds: ["signin"], label: "100k sign-ins per hour", rate: (100000 / 3600)},
+    {kinds: ["signin"], label: "1M sign-ins per hour", rate: (1000000 / 3600)},
+    {kinds: ["signin", "code_exchange"], label: "1M sign-ins per hour, each through the code flow (+ a code exchange)",
+     rate: (1000000 / 3600)},
+    {kinds: ["guarded_read"], label: "1k guarded requests per second", rate: 1000},
+    {kinds: ["guarded_read"], label: "10k guarded requests per second", rate: 10000},
+    {kinds: ["guarded_read"], label: "100k guarded requests per second", rate: 100000}]
+   | map(. as $s | ($s.kinds | map($scale_by[.] // null)) as $ks | select($ks | all(. != null))
+     | def sum(f): $ks | map(f // 0) | add;
+       $s + {node_cores: ($s.rate * sum(.cpu_us.node) / 1e6), database_cores: ($s.rate * sum(.cpu_us.database) / 1e6),
+             statements_per_s: ($s.rate * sum(.statements)), transactions_per_s: ($s.rate * sum(.transactions)),
+             write_txns_per_s: ($s.rate * sum(.write_txns)), wal_kb_per_s: ($s.rate * sum(.wal_bytes) / 1024)}
+     | .nodes = ([$node_size.min_nodes, (.node_cores / ($node_size.cores * $node_size.busy) | ceil)] | max))) as $scale_sites
+# The check: N nodes pinned round robin to this machine's cores against the
+# model's prediction for it: min(cores the nodes are pinned to ÷ a node's CPU
+# per operation, all cores ÷ everything's CPU per operation (node, wrk,
+# PostgreSQL)); and the same with the cores the run could have had (what the
+# measured processes used + what stayed idle; a shared machine's other work
+# took the rest).
+| ($runs | map(select(.id | test("^scale_[a-z_]+_n[0-9]+$")))
+   | map(. as $r | ($r.id | capture("^scale_(?<kind>[a-z_]+)_n(?<n>[0-9]+)$")) as $m | ($m.n | tonumber) as $n
+     | ($scale_by[$m.kind] // null) as $k | select($k != null)
+     | ([$n, $cores] | min) as $used
+     | (($r.machine_cpu_us.measured + $r.machine_cpu_us.idle) / $r.machine_cpu_us.window_us) as $avail
+     | ($used * 1e6 / $k.cpu_us.node) as $by_nodes
+     | ($cores * 1e6 / $k.cpu_us.all) as $by_machine
+     | ($r.errors.status + $r.socket_errors + $r.unexpected_count + ($r.lua.failed // 0)) as $bad
+     | {kind: $m.kind, what: $k.what, nodes: $n, cores_used: $used, row: $r.id, measured: $r.rps,
+        predicted: ([$by_nodes, $by_machine] | min), bound: (if $by_nodes < $by_machine then "the nodes' cores" else "the machine" end),
+        available_cores: $avail, others_cores: (($r.machine_cpu_us.busy - $r.machine_cpu_us.measured) / $r.machine_cpu_us.window_us),
+        predicted_available: ([([$used, $avail] | min) * 1e6 / $k.cpu_us.node, $avail * 1e6 / $k.cpu_us.all] | min),
+        cpu_us_node: ($r.cpu_us_per_request.backend + $r.cpu_us_per_request.front),
+        cpu_us_database: $r.cpu_us_per_request.database,
+        statements: ($r.db_per_request.statements // null), p99_us: $r.latency_us.p99, clean: ($bad == 0), not_expected: $bad}
+     | .ratio = (.measured / .predicted) | .ratio_available = (.measured / .predicted_available))
+   | sort_by(.kind, .nodes)) as $scale_check
 | ($run.fastify_nginx // null) as $fastify
 | def ratio($a; $b): if $a and $b then $a.rps / $b.rps else null end;
   def atleast($v; $limit): if $v == null then null else $v >= $limit end;
@@ -184,6 +254,8 @@ def median: sort | if length == 0 then null elif length % 2 == 1 then .[length /
     pairs: $pairs,
     fastify_nginx_rps: ($fastify.rps // null),
     oidc: $oidc,
+    scale: (if ($scale_kinds | length) > 0 then
+              {kinds: $scale_kinds, node_size: $node_size, sites: $scale_sites, check: $scale_check} else null end),
     users: ($users | map({users, import_s, data_kb,
                           read: (.read.id // null), signin: (.signin.id // null), signup: (.signup.id // null),
                           read_ratio, signin_ratio, signup_ratio})),

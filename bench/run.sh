@@ -56,6 +56,11 @@
 #     store built with `authctl import`, authd behind lighttpd: guarded read,
 #     sign-in, sign-up; import time and data.mdb size; authd's memory
 #     (RssAnon = apart from the mapped database) at the largest count
+#   the capacity model (bench/lib/scale.sh, issue 45): on one PostgreSQL with
+#     pg_stat_statements, per request kind (guarded read, sign-in, refresh,
+#     code exchange, introspection) one node's CPU and the database's CPU,
+#     statements and writes per operation; then 1, 2 and 4 nodes pinned to
+#     the cores (taskset), guarded read and sign-in, against the prediction
 #
 # For each: requests/s, p50/p99, ratio to the ceiling of its front server and
 # to the Fastify cluster behind nginx, CPU time per request of the backend
@@ -89,7 +94,7 @@ BENCH_HASH_CONNECTIONS=${BENCH_HASH_CONNECTIONS:-8}  # wrk -c for sign-in / sign
 BENCH_HASH_DURATION=${BENCH_HASH_DURATION:-$BENCH_DURATION}
 BENCH_TIMEOUT=${BENCH_TIMEOUT:-5}                 # wrk --timeout, seconds
 BENCH_WORKERS=${BENCH_WORKERS:-${AUTHD_WORKERS:-0}}  # FastCGI threads behind lighttpd; 0 = 2 x cores
-BENCH_PARTS=${BENCH_PARTS:-"lighttpd eddsa postgresql nginx oidc apache peers users"}  # which parts to run
+BENCH_PARTS=${BENCH_PARTS:-"lighttpd eddsa postgresql nginx oidc apache peers users scale"}  # which parts to run
 BENCH_SCENARIOS=${BENCH_SCENARIOS:-"guarded_read capability_read capability_denied invalid_token signin signup client_credentials"}
                                                   # authd's scenarios behind lighttpd (the ceiling always runs)
 BENCH_NGINX_WORKERS=${BENCH_NGINX_WORKERS:-1}     # nginx worker_processes
@@ -148,6 +153,8 @@ source "$ROOT/bench/lib/users.sh"
 source "$ROOT/bench/lib/pairs.sh"
 # shellcheck source=lib/oidc.sh
 source "$ROOT/bench/lib/oidc.sh"
+# shellcheck source=lib/scale.sh
+source "$ROOT/bench/lib/scale.sh"
 
 for v in BENCH_CONNECTIONS BENCH_THREADS BENCH_DURATION BENCH_WARMUP BENCH_HASH_CONNECTIONS \
          BENCH_HASH_DURATION BENCH_TIMEOUT BENCH_WORKERS BENCH_NGINX_WORKERS BENCH_NGINX_KEEPALIVE \
@@ -206,7 +213,7 @@ say "building ($BENCH_BUILD_TYPE) in ${BENCH_BUILD_DIR#"$ROOT"/}"
 mkdir -p "$BENCH_BUILD_DIR"
 # The PostgreSQL store is built only when its part runs.
 WITH_PG=OFF
-part postgresql && WITH_PG=ON
+{ part postgresql || part scale; } && WITH_PG=ON
 cmake -S "$ROOT" -B "$BENCH_BUILD_DIR" -DCMAKE_BUILD_TYPE="$BENCH_BUILD_TYPE" -DAUTHD_WITH_POSTGRESQL=$WITH_PG \
   -DAUTHD_BUILD_BENCH=ON -DAUTHD_BUILD_TESTS=OFF -DAUTHD_SANITIZE=OFF >"$BENCH_BUILD_DIR/bench-configure.log" 2>&1 ||
   { cat "$BENCH_BUILD_DIR/bench-configure.log" >&2; die "cmake configure failed"; }
@@ -236,6 +243,7 @@ cleanup() {
   stop_group "$FRONT_PID" "${FRONT_NAME:-front server}"
   stop_group "$PEER_PID" "Node peer"
   stop_group "$FCGI_PID" "FastCGI program"
+  scale_stop_nodes
   [[ -n ${PG_DIR:-} ]] && pg_cluster_remove "$PG_DIR"
   if [[ $BENCH_KEEP_STATE == 1 ]]; then
     say "state kept in $STATE"
@@ -647,6 +655,11 @@ fi
 # ---- many users ----------------------------------------------------------------------
 if part users; then
   users_phase "$STATE/export.jsonl"
+fi
+
+# ---- the capacity model (issue 45) ----------------------------------------------------
+if part scale; then
+  scale_phase
 fi
 
 # ---- report -------------------------------------------------------------------------

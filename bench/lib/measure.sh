@@ -21,7 +21,8 @@
 #   group_memory_json PGID NAME the same, summed over a process group
 #   perf_summary ID TITLE       (BENCH_PERF=1) where the CPU went
 
-# CPU time the processes of group PGID have used so far, in microseconds
+# CPU time the processes of group PGID (or of several: "PGID PGID ...") have
+# used so far, in microseconds
 # (processes and threads that exited meanwhile are not counted). From each
 # thread's /proc/PID/task/TID/schedstat (time on the CPU, in ns, exact) when
 # the kernel has it; otherwise utime + stime of /proc/PID/stat, in clock ticks
@@ -37,7 +38,7 @@ group_cpu_us() {
     { read -r st <"$f"; } 2>/dev/null || continue
     st=${st##*) }
     read -ra fields <<<"$st"
-    [[ ${fields[2]} == "$pgid" ]] || continue
+    [[ " $pgid " == *" ${fields[2]} "* ]] || continue
     if [[ $CPU_SOURCE == schedstat ]]; then
       for task in "${f%/stat}"/task/*/schedstat; do
         { read -r ns _ <"$task"; } 2>/dev/null || continue
@@ -154,20 +155,74 @@ SCENARIOS=()
 #               transaction id (only a transaction that writes takes one:
 #               pg_snapshot_xmax of the current snapshot, which takes none)
 #   wal_bytes   PostgreSQL: the WAL insert position, in bytes
+#   statements, transactions  PostgreSQL with pg_stat_statements loaded and
+#               created in database authd (the scale part's cluster,
+#               bench/lib/scale.sh): calls of authd's statements so far (BEGIN,
+#               COMMIT, ROLLBACK and each transaction's set_config of its
+#               statement timeout not counted) and of its BEGINs (every
+#               transaction of authd's begins with one); exact, no delay;
+#               with ROW_DB_STATEMENTS_OUT=FILE also every statement's calls
+#               so far as JSON, in FILE.0 (the first call) and FILE.1
 # run_scenario reads them around the measured run: write transactions (each
 # one a disk flush on either store, as authd configures them) and WAL bytes
-# per request, docs/performance.md's "database writes per request".
+# per request, docs/performance.md's "database writes per request"; with
+# ROW_DB=postgresql:DIR also the CPU time of the PostgreSQL server (the
+# postmaster of DIR/data/postmaster.pid and its children: each backend leads
+# a process group of its own, db_cpu_us).
 db_counters() {
   case ${ROW_DB:-} in
     lmdb:*)
       mdb_stat -e "${ROW_DB#lmdb:}" 2>/dev/null |
         awk -F': *' '/Last transaction ID/ { printf "{\"write_txns\":%s}\n", $2; found = 1 } END { if (!found) print "null" }' ;;
     postgresql:*)
+      local statements="'statements', null, 'transactions', null"
+      if [[ ${ROW_DB_STATEMENTS:-0} == 1 ]]; then
+        statements="'statements', (SELECT coalesce(sum(calls) FILTER (WHERE query !~* '^\s*(begin|commit|rollback|set|select set_config)\M'), 0)
+                                    FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+                                    WHERE d.datname = 'authd' AND query NOT LIKE '%pg_stat_statements%'),
+                    'transactions', (SELECT coalesce(sum(calls), 0) FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+                                     WHERE d.datname = 'authd' AND query ~* '^\s*begin\M')"
+      fi
+      if [[ -n ${ROW_DB_STATEMENTS_OUT:-} ]]; then  # each statement's calls so far: OUT.0 before, OUT.1 after
+        local which=0
+        [[ -e $ROW_DB_STATEMENTS_OUT.0 ]] && which=1
+        pg_psql "${ROW_DB#postgresql:}" authd -At -c \
+          "SELECT coalesce(json_agg(json_build_object('id', s.queryid::text, 'calls', s.calls,
+                                                       'query', left(regexp_replace(s.query, '\s+', ' ', 'g'), 160))), '[]')
+           FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+           WHERE d.datname = 'authd' AND s.query NOT LIKE '%pg_stat_statements%'" >"$ROW_DB_STATEMENTS_OUT.$which" 2>/dev/null
+      fi
       pg_psql "${ROW_DB#postgresql:}" authd -At -c \
         "SELECT json_build_object('write_txns', pg_snapshot_xmax(pg_current_snapshot())::text::bigint,
-                                  'wal_bytes', (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint)" 2>/dev/null || echo null ;;
+                                  'wal_bytes', (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint, $statements)" 2>/dev/null || echo null ;;
     *) echo null ;;
   esac
+}
+
+db_pid() {  # the postmaster's pid of ROW_DB=postgresql:DIR
+  [[ ${ROW_DB:-} == postgresql:* ]] || return 0
+  head -n 1 "${ROW_DB#postgresql:}/data/postmaster.pid" 2>/dev/null || true
+}
+
+# CPU time (us) of process PID and its children so far (the PostgreSQL server).
+db_cpu_us() {
+  local pid=$1 f st fields task ns total=0
+  [[ -n $pid ]] || { echo 0; return; }
+  for f in /proc/[0-9]*/stat; do
+    { read -r st <"$f"; } 2>/dev/null || continue
+    st=${st##*) }
+    read -ra fields <<<"$st"
+    [[ $f == "/proc/$pid/stat" || ${fields[1]} == "$pid" ]] || continue
+    if [[ $CPU_SOURCE == schedstat ]]; then
+      for task in "${f%/stat}"/task/*/schedstat; do
+        { read -r ns _ <"$task"; } 2>/dev/null || continue
+        total=$((total + ns / 1000))
+      done
+    else
+      total=$((total + (fields[11] + fields[12]) * 1000000 / CLK_TCK))
+    fi
+  done
+  echo "$total"
 }
 
 run_scenario() {
@@ -187,12 +242,17 @@ run_scenario() {
   [[ -z $ACCESS_LOG ]] || sleep "$LOG_FLUSH_WAIT"
   local offset=0
   [[ -z $ACCESS_LOG ]] || offset=$(stat -c %s "$ACCESS_LOG" 2>/dev/null || echo 0)
-  local perf_pid="" backend_cpu0 front_cpu0 wrk_cpu0 db0 db1
+  local perf_pid="" backend_cpu0 front_cpu0 wrk_cpu0 db0 db1 db_pid db_cpu0 stat0
+  db_pid=$(db_pid)
   db0=$(db_counters)
-  children_cpu
-  wrk_cpu0=$CHILDREN_CPU_US
+  db_cpu0=$(db_cpu_us "$db_pid")
   backend_cpu0=$(group_cpu_us "$BACKEND_PGID")
   front_cpu0=$(group_cpu_us "$FRONT_PGID")
+  stat0="$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6; exit }' /proc/stat) $(date +%s%N)"
+  # wrk's CPU: this shell's waited-for children from here to its end (the
+  # $(...) above and below are children too: none may run in between).
+  children_cpu
+  wrk_cpu0=$CHILDREN_CPU_US
   if ((BENCH_PERF)); then
     perf record -a -e cpu-clock -F "${BENCH_PERF_FREQ:-499}" -o "$RAW/$id.perf.data" -- sleep "$duration" >"$RAW/$id.perf.log" 2>&1 &
     perf_pid=$!
@@ -206,21 +266,25 @@ run_scenario() {
     wrk -t"$BENCH_THREADS" -c"$conns" -d"${duration}s" --timeout "${BENCH_TIMEOUT}s" --latency \
     -s "$LUA" "$@" "$BASE$path" >"$RAW/$id.txt" 2>&1 &
   WRK_PID=$!
-  wait "$WRK_PID" || die "wrk ($id) failed: $(cat "$RAW/$id.txt")"
+  local rc=0
+  wait "$WRK_PID" || rc=$?
+  children_cpu
+  local wrk_cpu=$((CHILDREN_CPU_US - wrk_cpu0)) stat1
+  ((rc == 0)) || die "wrk ($id) failed: $(cat "$RAW/$id.txt")"
   WRK_PID=
+  stat1="$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6; exit }' /proc/stat) $(date +%s%N)"
   local anon_peak=null
   if [[ -n $sampler ]]; then
     kill -TERM "$sampler" 2>/dev/null || true
     wait "$sampler" 2>/dev/null || true
     anon_peak=$(cat "$RAW/$id.anon" 2>/dev/null || echo null)
   fi
+  local db_cpu=$(($(db_cpu_us "$db_pid") - db_cpu0))
   db1=$(db_counters)
   local db_kind=${ROW_DB:-}
   db_kind=${db_kind%%:*}
   local backend_cpu=$(($(group_cpu_us "$BACKEND_PGID") - backend_cpu0))
   local front_cpu=$(($(group_cpu_us "$FRONT_PGID") - front_cpu0))
-  children_cpu
-  local wrk_cpu=$((CHILDREN_CPU_US - wrk_cpu0))
   [[ -s $out ]] || die "wrk ($id) wrote no figures: $(cat "$RAW/$id.txt")"
   if [[ -n $perf_pid ]]; then
     wait "$perf_pid" || true
@@ -236,7 +300,8 @@ run_scenario() {
      --argjson wrk_us "$wrk_cpu" --arg front "${ROW_FRONT:-}" --arg backend "${ROW_BACKEND:-}" \
      --arg ceiling "${ROW_CEILING:-}" --arg threads "${ROW_THREADS:-}" --arg keep "${ROW_KEEP:-}" \
      --arg users "${ROW_USERS:-}" --argjson anon_peak "${anon_peak:-null}" --arg candidate "${ROW_CANDIDATE:-}" \
-     --argjson db0 "${db0:-null}" --argjson db1 "${db1:-null}" --arg db "$db_kind" \
+     --argjson db0 "${db0:-null}" --argjson db1 "${db1:-null}" --arg db "$db_kind" --argjson db_us "$db_cpu" \
+     --arg stat0 "$stat0" --arg stat1 "$stat1" --argjson clk_tck "$CLK_TCK" \
      '{id: $id, title: $title, method: $method, path: $path, expected_status: $expected,
        expected_statuses: ([$expected] + $also),
        connections: $connections, statuses: $statuses,
@@ -251,11 +316,28 @@ run_scenario() {
       | . + {cpu_us_per_request: {
           backend: (if .requests > 0 then $backend_us / .requests else null end),
           front: (if .requests > 0 and .front != "direct" then $front_us / .requests else null end),
-          wrk: (if .requests > 0 then $wrk_us / .requests else null end)}}
+          wrk: (if .requests > 0 then $wrk_us / .requests else null end),
+          database: (if .requests > 0 and $db == "postgresql" then $db_us / .requests else null end)}}
       | .cpu_us_per_request.total = (.cpu_us_per_request | [.backend, .front, .wrk] | map(. // 0) | add)
+      # The whole machine over the measured run (/proc/stat, in clock ticks ->
+      # us, over window_us of wall time: a little more than the run): busy
+      # (user, nice, system, irq, softirq) and idle (+ iowait); busy minus
+      # what the measured processes used is what everything else took.
+      | .machine_cpu_us = (($stat0 | split(" ") | map(tonumber)) as $a | ($stat1 | split(" ") | map(tonumber)) as $b
+          | {busy: (($b[0] - $a[0]) * 1e6 / $clk_tck), idle: (($b[1] - $a[1]) * 1e6 / $clk_tck),
+             window_us: (($b[2] - $a[2]) / 1000), measured: ($backend_us + $front_us + $wrk_us + $db_us)})
+      | .db_delta = (if $db0 and $db1 then
+          {write_txns: ($db1.write_txns - $db0.write_txns),
+           wal_bytes: (if $db1.wal_bytes then ($db1.wal_bytes - $db0.wal_bytes) else null end),
+           statements: (if $db1.statements != null then ($db1.statements - $db0.statements) else null end),
+           transactions: (if $db1.transactions != null then ($db1.transactions - $db0.transactions) else null end),
+           cpu_us: (if $db == "postgresql" then $db_us else null end)}
+        else null end)
       | .db_per_request = (if $db0 and $db1 and .requests > 0 then
           {store: $db, write_txns: (($db1.write_txns - $db0.write_txns) / .requests),
            wal_bytes: (if $db1.wal_bytes then ($db1.wal_bytes - $db0.wal_bytes) / .requests else null end)}
+          + (if .db_delta.statements != null then {statements: (.db_delta.statements / .requests),
+                                                   transactions: (.db_delta.transactions / .requests)} else {} end)
         else null end)
       # A scenario of several requests per iteration (the code flow): the same per iteration.
       | if (.lua.iterations // 0) > 0 and .lua.mode == "code" then

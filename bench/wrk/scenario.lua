@@ -32,6 +32,9 @@
 --                  POST /token (Authorization: BENCH_CLIENT_AUTH, body
 --                  BENCH_TOKEN_BODY&code=CODE). Codes queue per thread; an
 --                  iteration is a 200 from /token with an id_token.
+--   BENCH_NODES    "PORT PORT ...": several nodes on 127.0.0.1 (the scale
+--                  part, bench/lib/scale.sh): thread K sends to the K-th port
+--                  (round robin), so wrk -t must be a multiple of their number
 --
 -- Other headers (Authorization, Content-Type) come from wrk -H.
 
@@ -60,9 +63,14 @@ end
 -- setup() runs in the main environment, once per thread.
 local threads = {}
 local next_id = 0
+local node_ports = {}
+for port in string.gmatch(env("BENCH_NODES") or "", "%d+") do table.insert(node_ports, port) end
 function setup(thread)
   next_id = next_id + 1
   thread:set("thread_id", next_id)
+  if #node_ports > 0 then
+    thread.addr = wrk.lookup("127.0.0.1", node_ports[(next_id - 1) % #node_ports + 1])[1]
+  end
   table.insert(threads, thread)
 end
 

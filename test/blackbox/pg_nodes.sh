@@ -24,6 +24,11 @@
 #                           free 127.0.0.1 port, stopped at exit): AUTHD_DATABASE_URL
 #                           names pgbouncer, AUTHD_DATABASE_LISTEN_URL PostgreSQL
 #                           itself (LISTEN needs a session of its own); PGBOUNCER_PORT
+#   pg_pgbouncer_start PG   pgbouncer (as above) in front of cluster PG alone;
+#                           sets PGBOUNCER_PORT, PGBOUNCER_DIR
+#   pg_pgbouncer_point PG   points pgbouncer's database authd at cluster PG
+#                           (rewrites its ini, RELOAD): what a failover tool does
+#                           after promoting a standby
 #   pg_pgbouncer_show WHAT  pgbouncer's admin console: SHOW WHAT (CLIENTS, POOLS,
 #                           CONFIG), unaligned, '|'-separated
 #   pg_nodes_two            starts nodes a and b; sets A and B to their URLs
@@ -143,7 +148,7 @@ pg_nodes_database() {
   export AUTHD_DATABASE_URL AUTHD_SIGNING_KEY
   export AUTHD_ARGON2_MEMORY_KIB=4096 AUTHD_ARGON2_ITERATIONS=1
   if [[ ${PG_NODES_PGBOUNCER:-0} == 1 ]]; then
-    _pg_pgbouncer_start "$PG" || exit 1
+    pg_pgbouncer_start "$PG" || exit 1
     export AUTHD_DATABASE_LISTEN_URL=$AUTHD_DATABASE_URL
     AUTHD_DATABASE_URL="host=127.0.0.1 port=$PGBOUNCER_PORT user=authd dbname=authd"
     echo "pg_nodes: the nodes reach PostgreSQL through pgbouncer (transaction mode) on port $PGBOUNCER_PORT"
@@ -153,12 +158,13 @@ pg_nodes_database() {
 # pgbouncer between the nodes and PostgreSQL $1, in transaction mode: a
 # server connection is a client's for one transaction only (its settings:
 # pg_pgbouncer_ini in test/postgres/cluster.sh).
-_pg_pgbouncer_start() {
+pg_pgbouncer_start() {
   local pg=$1 dir attempt i bin
   bin=$(command -v pgbouncer || echo /usr/sbin/pgbouncer)
   [[ -x $bin ]] || { echo "pg_nodes: pgbouncer is not installed (scripts/deps.sh test installs it)" >&2; return 1; }
   dir=$(mktemp -d "${TMPDIR:-/tmp}/authd-pgbouncer.XXXXXX") || return 1
   at_exit rm -rf "$dir"
+  PGBOUNCER_DIR=$dir
   [[ $(id -u) -eq 0 ]] && chown postgres:postgres "$dir"  # pgbouncer refuses to run as root
   printf '"authd" ""\n' | pg_as_server_user tee "$dir/users.txt" >/dev/null
   for ((attempt = 0; attempt < 5; attempt++)); do
@@ -186,10 +192,17 @@ _pg_pgbouncer_start() {
   return 1
 }
 
-pg_pgbouncer_show() {
+pg_pgbouncer_point() {
+  pg_pgbouncer_ini "$1" "$PGBOUNCER_DIR" "$PGBOUNCER_PORT" | pg_as_server_user tee "$PGBOUNCER_DIR/pgbouncer.ini" >/dev/null
+  _pg_pgbouncer_admin RELOAD >/dev/null
+}
+
+pg_pgbouncer_show() { _pg_pgbouncer_admin "SHOW $1"; }
+
+_pg_pgbouncer_admin() {
   local bin
   bin=$(pg_bindir) || return 1
-  "$bin/psql" -X -q -A -t -h 127.0.0.1 -p "$PGBOUNCER_PORT" -U authd -d pgbouncer -c "SHOW $1"
+  "$bin/psql" -X -q -A -t -h 127.0.0.1 -p "$PGBOUNCER_PORT" -U authd -d pgbouncer -c "$1"
 }
 
 pg_nodes_two() {

@@ -6,6 +6,11 @@
 # standby is promoted and the old primary stopped: authd must carry on against
 # the new primary by itself, and no sign-up it acknowledged (201) may be lost.
 # During the switch it may answer 503 (JSON), nothing else.
+# With PG_NODES_PGBOUNCER=1 (CTest blackbox-pgbouncer.pg_failover) authd
+# reaches the primary through pgbouncer in transaction mode, as most sites run
+# it: pgbouncer 1.18 names one host, so after the promotion it is pointed at
+# the new primary (ini rewritten, RELOAD), as a failover tool would; LISTEN
+# goes to PostgreSQL itself with both hosts and target_session_attrs.
 source "$(dirname "$0")/harness.sh"
 source "$_HARNESS_DIR/pg_nodes.sh"
 
@@ -33,6 +38,12 @@ AUTHD_SIGNING_KEY=$(pg_signing_key)
 export AUTHD_DATABASE_URL AUTHD_SIGNING_KEY
 export AUTHD_ARGON2_MEMORY_KIB=4096 AUTHD_ARGON2_ITERATIONS=1
 export AUTHD_DATABASE_CONNECT_TIMEOUT_MS=2000
+if [[ ${PG_NODES_PGBOUNCER:-0} == 1 ]]; then
+  pg_pgbouncer_start "$PRIMARY" || exit 1
+  export AUTHD_DATABASE_LISTEN_URL=$AUTHD_DATABASE_URL
+  AUTHD_DATABASE_URL="host=127.0.0.1 port=$PGBOUNCER_PORT user=authd dbname=authd"
+  echo "authd reaches PostgreSQL through pgbouncer (transaction mode) on port $PGBOUNCER_PORT"
+fi
 pg_node_start a || exit 1
 A=${NODE_URL[a]}
 
@@ -60,6 +71,10 @@ pg_cluster_promote "$STANDBY"
 expect_eq "pg_ctl promote" 0 "$?"
 pg_cluster_stop "$PRIMARY" fast
 expect_eq "old primary stopped" 0 "$?"
+if [[ ${PG_NODES_PGBOUNCER:-0} == 1 ]]; then
+  pg_pgbouncer_point "$STANDBY"
+  expect_eq "pgbouncer pointed at the new primary" 0 "$?"
+fi
 wait "$LOOP1" "$LOOP2"
 
 cat "$LOG"/c.log "$LOG"/d.log >"$LOG/all"
@@ -81,5 +96,14 @@ expect_status 200 "an account made before the switch signs in"
 http POST "$A/signup" -H 'Content-Type: application/json' \
   --data-binary '{"username":"afterwards","password":"afterwards-password","fullname":"A","email":"a@example.com"}'
 expect_status 201 "a new sign-up"
+
+if [[ ${PG_NODES_PGBOUNCER:-0} == 1 ]]; then
+  step "all of it went through pgbouncer in transaction mode"
+  expect_eq "pgbouncer's pool_mode" transaction "$(pg_pgbouncer_show CONFIG | awk -F'|' '$1 == "pool_mode" { print $2 }')"
+  expect_eq "pgbouncer's database authd is the new primary" "$(pg_cluster_port "$STANDBY")" \
+    "$(pg_pgbouncer_show DATABASES | awk -F'|' '$1 == "authd" { print $3 }')"
+  xacts=$(pg_pgbouncer_show STATS | awk -F'|' '$1 == "authd" { print $2 }')
+  expect_match "pgbouncer carried authd's transactions ($xacts)" '^[0-9]{2,}$' "$xacts"
+fi
 
 finish
