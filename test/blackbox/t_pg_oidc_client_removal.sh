@@ -17,7 +17,8 @@
 # each reach the relying party (a receiver verifying with jose) exactly once,
 # though both nodes' senders poll the outbox; and a logout whose sending node
 # is killed (SIGKILL) mid-POST is delivered by the other node once the
-# sender's lease (backchannel_logout_lease, 5 s here) has run out.
+# sender's lease (backchannel_logout_lease, 5 s here) has run out. An
+# ID-token key rotated by authctl signs the next ID tokens of both nodes.
 source "$(dirname "$0")/harness.sh"
 source "$_HARNESS_DIR/pg_nodes.sh"
 # shellcheck source=oidc_rp.sh
@@ -25,7 +26,7 @@ source "$_HARNESS_DIR/oidc_rp.sh"
 
 pg_nodes_database
 
-export AUTHD_OIDC_PROVIDER=true AUTHD_REFRESH_TOKEN_TTL=3600 AUTHD_OIDC_DEVICE_POLL_INTERVAL=1 \
+export AUTHD_OIDC_PROVIDER=true AUTHD_REFRESH_TOKEN_TTL=3600 \
   AUTHD_BACKCHANNEL_LOGOUT_LEASE=5
 make_temp_dir AUDIT_DIR audit
 export AUTHD_AUDIT_LOG=$AUDIT_DIR/audit.log
@@ -140,6 +141,15 @@ expect_status 200 "admin removes the service client on A"
 http GET "$B/records" -H "Authorization: Bearer $JOB_TOKEN"
 expect_status 401 "B refuses its token at once"
 
+step "the ID-token key rotated on a third machine (authctl key rotate --id-token): both nodes use it at once"
+http GET "$A/.well-known/jwks.json"
+OLD_KID=$(json '.keys[0].kid')
+NEW_KID=$(ctl key rotate --id-token 2>/dev/null)
+[[ -n $NEW_KID && $NEW_KID != "$OLD_KID" ]] || fail "a new ID-token key: '$NEW_KID'"
+http GET "$B/.well-known/jwks.json"
+expect_eq "B's JWKS publishes the old and the new key" "$(printf '%s\n' "$OLD_KID" "$NEW_KID" | sort | paste -sd' ')" \
+  "$(json '[.keys[].kid] | sort | join(" ")')"
+
 step "a device code made on A: polled on both nodes with one clock, allowed on B, redeemed on A"
 OUT=$(ctl client add TV --grant device_code --scope openid profile 2>/dev/null)
 TV=$(sed -n 's/^client_id: //p' <<<"$OUT"); TV_SECRET=$(sed -n 's/^client_secret: //p' <<<"$OUT")
@@ -148,6 +158,8 @@ poll() {  # NODE
   http POST "$1/token" -u "$TV:$TV_SECRET" --data-urlencode grant_type=urn:ietf:params:oauth:grant-type:device_code \
     --data-urlencode "device_code=$DEVICE"
 }
+# The poll interval is the default 5 s (whole seconds: with 1 s, a poll on B
+# just after one on A may fall in the next second and be on time).
 http POST "$A/device_authorization" -u "$TV:$TV_SECRET" --data-urlencode "scope=openid profile"
 expect_status 200 "device codes from A"
 DEVICE=$(json .device_code); USER_CODE=$(json .user_code)
@@ -165,6 +177,7 @@ expect_status 200 "alice allows it on B"
 poll "$A"
 expect_status 200 "A hands the device its tokens"
 DEVICE_ACCESS=$(json .access_token); DEVICE_SUB=$(jwt_payload "$(json .id_token)" | jq -r .sub)
+expect_eq "its ID token, signed on A, names the new key" "$NEW_KID" "$(jwt_header "$(json .id_token)" | jq -r .kid)"
 http GET "$B/userinfo" -H "Authorization: Bearer $DEVICE_ACCESS"
 expect_eq "alice's, as B's userinfo says" "alice $DEVICE_SUB" "$(json '"\(.preferred_username) \(.sub)"')"
 poll "$B"
@@ -208,6 +221,7 @@ shop_session() {  # a|b: alice signs in on that node and to Shop through B (issu
 receiver_start
 for node in a b; do
   shop_session "$node"
+  [[ $node == b ]] && expect_eq "an ID token signed on B names the new key too" "$NEW_KID" "$(jwt_header "$(json .id_token)" | jq -r .kid)"
   http POST "${NODE_URL[$node]}/signout" -H "Authorization: Bearer $SHOP_COOKIE"
   expect_status 204 "alice signs out on node $node"
   wait_received answered 10 || fail "no logout token for sid $SID ($(tail -3 "$BCL_DIR/received"))"
