@@ -113,7 +113,8 @@ Result<Started> RefreshTokens::start(const User& user, std::int64_t now, std::st
   return Started{user.id + "." + family + "." + secret, family, entry.expires_at};
 }
 
-Result<Refreshed> RefreshTokens::rotate(std::string_view token, std::int64_t now, std::string_view client_id) {
+Result<Refreshed> RefreshTokens::rotate(std::string_view token, std::int64_t now, std::string_view client_id,
+                                        const Admit& admit) {
   const auto parts = parse(token);
   if (!parts) return fail(Errc::invalid_token, "malformed refresh token");
   const std::string ns = ns_of(parts->user_id);
@@ -148,6 +149,9 @@ Result<Refreshed> RefreshTokens::rotate(std::string_view token, std::int64_t now
       if (!user && user.error().code != Errc::not_found) return std::unexpected(user.error());
       out.user = User{};
       return {};
+    }
+    if (admit) {
+      if (auto admitted = admit(*user); !admitted) return admitted;
     }
     out.user = std::move(*user);
     out.amr = family->amr;

@@ -33,19 +33,25 @@ Result<Principal> Guard::authenticate(std::string_view authorization, std::int64
   // Signed out or ended everywhere? Judged from the record just loaded (a
   // second read only for a token older than the user's last sign-out).
   if (auto alive = revocation_.check(**user, *claims); !alive) return std::unexpected(alive.error());
-  // A directory user: as the directory has them now (cached, checked every
-  // directory_cache_ttl / 2 off this thread).
-  if (const auto stable_id = directory_id(**user); !stable_id.empty()) {
-    if (!directory_ || !directory_->enabled()) return fail(Errc::invalid_token, "directory users are off");
-    auto role = directory_->role_now((*user)->username, stable_id, (*user)->updated_at, now);
-    if (!role) return std::unexpected(role.error());
-    if (*role && **role != (*user)->role) {
-      auto current = std::make_shared<User>(**user);
-      current->role = **role;
-      *user = std::move(current);
-    }
+  // A directory user: as the directory has them now.
+  auto role = current_role(**user, now);
+  if (!role) return std::unexpected(role.error());
+  if (*role != (*user)->role) {
+    auto current = std::make_shared<User>(**user);
+    current->role = *role;
+    *user = std::move(current);
   }
   return Principal{std::move(*user), std::move(*verified)};
+}
+
+Result<Role> Guard::current_role(const User& user, std::int64_t now) const {
+  const auto stable_id = directory_id(user);
+  if (stable_id.empty()) return user.role;
+  // Cached, checked every directory_cache_ttl / 2 off this thread.
+  if (!directory_ || !directory_->enabled()) return fail(Errc::invalid_token, "directory users are off");
+  auto role = directory_->role_now(user.username, stable_id, user.updated_at, now);
+  if (!role) return std::unexpected(role.error());
+  return role->value_or(user.role);
 }
 
 Result<Principal> Guard::authenticate_service(std::shared_ptr<const TokenClaims> claims) const {

@@ -62,8 +62,12 @@ Result<Json> verify_id_token_hint(KeyRing& ring, std::string_view token, std::st
   if (!kid || header->get_string("alg") != crypto::jws_algorithm(ring.algorithm())) {
     return fail(Errc::invalid_token, "id_token_hint: unexpected alg or no kid");
   }
-  const auto keys = ring.keys(KeyRing::Check::periodic, now);
-  const auto key = keys->by_kid.find(*kid);
+  auto keys = ring.keys(KeyRing::Check::periodic, now);
+  auto key = keys->by_kid.find(*kid);
+  if (key == keys->by_kid.end()) {  // maybe rotated a moment ago in another process (authctl key rotate --id-token)
+    keys = ring.keys(KeyRing::Check::always, now);
+    key = keys->by_kid.find(*kid);
+  }
   if (key == keys->by_kid.end()) return fail(Errc::invalid_token, "id_token_hint: unknown kid");
   const auto signature = crypto::base64url_decode(parts->signature);
   if (!signature || !key->second.verify(parts->signing_input, *signature)) {

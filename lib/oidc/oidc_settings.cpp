@@ -25,6 +25,11 @@ std::vector<settings::Setting> oidc_settings(OidcSettings& s) {
       settings::seconds("backchannel_logout_max_age", s.backchannel_logout_max_age, 10, 30LL * 24 * 3600,
                         "Back-channel logout: a logout token not delivered within this many seconds of the "
                         "sign-out is given up (an audit line `backchannel_logout` with outcome `dropped`)."),
+      settings::seconds("backchannel_logout_lease", s.backchannel_logout_lease, 3, 3600,
+                        "Back-channel logout: how long one sender (one authd process, on any node) holds a logout "
+                        "it is delivering; a sender that dies meanwhile leaves it to another after this many "
+                        "seconds. Each POST is cut off two seconds before its lease ends (and after 10 s at most), "
+                        "so no two senders hold one logout at once."),
       settings::seconds("oidc_device_poll_interval", s.device_poll_interval, 1, 60,
                         "Device authorization grant (RFC 8628): the interval, in seconds, a device is told to "
                         "wait between two polls of POST /token; a device that polls sooner gets slow_down and "

@@ -1,5 +1,7 @@
-// authctl key rotate|retire|list: the key ring where the store keeps it
-// (<state_dir>/keys with LMDB, the database with PostgreSQL).
+// authctl key rotate|retire|list [--id-token]: the key ring where the store
+// keeps it: the access-token keys (<state_dir>/keys with LMDB, the database's
+// signing_* entries with PostgreSQL), or with --id-token the OpenID provider's
+// ID-token keys (<state_dir>/id-token-keys, the id_token_signing_* entries).
 #include <cstdio>
 
 #include "authd/key_ring.hpp"
@@ -14,28 +16,37 @@ using namespace authd;
 struct Ring {
   crypto::KeyAlgorithm algorithm;
   std::shared_ptr<KeyStorage> storage;
+  std::string what;  // for the audit line: "signing key" or "ID-token signing key"
 };
 
-Result<Ring> key_ring_of(Core& core) {
+Result<Ring> key_ring_of(Core& core, const Invocation& invocation) {
+  if (invocation.has("id-token")) {
+    if (!core.settings().oidc.provider) {
+      return fail(Errc::invalid_input, "oidc_provider is false: there are no ID-token keys to manage");
+    }
+    return Ring{core.settings().oidc.id_token_algorithm, id_token_key_storage(core.settings(), core.store()),
+                "ID-token signing key"};
+  }
   const auto algorithm = key_algorithm(core.settings().token.algorithm);
   if (!algorithm) {
-    return fail(Errc::invalid_input, "token_algorithm is HS256: there are no public-key signing keys to manage");
+    return fail(Errc::invalid_input,
+                "token_algorithm is HS256: there are no public-key signing keys to manage (--id-token: the ID-token keys)");
   }
-  return Ring{*algorithm, key_storage(core.settings(), core.store())};
+  return Ring{*algorithm, key_storage(core.settings(), core.store()), "signing key"};
 }
 
 }  // namespace
 
-int rotate_key(Context& context, const Invocation&) {
+int rotate_key(Context& context, const Invocation& invocation) {
   auto core = context.core();
   if (!core) return failure(core.error().message);
-  auto ring = key_ring_of(**core);
+  auto ring = key_ring_of(**core, invocation);
   if (!ring) return failure(ring.error().message);
   auto kid = KeyRing::rotate(*ring->storage, ring->algorithm);
   if (!kid) return failure(kid.error().message);
   const Actor actor = operator_actor();
   (*core)->audit().record({.event = "key_rotated", .client = actor.client, .outcome = "ok",
-                           .reason = "new signing key " + *kid, .actor = actor.name});
+                           .reason = "new " + ring->what + " " + *kid, .actor = actor.name});
   std::printf("%s\n", kid->c_str());
   return kOk;
 }
@@ -43,7 +54,7 @@ int rotate_key(Context& context, const Invocation&) {
 int retire_keys(Context& context, const Invocation& invocation) {
   auto core = context.core();
   if (!core) return failure(core.error().message);
-  auto ring = key_ring_of(**core);
+  auto ring = key_ring_of(**core, invocation);
   if (!ring) return failure(ring.error().message);
   auto retired = KeyRing::retire(*ring->storage, invocation.operands.empty() ? std::string() : invocation.operands[0]);
   if (!retired) return failure(retired.error().message);
@@ -51,15 +62,15 @@ int retire_keys(Context& context, const Invocation& invocation) {
   for (const auto& kid : *retired) {
     std::printf("retired %s\n", kid.c_str());
     (*core)->audit().record({.event = "key_retired", .client = actor.client, .outcome = "ok",
-                             .reason = "signing key " + kid, .actor = actor.name});
+                             .reason = ring->what + " " + kid, .actor = actor.name});
   }
   return kOk;
 }
 
-int list_keys(Context& context, const Invocation&) {
+int list_keys(Context& context, const Invocation& invocation) {
   auto core = context.core();
   if (!core) return failure(core.error().message);
-  auto ring = key_ring_of(**core);
+  auto ring = key_ring_of(**core, invocation);
   if (!ring) return failure(ring.error().message);
   auto opened = KeyRing::open(ring->storage, ring->algorithm);
   if (!opened) return failure(opened.error().message);

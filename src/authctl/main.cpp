@@ -60,10 +60,15 @@ const std::vector<Command>& commands() {
        "read an export, bulk {username,password(hash),role} lines or a mongoexport of the Express app's users\n"
        "(bcrypt); all or nothing unless --skip-bad (bad lines are listed with their numbers)",
        1, 1, {{"skip-bad", false}}, import_all},
-      {"key rotate", "", "a new token signing key (token_algorithm EdDSA/ES256); new tokens use it at once", 0, 0, {},
-       rotate_key},
-      {"key retire", "[KID]", "delete KID, or every key but the current one", 0, 1, {}, retire_keys},
-      {"key list", "", "kid of every key, the current one marked with * (--json: objects)", 0, 0, {}, list_keys},
+      {"key rotate", "[--id-token]",
+       "a new token signing key (token_algorithm EdDSA/ES256); new tokens use it at once;\n"
+       "--id-token: a new ID-token key (oidc_provider), new ID tokens use it at once",
+       0, 0, {{"id-token", false}}, rotate_key},
+      {"key retire", "[KID] [--id-token]", "delete KID, or every key but the current one (--id-token: of the ID-token keys)",
+       0, 1, {{"id-token", false}}, retire_keys},
+      {"key list", "[--id-token]",
+       "kid of every key, the current one marked with * (--json: objects; --id-token: the ID-token keys)", 0, 0,
+       {{"id-token", false}}, list_keys},
       {"client add", "NAME [--redirect-uri URI...] [--public] [--first-party] [--require-par] [--post-logout-uri URI...]\n"
                      "           [--scope SCOPE...] [--backchannel-logout-uri URI [--backchannel-logout-session-required]]\n"
                      "           [--grant authorization_code|client_credentials|device_code...] [--role ROLE] [--jwks FILE | --jwks-uri URL]",

@@ -1,5 +1,6 @@
 #include "serving/logout_sender.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "authd/backchannel_logout.hpp"
@@ -15,11 +16,17 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// How often an idle sender looks for logouts other processes queued, and how
-// long a claim holds one (longer than one POST: 3 s to connect, 10 s in all).
+// How often an idle sender looks for logouts other processes queued.
 constexpr auto kPoll = 1s;
-constexpr std::chrono::seconds kLease{60};
-constexpr HttpTimeouts kTimeouts{std::chrono::milliseconds{3000}, std::chrono::milliseconds{10000}};
+
+// One POST: 3 s to connect, 10 s in all, and over a second before the claim
+// (backchannel_logout_lease) runs out, so that no other sender can claim the
+// logout while this one may still deliver it (a lease ends on a whole
+// second: up to one second sooner than claimed + lease).
+HttpTimeouts post_timeouts(std::chrono::seconds lease) {
+  const auto total = std::min<std::chrono::milliseconds>(10s, lease - 2s);
+  return {std::min<std::chrono::milliseconds>(3s, total), total};
+}
 
 // The sender's thread (one per process).
 BackgroundThread& worker() {
@@ -81,11 +88,13 @@ void deliver(App& app, LogoutOutbox& outbox, const HttpClient& http, const Queue
 }
 
 void run(App& app) {
-  LogoutOutbox outbox(app.core->store(), app.core->settings().oidc.backchannel_logout_retry_max);
-  const HttpClient http(kTimeouts);
+  const auto& settings = app.core->settings().oidc;
+  LogoutOutbox outbox(app.core->store(), settings.backchannel_logout_retry_max);
+  const auto lease = settings.backchannel_logout_lease;
+  const HttpClient http(post_timeouts(lease));
   while (!stopping()) {
     std::vector<QueuedLogout> gave_up;
-    auto claimed = outbox.claim(unix_now(), kLease, &gave_up);
+    auto claimed = outbox.claim(unix_now(), lease, &gave_up);
     for (const auto& logout : gave_up) {
       metrics::logout_dropped();
       audit(app, logout, "dropped",

@@ -11,6 +11,8 @@
 #                           there. Sets NODE_URL[NAME], NODE_DIR[NAME].
 #   pg_node_authd_restart NAME  restarts only its authd
 #   pg_node_stop NAME       stops it (lighttpd, then authd)
+#   pg_node_authd_kill NAME SIGKILL to its authd (a crash: no clean-up), lighttpd stays
+#   pg_node_of_pid PID      the name of the node whose authd is PID (or nothing)
 #   pg_nodes_stop_all       every node (registered with at_exit by the first start)
 #   pg_node_logs NAME       prints its authd and lighttpd logs
 #   pg_signing_key          64 random hex digits
@@ -97,6 +99,19 @@ pg_node_authd_restart() {
   local name=$1
   stop_group "${_NODE_AUTHD[$name]}" "authd ($name)"
   _pg_node_authd_start "$name"
+}
+
+pg_node_authd_kill() {
+  kill -KILL -- "-${_NODE_AUTHD[$1]}" 2>/dev/null || kill -KILL "${_NODE_AUTHD[$1]}"
+  wait "${_NODE_AUTHD[$1]}" 2>/dev/null || true
+}
+
+pg_node_of_pid() {
+  local name
+  for name in "${!_NODE_AUTHD[@]}"; do
+    [[ ${_NODE_AUTHD[$name]} == "$1" ]] && { printf '%s\n' "$name"; return 0; }
+  done
+  return 1
 }
 
 pg_node_stop() {

@@ -7,7 +7,9 @@
 #    an empty password (LDAP's unauthenticated bind answers "success"), a name
 #    matching two entries, an entry behind a referral: none signs in;
 #  - a directory account locked, or removed from its group, while its token is
-#    in use: the token loses that access within directory_cache_ttl;
+#    in use: the token loses that access within directory_cache_ttl; so do the
+#    tokens an OpenID client holds for it (introspection says inactive for
+#    its access and refresh tokens, /userinfo 401, no refresh), until unlocked;
 #  - the directory down: new directory sign-ins get 503 with a JSON error,
 #    users checked recently keep access (directory_stale_limit), local users
 #    are untouched; the first of two servers down: the second answers;
@@ -36,6 +38,7 @@ export AUTHD_DIRECTORY_WRITER_GROUPS="cn=writers,ou=groups,$S"
 export AUTHD_DIRECTORY_CACHE_TTL=2
 export AUTHD_DIRECTORY_STALE_LIMIT=30
 export AUTHD_DIRECTORY_NETWORK_TIMEOUT=2
+export AUTHD_OIDC_PROVIDER=true AUTHD_REFRESH_TOKEN_TTL=3600
 stack_start
 
 CT='Content-Type: application/json'
@@ -156,6 +159,24 @@ step "a group removed and an account locked while the token is in use"
 token_of eve "eve (admins) signs in" EVE
 http GET /records -H "$EVE"
 expect_status 200 "eve reads"
+# An OpenID client eve signed in to (code flow, RFC 7636's example verifier).
+CB=http://127.0.0.1:9/cb
+OUT=$(authctl client add Forum --redirect-uri "$CB" --scope openid offline_access 2>/dev/null)
+FORUM=$(sed -n 's/^client_id: //p' <<<"$OUT"); FORUM_SECRET=$(sed -n 's/^client_secret: //p' <<<"$OUT")
+AUTHZ="response_type=code&scope=openid%20offline_access&client_id=$FORUM&redirect_uri=$CB&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256"
+http POST /authorize/consent -H "Cookie: auth=${EVE#Authorization: Bearer }" -H "Origin: $BASE_URL" \
+  --data-urlencode "request=$AUTHZ" --data-urlencode decision=allow
+http GET "/authorize?$AUTHZ" -H "Cookie: auth=${EVE#Authorization: Bearer }"
+http POST /token -u "$FORUM:$FORUM_SECRET" --data-urlencode grant_type=authorization_code \
+  --data-urlencode "code=$(header Location | sed -n 's/.*[?&]code=\([^&]*\).*/\1/p')" --data-urlencode "redirect_uri=$CB" \
+  --data-urlencode code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk
+expect_status 200 "eve signs in to an OpenID client"
+EVE_ACCESS=$(json .access_token); EVE_REFRESH=$(json .refresh_token)
+introspect() { http POST /introspect -u "$FORUM:$FORUM_SECRET" --data-urlencode "token=$1"; }
+introspect "$EVE_ACCESS"
+expect_json "its access token introspects active" .active true
+introspect "$EVE_REFRESH"
+expect_json "its refresh token too" .active true
 ldap_modify <<EOF
 dn: cn=editors,ou=groups,$S
 changetype: modify
@@ -185,6 +206,24 @@ http GET /records -H "$EVE"
 expect_denied "eve's token after her account was locked" 401
 signin eve "$(pw eve)"
 expect_status 500 "eve (locked) cannot sign in"
+introspect "$EVE_ACCESS"
+expect_json "the client's access token for eve (locked) introspects inactive" .active false
+introspect "$EVE_REFRESH"
+expect_json "its refresh token too" .active false
+http GET /userinfo -H "Authorization: Bearer $EVE_ACCESS"
+expect_status 401 "/userinfo refuses its access token"
+refresh_eve() { http POST /token -u "$FORUM:$FORUM_SECRET" --data-urlencode grant_type=refresh_token --data-urlencode "refresh_token=$EVE_REFRESH"; }
+refresh_eve
+expect_json "no refresh for eve (locked)" .error invalid_grant
+ldap_modify <<EOF
+dn: uid=eve,ou=people,$S
+changetype: modify
+delete: pwdAccountLockedTime
+EOF
+expect_eq "ldapmodify: eve unlocked" 0 "$?"
+wait_ttl
+refresh_eve
+expect_status 200 "unlocked: the same refresh token works again (nothing was rotated while she was locked)"
 
 step "the directory down: cached users keep access, new sign-ins 503, local users untouched"
 signup lou 'lou local password'

@@ -21,6 +21,8 @@
 source "$(dirname "$0")/harness.sh"
 PUBLIC=https://sso.example.test
 export AUTHD_OIDC_PROVIDER=true AUTHD_REFRESH_TOKEN_TTL=3600 AUTHD_PUBLIC_URL=$PUBLIC
+make_temp_dir AUDIT_DIR audit
+export AUTHD_AUDIT_LOG=$AUDIT_DIR/audit.log
 stack_start
 
 # shellcheck source=oidc_rp.sh
@@ -535,6 +537,45 @@ http POST /token -u "$C1:$S1" --data-urlencode grant_type=refresh_token --data-u
 expect_status 400 "oidcc-refresh-token: client2's refresh token at client: CheckTokenEndpointHttpStatus400"
 expect_match "oidcc-refresh-token: ... CheckTokenEndpointReturnedJsonContentType" '^application/json' "$(header Content-Type)"
 expect_json "oidcc-refresh-token: ... CheckErrorFromTokenEndpointResponseErrorInvalidGrant" .error invalid_grant
+
+# oidcc-server-rotate-keys: the module fetches the JWKS, the tester rotates
+# the OP's keys (here: authctl key rotate --id-token, another process than
+# authd), the module fetches the JWKS again and wants a new signing key and
+# (a warning) the old one still there. It does not look at the ID tokens
+# signed after; this step does too: the next ID token names the new kid and
+# verifies against the new JWKS, one from before still verifies until the old
+# key is retired (authctl key retire --id-token), then no longer.
+step "oidcc-server-rotate-keys"
+flow "oidcc-server-rotate-keys (before)" basic "$C1" "$S1" openid
+BEFORE_ID_TOKEN=$ID_TOKEN BEFORE_NONCE=$NONCE BEFORE_ACCESS=$ACCESS
+OLD_KID=$(authctl key list --id-token --json 2>/dev/null | jq -r '.[] | select(.current) | .kid')
+expect_eq "oidcc-server-rotate-keys: the ID token names the current key (authctl key list --id-token)" \
+  "$OLD_KID" "$(jwt_header "$BEFORE_ID_TOKEN" | jq -r .kid)"
+http GET /.well-known/jwks.json
+ORIGINAL_JWKS=$BODY
+NEW_KID=$(authctl key rotate --id-token 2>&1)
+expect_match "oidcc-server-rotate-keys: TellUserToRotateOpKeys (authctl key rotate --id-token prints the new kid)" \
+  '^[A-Za-z0-9_-]{8,}$' "$NEW_KID"
+expect_eq "authctl key list --id-token: both keys, the new one current" \
+  "$(printf '%s\n%s *' "$OLD_KID" "$NEW_KID" | sort)" "$(authctl key list --id-token 2>&1 | sort)"
+expect_match "the rotation is audited" "\"key_rotated\".*new ID-token signing key $NEW_KID" "$(cat "$AUTHD_AUDIT_LOG")"
+http GET /.well-known/jwks.json
+expect_status 200 "oidcc-server-rotate-keys: FetchServerKeys"
+JWKS=$BODY
+check "oidcc-server-rotate-keys: the new JWKS (ValidateServerJWKs, VerifyNewJwksHasNewSigningKey, VerifyNewJwksStillHasOldSigningKey)" \
+  rotatedkeys - "$ORIGINAL_JWKS" "$JWKS"
+check_failing "the checks catch a JWKS that did not change" VerifyNewJwksHasNewSigningKey rotatedkeys "$ORIGINAL_JWKS" "$ORIGINAL_JWKS"
+flow "oidcc-server-rotate-keys (after)" basic "$C1" "$S1" openid
+expect_eq "oidcc-server-rotate-keys: authd signs the next ID token with the new key at once" \
+  "$NEW_KID" "$(jwt_header "$ID_TOKEN" | jq -r .kid)"
+check "oidcc-server-rotate-keys: an ID token from before the rotation still verifies against the JWKS" \
+  idtoken - "$PUBLIC" "$C1" "$BEFORE_NONCE" "$JWKS" "$BEFORE_ID_TOKEN" openid "$BEFORE_ACCESS"
+expect_eq "authctl key retire --id-token: the old key" "retired $OLD_KID" "$(authctl key retire --id-token 2>&1)"
+http GET /.well-known/jwks.json
+expect_eq "the JWKS publishes the new key alone" "$NEW_KID" "$(jq -r '[.keys[].kid] | join(" ")' <<<"$BODY")"
+check_failing "once retired, an ID token from before no longer verifies" ValidateIdTokenSignature \
+  idtoken "$PUBLIC" "$C1" "$BEFORE_NONCE" "$BODY" "$BEFORE_ID_TOKEN" openid "$BEFORE_ACCESS"
+check "and one from after still does" idtoken - "$PUBLIC" "$C1" "$NONCE" "$BODY" "$ID_TOKEN" openid "$ACCESS"
 
 step "the queued conditions (test/oidc/conformance.mjs)"
 run_checks

@@ -11,12 +11,23 @@
 # The same for a service client (client_credentials): its token from A acts
 # as its role on B until it is removed on A. And a private_key_jwt assertion
 # accepted on A is a replay on B (its jti is remembered in the database).
+# A device code (RFC 8628) made on A is polled on A and B alike (pending on
+# one, slow_down on the other: one poll clock), allowed by alice at B's
+# /device, redeemed on A. Back-channel logout: a sign-out on A and one on B
+# each reach the relying party (a receiver verifying with jose) exactly once,
+# though both nodes' senders poll the outbox; and a logout whose sending node
+# is killed (SIGKILL) mid-POST is delivered by the other node once the
+# sender's lease (backchannel_logout_lease, 5 s here) has run out. An
+# ID-token key rotated by authctl signs the next ID tokens of both nodes.
 source "$(dirname "$0")/harness.sh"
 source "$_HARNESS_DIR/pg_nodes.sh"
+# shellcheck source=oidc_rp.sh
+source "$_HARNESS_DIR/oidc_rp.sh"
 
 pg_nodes_database
 
-export AUTHD_OIDC_PROVIDER=true AUTHD_REFRESH_TOKEN_TTL=3600
+export AUTHD_OIDC_PROVIDER=true AUTHD_REFRESH_TOKEN_TTL=3600 \
+  AUTHD_BACKCHANNEL_LOGOUT_LEASE=5
 make_temp_dir AUDIT_DIR audit
 export AUTHD_AUDIT_LOG=$AUDIT_DIR/audit.log
 
@@ -129,4 +140,123 @@ http DELETE "$A/admin/clients/$JOB" -H "Authorization: Bearer $ROOT"
 expect_status 200 "admin removes the service client on A"
 http GET "$B/records" -H "Authorization: Bearer $JOB_TOKEN"
 expect_status 401 "B refuses its token at once"
+
+step "the ID-token key rotated on a third machine (authctl key rotate --id-token): both nodes use it at once"
+http GET "$A/.well-known/jwks.json"
+OLD_KID=$(json '.keys[0].kid')
+NEW_KID=$(ctl key rotate --id-token 2>/dev/null)
+[[ -n $NEW_KID && $NEW_KID != "$OLD_KID" ]] || fail "a new ID-token key: '$NEW_KID'"
+http GET "$B/.well-known/jwks.json"
+expect_eq "B's JWKS publishes the old and the new key" "$(printf '%s\n' "$OLD_KID" "$NEW_KID" | sort | paste -sd' ')" \
+  "$(json '[.keys[].kid] | sort | join(" ")')"
+
+step "a device code made on A: polled on both nodes with one clock, allowed on B, redeemed on A"
+OUT=$(ctl client add TV --grant device_code --scope openid profile 2>/dev/null)
+TV=$(sed -n 's/^client_id: //p' <<<"$OUT"); TV_SECRET=$(sed -n 's/^client_secret: //p' <<<"$OUT")
+[[ -n $TV && -n $TV_SECRET ]] || fail "a device client registered: $OUT"
+poll() {  # NODE
+  http POST "$1/token" -u "$TV:$TV_SECRET" --data-urlencode grant_type=urn:ietf:params:oauth:grant-type:device_code \
+    --data-urlencode "device_code=$DEVICE"
+}
+# The poll interval is the default 5 s (whole seconds: with 1 s, a poll on B
+# just after one on A may fall in the next second and be on time).
+http POST "$A/device_authorization" -u "$TV:$TV_SECRET" --data-urlencode "scope=openid profile"
+expect_status 200 "device codes from A"
+DEVICE=$(json .device_code); USER_CODE=$(json .user_code)
+poll "$A"
+expect_json "polled on A: authorization_pending" .error authorization_pending
+poll "$B"
+expect_json "on B at once: slow_down (A's poll counted)" .error slow_down
+poll "$A"
+expect_json "and on A at once again: slow_down" .error slow_down
+http POST "$B/device" -H "Cookie: auth=$COOKIE" -H "Origin: $B" --data-urlencode "user_code=$USER_CODE"
+expect_status 200 "B's /device knows A's user code"
+http POST "$B/device" -H "Cookie: auth=$COOKIE" -H "Origin: $B" --data-urlencode "user_code=$USER_CODE" \
+  --data-urlencode decision=allow
+expect_status 200 "alice allows it on B"
+poll "$A"
+expect_status 200 "A hands the device its tokens"
+DEVICE_ACCESS=$(json .access_token); DEVICE_SUB=$(jwt_payload "$(json .id_token)" | jq -r .sub)
+expect_eq "its ID token, signed on A, names the new key" "$NEW_KID" "$(jwt_header "$(json .id_token)" | jq -r .kid)"
+http GET "$B/userinfo" -H "Authorization: Bearer $DEVICE_ACCESS"
+expect_eq "alice's, as B's userinfo says" "alice $DEVICE_SUB" "$(json '"\(.preferred_username) \(.sub)"')"
+poll "$B"
+expect_json "then the device code is used on B too" .error invalid_grant
+
+step "back-channel logout: a sign-out on either node reaches the relying party once"
+BCL_PORT=$(pick_port) || fail "a free port for the logout receiver"
+BCL_PID=
+stop_at_exit BCL_PID "logout receiver"
+make_temp_dir BCL_DIR logout-receiver
+OUT=$(ctl client add Shop --redirect-uri "$CB" --scope openid --backchannel-logout-uri "http://127.0.0.1:$BCL_PORT/logout" \
+  --backchannel-logout-session-required 2>/dev/null)
+SHOP=$(sed -n 's/^client_id: //p' <<<"$OUT"); SHOP_SECRET=$(sed -n 's/^client_secret: //p' <<<"$OUT")
+[[ -n $SHOP && -n $SHOP_SECRET ]] || fail "Shop registered with a logout URI: $OUT"
+receiver_start() {  # [HOLD]: test/oidc/rp.mjs receive, the first HOLD accepted POSTs never answered
+  RECEIVE_HOLD=${1:-0} setsid bash -c 'cd "$1" && NO_PROXY="*" exec node rp.mjs receive "$2" "$3" "$4" "$5"' _ \
+    "$RP_DIR" "$B" "$SHOP" "$BCL_PORT" "$BCL_DIR/received" </dev/null >>"$BCL_DIR/receiver.log" 2>&1 &
+  BCL_PID=$!
+  wait_for_port "$BCL_PORT" "$BCL_PID" 10 || fail "the logout receiver starts ($(cat "$BCL_DIR/receiver.log"))"
+}
+# Lines of the receiver for session $SID: `held` ones or answered ones.
+received() { grep -F "\"sid\":\"$SID\"" "$BCL_DIR/received" 2>/dev/null | jq -r 'select(.error == null) | if .held then "held" else "answered" end' | grep -cx "$1"; }
+wait_received() {  # KIND SECS
+  local i
+  for ((i = 0; i < $2 * 10; i++)); do (($(received "$1") > 0)) && return 0; sleep 0.1; done
+  return 1
+}
+SHOP_AUTHZ="response_type=code&scope=openid&client_id=$SHOP&redirect_uri=$CB&code_challenge=$CHALLENGE&code_challenge_method=S256"
+http POST "$B/authorize/consent" -H "Cookie: auth=$COOKIE" -H "Origin: $B" \
+  --data-urlencode "request=$SHOP_AUTHZ" --data-urlencode decision=allow
+expect_status 200 "alice allows Shop"
+shop_session() {  # a|b: alice signs in on that node and to Shop through B (issuer B); sets SHOP_COOKIE, SID
+  http POST "${NODE_URL[$1]}/signin" -H "$(basic 'alice:alice password')"; SHOP_COOKIE=$(json .token)
+  http GET "$B/authorize?$SHOP_AUTHZ" -H "Cookie: auth=$SHOP_COOKIE"
+  http POST "$B/token" -u "$SHOP:$SHOP_SECRET" --data-urlencode grant_type=authorization_code \
+    --data-urlencode "code=$(header Location | sed -n 's/.*[?&]code=\([^&]*\).*/\1/p')" \
+    --data-urlencode "redirect_uri=$CB" --data-urlencode "code_verifier=$VERIFIER"
+  expect_status 200 "alice signs in to Shop (her session from node $1)"
+  SID=$(jwt_payload "$(json .id_token)" | jq -r .sid)
+}
+receiver_start
+declare -A SIGNED_OUT=()
+for node in a b; do
+  shop_session "$node"
+  [[ $node == b ]] && expect_eq "an ID token signed on B names the new key too" "$NEW_KID" "$(jwt_header "$(json .id_token)" | jq -r .kid)"
+  http POST "${NODE_URL[$node]}/signout" -H "Authorization: Bearer $SHOP_COOKIE"
+  expect_status 204 "alice signs out on node $node"
+  SIGNED_OUT[$node]=$SID
+done
+for node in a b; do
+  SID=${SIGNED_OUT[$node]}
+  wait_received answered 10 || fail "no logout token for the sign-out on $node ($(tail -3 "$BCL_DIR/received"))"
+done
+sleep 2  # both senders poll every second: time for a second delivery, were there one
+for node in a b; do
+  SID=${SIGNED_OUT[$node]}
+  expect_eq "the sign-out on $node: its logout token reached Shop once (jose verified it)" 1 "$(received answered)"
+done
+
+step "back-channel logout: its sender killed mid-POST, the other node delivers it after the lease"
+stop_group "$BCL_PID" "logout receiver"
+receiver_start 1
+shop_session a
+http POST "$A/signout" -H "Authorization: Bearer $SHOP_COOKIE"
+expect_status 204 "alice signs out on A; Shop will hang on the POST"
+wait_received held 10 || fail "no logout POST reached Shop ($(tail -3 "$BCL_DIR/received"))"
+SENDER_PID=$(ss -Htnp state established "( dport = :$BCL_PORT )" | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -n 1)
+SENDER=$(pg_node_of_pid "$SENDER_PID") || fail "the sending process ($SENDER_PID) is a node's authd"
+if [[ $SENDER == a ]]; then OTHER=$B; else OTHER=$A; fi
+pg_node_authd_kill "$SENDER"
+pass "node $SENDER's authd killed (SIGKILL) while its POST hangs"
+T0=$SECONDS
+wait_received answered 15 || fail "the logout was not delivered after the kill ($(tail -3 "$BCL_DIR/received"))"
+WAITED=$((SECONDS - T0))
+expect_match "by the other node once the lease ran out (after $WAITED s, lease 5 s)" '^[2-9]$' "$WAITED"
+sleep 2
+expect_eq "delivered once (jose verified it)" 1 "$(received answered)"
+http GET "$OTHER/metrics"
+expect_eq "the survivor's outbox is empty" 0 "$(awk '$1 == "authd_backchannel_logout_outbox_depth" { print $2 }' <<<"$BODY")"
+expect_eq "three deliveries audited, each at its first attempt" 3 \
+  "$(grep '"backchannel_logout"' "$AUTHD_AUDIT_LOG" | grep -c 'delivered (HTTP 200, attempt 1)')"
 finish

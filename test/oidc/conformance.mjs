@@ -17,6 +17,10 @@
 //     ValidateUserInfoStandardClaims, EnsureUserInfoContainsSub,
 //     EnsureUserInfoUpdatedAtValid, VerifyUserInfoAndIdTokenInTokenEndpointSameSub,
 //     VerifyScopesReturnedInUserInfoClaims (a warning in the suite)
+//   node conformance.mjs rotatedkeys ORIGINAL_JWKS_JSON NEW_JWKS_JSON
+//     OIDCCServerRotateKeys's conditions on the JWKS fetched again after the
+//     rotation: the JWKS ones of its setup, VerifyNewJwksHasNewSigningKey,
+//     VerifyNewJwksStillHasOldSigningKey (a warning in the suite)
 //   node conformance.mjs batch < CHECKS
 //     each line of CHECKS {"name", "command", "args", "warnings"} is one of the
 //     above (one node start for the whole test, not one per check); prints per
@@ -297,7 +301,38 @@ async function userinfo([bodyText, scope, idTokenSub]) {
   return {};
 }
 
-const commands = { discovery, idtoken, userinfo };
+// AbstractCompareJwks: the keys with use sig or no use, compared as their
+// JSON (the suite compares JSON objects).
+const signingKeys = (jwks) => jwks.keys.filter((k) => k.use === undefined || k.use === "sig");
+const canonical = (key) => JSON.stringify(Object.keys(key).sort().map((name) => [name, key[name]]));
+
+async function rotatedkeys([originalText, latestText]) {
+  const latest = JSON.parse(latestText);
+  await checkJwks(latest);
+  const original = signingKeys(JSON.parse(originalText));
+  const now = signingKeys(latest);
+  // VerifyNewJwksHasNewSigningKey: a key (its required members and kid) not in
+  // the original set, whose kid and whose n (RSA) or x (EC) no original key has
+  const required = { RSA: ["e", "kty", "n"], EC: ["crv", "kty", "x", "y"], OKP: ["crv", "kty", "x"] };
+  const publicPart = (k) => canonical(Object.fromEntries([...(required[k.kty] ?? ["kty"]), "kid"].map((m) => [m, k[m]])));
+  const before = new Set(original.map(publicPart));
+  const fresh = now.filter((k) => !before.has(publicPart(k)));
+  if (fresh.length === 0) fail("VerifyNewJwksHasNewSigningKey", "no new key with use sig (or no use)");
+  for (const key of fresh) {
+    if (original.some((k) => k.kid === key.kid)) fail("VerifyNewJwksHasNewSigningKey", `new key reuses kid ${key.kid}`);
+    const field = key.kty === "RSA" ? "n" : key.kty === "EC" ? "x" : undefined;
+    if (!field) fail("VerifyNewJwksHasNewSigningKey", `unknown key type ${key.kty}`);
+    else if (original.some((k) => k[field] === key[field])) fail("VerifyNewJwksHasNewSigningKey", `new key reuses ${field}`);
+  }
+  // VerifyNewJwksStillHasOldSigningKey (a warning): an original key still published
+  const after = new Set(now.map(canonical));
+  if (!original.some((k) => after.has(canonical(k)))) {
+    warn("VerifyNewJwksStillHasOldSigningKey", "none of the original signing keys is still published");
+  }
+  return {};
+}
+
+const commands = { discovery, idtoken, userinfo, rotatedkeys };
 async function run(name, params) {
   failures = [];
   warnings = [];

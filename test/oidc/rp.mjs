@@ -19,7 +19,9 @@
 //     CLIENT_IDS, iat, exp, jti not seen before, the back-channel logout
 //     event, sub and sid, no nonce). An accepted token: a JSON line
 //     {"aud","sub","sid","jti","typ","alg"} in OUT and 200; a refused one:
-//     {"error"} in OUT and 400.
+//     {"error"} in OUT and 400. With RECEIVE_HOLD=N in the environment the
+//     first N accepted POSTs are never answered (their line has "held":true):
+//     a relying party that hangs while the test kills the sender.
 //   node rp.mjs device ISSUER CLIENT_ID SECRET|- AUTH - [SCOPE]
 //     initiateDeviceAuthorization (RFC 8628) -> a line with the device
 //     authorization response, then pollDeviceAuthorizationGrant until the
@@ -84,6 +86,7 @@ if (command === "receive") {
   const jwks = jose.createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`));
   const event = "http://schemas.openid.net/event/backchannel-logout";
   const seen = new Set();
+  let hold = Number(process.env.RECEIVE_HOLD ?? 0);
   async function verify(token) {
     const { payload, protectedHeader } = await jose.jwtVerify(token, jwks, {
       issuer, audience: clientIds.split(","), typ: "logout+jwt", algorithms: ["RS256", "ES256", "EdDSA"],
@@ -115,6 +118,11 @@ if (command === "receive") {
       } catch (e) {
         line = { error: String(e.code ?? "") + " " + String(e.message ?? e) };
         status = 400;
+      }
+      if (status === 200 && hold > 0) {
+        hold -= 1;
+        appendFileSync(out, JSON.stringify({ ...line, held: true }) + "\n");
+        return;
       }
       appendFileSync(out, JSON.stringify(line) + "\n");
       response.writeHead(status, { "Cache-Control": "no-store" }).end();

@@ -147,6 +147,12 @@ Result<Json> introspect_token(App& app, const http::Request& request, const Oidc
       return std::unexpected(info.error());
     }
     if (info->client_id.empty()) return std::nullopt;  // authd's own session: no client's
+    // Its user as the directory has them now (a directory user locked,
+    // disabled or gone: inactive), as an access token's user is judged.
+    if (auto role = app.core->guard().current_role(info->user, now); !role) {
+      if (role.error().code == Errc::invalid_token) return Json(inactive());
+      return std::unexpected(role.error());
+    }
     // A removed client's families ended with it (end_client_families).
     if (info->client_id != client.id && !every_client) return Json(inactive());
     Json body = Json::object();

@@ -210,10 +210,17 @@ HandlerResult device_code_grant(App& app, const http::Request& request, const Fo
 HandlerResult refresh_grant(App& app, const http::Request& request, const Form& form, const OidcClient& client) {
   if (!app.core->refresh().enabled()) return refused({400, "unsupported_grant_type", "refresh tokens are off"});
   const auto now = unix_now();
-  auto next = app.core->refresh().rotate(param(form, "refresh_token"), now, client.id);
+  // A directory user the directory no longer lets in (locked, disabled,
+  // gone) gets nothing, as their access tokens are refused.
+  const auto admit = [&](const User& user) -> Result<void> {
+    if (auto role = app.core->guard().current_role(user, now); !role) return std::unexpected(role.error());
+    return {};
+  };
+  auto next = app.core->refresh().rotate(param(form, "refresh_token"), now, client.id, admit);
   if (!next) {
     if (next.error().code != Errc::invalid_token) return std::unexpected(next.error());
-    return refused({400, "invalid_grant", "the refresh token is unknown, expired, reused or another client's"});
+    return refused({400, "invalid_grant",
+                    "the refresh token is unknown, expired, reused or another client's, or its user may not sign in now"});
   }
   Tokens tokens;
   tokens.scope = next->scope;

@@ -34,7 +34,11 @@ HandlerResult token_refresh(App& app, const http::Request& request, const RouteC
   if (presented.empty()) return fail(Errc::no_credentials, "no refresh token");
 
   const auto now = unix_now();
-  auto next = refresh.rotate(presented, now);
+  // A directory user the directory no longer lets in gets no new token.
+  auto next = refresh.rotate(presented, now, {}, [&](const User& user) -> Result<void> {
+    if (auto role = app.core->guard().current_role(user, now); !role) return std::unexpected(role.error());
+    return {};
+  });
   if (!next) return std::unexpected(next.error());
   // A second factor stays shown; the family stays named for POST /signout;
   // auth_time stays the sign-in's (max_age at /authorize counts from it).

@@ -86,7 +86,12 @@ class RefreshTokens {
   // gone), storage_full, internal.
   // `client_id`: the OpenID client presenting it ("" for authd's own
   // /token/refresh); a family of another client is refused (invalid_token).
-  Result<Refreshed> rotate(std::string_view token, std::int64_t now, std::string_view client_id = {});
+  // `admit`, when given, judges the user (as just read) before anything is
+  // rotated: its error is rotate's, and the token stays usable (a directory
+  // user locked now may use it again once unlocked).
+  using Admit = std::function<Result<void>(const User& user)>;
+  Result<Refreshed> rotate(std::string_view token, std::int64_t now, std::string_view client_id = {},
+                           const Admit& admit = {});
 
   // What `token` is if it is the family's current token and still usable at
   // `now` (its user still the one it was issued to), read only: nothing

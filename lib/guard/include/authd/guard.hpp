@@ -79,6 +79,15 @@ class Guard {
   // token, so does its scope. Error: not_permitted.
   static Result<void> authorize(const Principal& principal, Capability required);
 
+  // The role `user` (as just read from the store) has now: a local user's
+  // stored one; a directory user's as the directory last gave it (the same
+  // re-authentication as a token's, never waiting). For what hands out
+  // tokens or answers for a user without an access token: a refresh, an
+  // introspected refresh token. Errors: invalid_token (a directory user gone,
+  // locked or disabled, in no group that gives a role, or directory users
+  // off), unavailable (a directory user's state cannot be checked now).
+  Result<Role> current_role(const User& user, std::int64_t now) const;
+
  private:
   // `kind`: kAccessTokenType (a session) or kClientAccessKind.
   Result<Principal> authenticate(std::string_view authorization, std::int64_t now,

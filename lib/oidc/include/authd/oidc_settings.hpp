@@ -29,6 +29,9 @@ struct OidcSettings {
   std::chrono::seconds backchannel_logout_retry_max{300};
   // backchannel_logout_max_age: a logout not delivered by then is dropped (audited).
   std::chrono::seconds backchannel_logout_max_age{24 * 3600};
+  // backchannel_logout_lease: how long a sender's claim on one logout holds;
+  // one that dies mid-send leaves the logout to another after it.
+  std::chrono::seconds backchannel_logout_lease{60};
   // device_poll_interval: how often a device may poll /token (RFC 8628 §3.2 interval).
   std::chrono::seconds device_poll_interval{5};
   // Not a setting: the key of the client secrets' HMAC, derived by
