@@ -154,6 +154,14 @@ std::vector<settings::Setting> directory_settings(DirectorySettings& s) {
                        "in and the directory is not asked for that name; directory = while the directory has the "
                        "name, the local account cannot sign in by password and the directory user is refused "
                        "until an operator renames or deletes the local account (the log says so)."),
+      settings::choice("directory_password_change", s.password_change,
+                       {{"off", DirectoryPasswordChange::off}, {"user", DirectoryPasswordChange::user}},
+                       "Whether a directory user changes their password through authd (PUT /me/password, the "
+                       "pages): user = authd binds as the user's entry with the current password and has the "
+                       "directory change it as that user, under the directory's password policy (OpenLDAP: the "
+                       "Password Modify operation of RFC 3062, which the user's entry must be allowed to use on "
+                       "its own password; Active Directory: unicodePwd, over ldaps:// or StartTLS only); off = "
+                       "409, the directory manages the password. A reset by mail is refused either way."),
       settings::seconds("directory_network_timeout", s.network_timeout, 1, 60,
                         "Seconds to connect to one server before the next is tried."),
       settings::seconds("directory_operation_timeout", s.operation_timeout, 1, 120,

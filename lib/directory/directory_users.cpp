@@ -55,6 +55,25 @@ Result<std::optional<DirectoryEntry>> DirectoryUsers::sign_in(std::string_view u
   return found;
 }
 
+Result<DirectoryEntry> DirectoryUsers::change_password(std::string_view username, std::string_view stable_id,
+                                                       std::string_view current, std::string_view next,
+                                                       std::int64_t now) {
+  auto changed = client_.change_password(username, stable_id, current, next);
+  if (!changed) {
+    if (changed.error().code == Errc::unavailable) {
+      down_ = true;
+      events_.warning("directory: " + changed.error().message);
+    } else if (changed.error().code == Errc::conflict) {
+      events_.warning("directory: " + std::string(username) + " cannot change their password through authd (" +
+                      "directory_password_change = user): " + changed.error().message);
+    }
+    return changed;
+  }
+  down_ = false;
+  remember(*changed, canonical(changed->username.empty() ? username : changed->username), now);
+  return changed;
+}
+
 void DirectoryUsers::remember(const DirectoryEntry& entry, std::string_view key, std::int64_t now) {
   {
     std::unique_lock lock(states_mutex_);
