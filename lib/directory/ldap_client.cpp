@@ -56,54 +56,6 @@ constexpr std::string_view kActiveDirectoryCapability = "1.2.840.113556.1.4.800"
 // How the server changes a user's password.
 enum class PasswordProtocol { password_modify, active_directory, none };
 
-// A password's copy that is wiped when it goes (AD's UTF-16LE values).
-struct Secret {
-  std::string bytes;
-  Secret() = default;
-  Secret(const Secret&) = delete;
-  Secret& operator=(const Secret&) = delete;
-  ~Secret() { explicit_bzero(bytes.data(), bytes.size()); }
-};
-
-// AD's unicodePwd value: the password in double quotes, UTF-16LE. False for
-// text that is not UTF-8 (or holds a NUL).
-bool quoted_utf16le(std::string_view utf8, Secret& out) {
-  out.bytes.reserve(2 * utf8.size() + 4);
-  const auto unit = [&out](std::uint32_t u) {
-    out.bytes += static_cast<char>(u & 0xff);
-    out.bytes += static_cast<char>(u >> 8);
-  };
-  unit('"');
-  for (std::size_t i = 0; i < utf8.size();) {
-    const auto c = static_cast<unsigned char>(utf8[i]);
-    std::uint32_t code = 0;
-    std::size_t length = 0;
-    if (c < 0x80) code = c, length = 1;
-    else if ((c & 0xe0) == 0xc0) code = c & 0x1f, length = 2;
-    else if ((c & 0xf0) == 0xe0) code = c & 0x0f, length = 3;
-    else if ((c & 0xf8) == 0xf0) code = c & 0x07, length = 4;
-    else return false;
-    if (i + length > utf8.size()) return false;
-    for (std::size_t k = 1; k < length; ++k) {
-      const auto next = static_cast<unsigned char>(utf8[i + k]);
-      if ((next & 0xc0) != 0x80) return false;
-      code = (code << 6) | (next & 0x3f);
-    }
-    static constexpr std::uint32_t kLeast[5] = {0, 0, 0x80, 0x800, 0x10000};
-    if (code == 0 || code < kLeast[length] || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return false;
-    if (code >= 0x10000) {
-      code -= 0x10000;
-      unit(0xd800 + (code >> 10));
-      unit(0xdc00 + (code & 0x3ff));
-    } else {
-      unit(code);
-    }
-    i += length;
-  }
-  unit('"');
-  return true;
-}
-
 // A server's diagnostic message as shown to the user: printable ASCII, at
 // most 200 characters.
 std::string shown_diagnostic(const char* text) {
@@ -338,7 +290,12 @@ Result<void> Connection::change_password(PasswordProtocol protocol, const std::s
                                          std::string_view next) const {
   int msgid = -1;
   int rc = LDAP_SUCCESS;
-  Secret old_value, new_value;
+  // AD's values, wiped when they go.
+  std::string old_value, new_value;
+  struct Wipe {
+    std::string& bytes;
+    ~Wipe() { explicit_bzero(bytes.data(), bytes.size()); }
+  } wipe_old{old_value}, wipe_new{new_value};
   if (protocol == PasswordProtocol::password_modify) {
     // No userIdentity: the bound user's own password (RFC 3062 §2).
     berval old_password{static_cast<ber_len_t>(current.size()), const_cast<char*>(current.data())};
@@ -349,10 +306,10 @@ Result<void> Connection::change_password(PasswordProtocol protocol, const std::s
     if (!ldap_tls_inplace(ld_.get())) {
       return fail(Errc::conflict, "Active Directory changes a password over TLS only: use ldaps:// (or StartTLS)");
     }
-    if (!quoted_utf16le(current, old_value)) return fail(Errc::invalid_login, "a current password that is not UTF-8");
-    if (!quoted_utf16le(next, new_value)) return fail_field("new_password", "new_password must be UTF-8 text");
-    berval old_berval{static_cast<ber_len_t>(old_value.bytes.size()), old_value.bytes.data()};
-    berval new_berval{static_cast<ber_len_t>(new_value.bytes.size()), new_value.bytes.data()};
+    if (!unicode_pwd_value(current, old_value)) return fail(Errc::invalid_login, "a current password that is not UTF-8");
+    if (!unicode_pwd_value(next, new_value)) return fail_field("new_password", "new_password must be UTF-8 text");
+    berval old_berval{static_cast<ber_len_t>(old_value.size()), old_value.data()};
+    berval new_berval{static_cast<ber_len_t>(new_value.size()), new_value.data()};
     berval* old_values[] = {&old_berval, nullptr};
     berval* new_values[] = {&new_berval, nullptr};
     char attribute[] = "unicodePwd";

@@ -118,6 +118,11 @@ std::string directory_id_text(std::string_view attribute, std::string_view value
 // has ACCOUNTDISABLE (0x2), or msDS-User-Account-Control-Computed has
 // UF_LOCKOUT (0x10). Each is the attribute's decimal text, "" when absent.
 bool directory_account_disabled(std::string_view user_account_control, std::string_view computed);
+// Active Directory's unicodePwd value of a password (MS-ADTS, "unicodePwd"):
+// the password between double quotes, in UTF-16LE, into `out`. False (and
+// `out` not to be used) for text that is not UTF-8: an invalid or overlong
+// sequence, a surrogate, a NUL.
+bool unicode_pwd_value(std::string_view utf8, std::string& out);
 
 // A user's entry as the directory has it now.
 struct DirectoryEntry {
