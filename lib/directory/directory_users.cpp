@@ -60,12 +60,17 @@ Result<DirectoryEntry> DirectoryUsers::change_password(std::string_view username
                                                        std::int64_t now) {
   auto changed = client_.change_password(username, stable_id, current, next);
   if (!changed) {
-    if (changed.error().code == Errc::unavailable) {
+    const Error& error = changed.error();
+    if (error.code == Errc::unavailable) {
       down_ = true;
-      events_.warning("directory: " + changed.error().message);
-    } else if (changed.error().code == Errc::conflict) {
-      events_.warning("directory: " + std::string(username) + " cannot change their password through authd (" +
-                      "directory_password_change = user): " + changed.error().message);
+      events_.warning("directory: " + error.message);
+      // The servers' names and errors are for the log, not the user.
+      return std::unexpected(Error::retry_later(Errc::unavailable, error.retry_after.value_or(5),
+                                                "the directory cannot be reached: the password cannot be changed now"));
+    }
+    if (error.code != Errc::invalid_login && error.code != Errc::invalid_input) {
+      events_.warning("directory: " + std::string(username) + " cannot change their password through authd " +
+                      "(directory_password_change = user): " + error.message);
     }
     return changed;
   }

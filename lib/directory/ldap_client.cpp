@@ -7,8 +7,7 @@
 
 #include <ldap.h>
 
-#include <cstdint>
-#include <cstring>
+#include <cstring>  // explicit_bzero
 #include <memory>
 #include <utility>
 
@@ -50,7 +49,7 @@ bool server_failed(int rc) {
 std::string value_text(const berval* value) { return std::string(value->bv_val, value->bv_len); }
 
 // Active Directory's capability in the root DSE's supportedCapabilities
-// (LDAP_CAP_ACTIVE_DIRECTORY_OID, [MS-ADTS] 3.1.1.3.4.3).
+// (LDAP_CAP_ACTIVE_DIRECTORY_OID, [MS-ADTS]).
 constexpr std::string_view kActiveDirectoryCapability = "1.2.840.113556.1.4.800";
 
 // How the server changes a user's password.

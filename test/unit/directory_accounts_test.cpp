@@ -124,6 +124,9 @@ TEST_F(DirectoryAccountsTest, APasswordChangeGoesToTheDirectoryOnlyWhenAllowed) 
   auto down = accounts_->change_password("alice", "her password", "a new password");
   ASSERT_FALSE(down);
   EXPECT_EQ(down.error().code, Errc::unavailable) << down.error().message;
+  EXPECT_EQ(down.error().message, "the directory cannot be reached: the password cannot be changed now")
+      << "the servers' names stay in the log";
+  EXPECT_TRUE(down.error().retry_after);
   // Refused before any server is asked.
   EXPECT_EQ(accounts_->change_password("alice", "", "a new password").error().code, Errc::invalid_login);
   auto empty = accounts_->change_password("alice", "her password", "");

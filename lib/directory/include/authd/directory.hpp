@@ -204,8 +204,9 @@ class DirectoryUsers {
 
   // DirectoryClient::change_password; the entry is remembered for the
   // guard when it succeeds, and the operator is told (Events::warning) when
-  // the directory refuses the change itself (conflict) or cannot be reached.
-  // The caller checks settings().password_change.
+  // the directory refuses the change itself (conflict), fails (internal) or
+  // cannot be reached (unavailable, then with a message that names no
+  // server). The caller checks settings().password_change.
   Result<DirectoryEntry> change_password(std::string_view username, std::string_view stable_id,
                                          std::string_view current, std::string_view next, std::int64_t now);
 
