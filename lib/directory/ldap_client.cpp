@@ -334,10 +334,11 @@ Result<void> Connection::change_password(PasswordProtocol protocol, const std::s
   switch (code) {
     case LDAP_SUCCESS: return {};
     // The directory's password policy (ppolicy's quality, length, history,
-    // minimum age; AD's complexity, length, history, minimum age).
+    // minimum age; AD's complexity, length, history, minimum age). The
+    // message starts with the field's name: the pages mark the field by it.
     case LDAP_CONSTRAINT_VIOLATION:
     case LDAP_INVALID_SYNTAX:
-      return fail_field("new_password", "the directory refused the new password: " + why);
+      return fail_field("new_password", "new_password refused by the directory: " + why);
     case LDAP_INVALID_CREDENTIALS: return fail(Errc::invalid_login, "the directory refused the current password");
     // The directory lets this user change no password (its ACL, or an
     // operation it does not take here).

@@ -194,7 +194,7 @@ change_password "$PAUL" 'Not-His-Pass-1' 'Paul-New-Pass-2'
 expect_status 500 "a wrong current password: Invalid Login, as for a local user"
 change_password "$PAUL" "$(pw paul)" 'paul'
 expect_status 400 "a new password the domain's complexity policy refuses"
-expect_match "the 400 gives the domain's reason" '^the directory refused the new password: .*password is too short' "$(json .error)"
+expect_match "the 400 gives the domain's reason" '^new_password refused by the directory: .*password is too short' "$(json .error)"
 change_password "$PAUL" "$(pw paul)" 'Paul-New-Pass-2'
 expect_status 200 "AD changes paul's password"
 NEW_PAUL="Authorization: Bearer $(json .token)"

@@ -233,7 +233,7 @@ change_password "$WENDY" 'not her password' 'wendy second secret'
 expect_status 500 "a wrong current password: Invalid Login, as for a local user"
 change_password "$WENDY" "$(pw wendy)" 'short one'
 expect_status 400 "a new password the directory's policy refuses (pwdMinLength 12)"
-expect_match "the 400 says the directory refused it" '^the directory refused the new password: Password fails quality' \
+expect_match "the 400 says the directory refused it" '^new_password refused by the directory: Password fails quality' \
   "$(json .error)"
 change_password "$WENDY" "$(pw wendy)" 'wendy second secret'
 expect_status 200 "the directory changes wendy's password"
