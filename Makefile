@@ -131,7 +131,7 @@ fuzz:
 	@$(DEPS) fuzz
 	CC=$(FUZZ_CC) CXX=$(FUZZ_CXX) cmake -S . -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_COMPILER=$(FUZZ_CXX) -DAUTHD_FUZZ=ON -DAUTHD_BUILD_TESTS=OFF -DAUTHD_FUZZ_SECONDS=$(FUZZ_SECONDS)
-	cmake --build $(FUZZ_DIR) -j$(JOBS) --target fuzz_token fuzz_signup_json fuzz_authorization fuzz_request_path fuzz_fcgi_parser fuzz_webauthn fuzz_client_assertion
+	cmake --build $(FUZZ_DIR) -j$(JOBS) --target fuzz_token fuzz_signup_json fuzz_authorization fuzz_request_path fuzz_fcgi_parser fuzz_webauthn fuzz_client_assertion fuzz_directory_filter fuzz_directory_answer
 	cd $(FUZZ_DIR) && $(CTEST) -L fuzz -j$(JOBS) --output-on-failure
 
 fuzz-long: FUZZ_SECONDS = 600

@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "authd/clock.hpp"
+#include "authd/directory.hpp"
 #include "authd/invitations.hpp"
 #include "authd/mfa.hpp"
 #include "authd/password_reset.hpp"
@@ -303,23 +304,41 @@ Result<ExternalSignIn> Accounts::sign_in_external(const ExternalIdentity& identi
 
 Result<User> Accounts::change_password(std::string_view username, std::string_view current, std::string_view next) {
   if (auto stored = store_.find_user(username); stored && is_directory_user(*stored)) {
-    return fail(Errc::conflict, std::string(kDirectoryManagesPassword));
+    return change_directory_password(*stored, current, next);
   }
   auto user = sign_in(BasicCredentials{std::string(username), std::string(current)});
   if (!user) return std::unexpected(user.error());
   if (auto ok = validate_password(next, policy_); !ok) return fail_field("new_password", ok.error().message);
   auto hash = hasher_.hash(next);
   if (!hash) return std::unexpected(hash.error());
-  const std::string checked_hash = user->password_hash;
+  return store_password_change(username, user->id, user->password_hash, std::move(*hash));
+}
+
+Result<User> Accounts::change_directory_password(const User& user, std::string_view current, std::string_view next) {
+  if (!directory_ || !directory_->enabled() ||
+      directory_->settings().password_change != DirectoryPasswordChange::user) {
+    return fail(Errc::conflict, std::string(kDirectoryManagesPassword));
+  }
+  if (current.size() > policy_.password_max_length) return fail(Errc::invalid_login, "an over-long password");
+  if (auto ok = validate_password(next, policy_); !ok) return fail_field("new_password", ok.error().message);
+  auto changed = directory_->change_password(user.username, directory_id(user), current, next, unix_now());
+  if (!changed) return std::unexpected(changed.error());
+  // The directory holds the password: the account's write ends its tokens
+  // and links as a local change does, with no hash of its own.
+  return store_password_change(user.username, user.id, user.password_hash, user.password_hash);
+}
+
+Result<User> Accounts::store_password_change(std::string_view username, const std::string& user_id,
+                                             const std::string& checked_hash, std::string hash) {
   User changed;
   auto done = store_.write([&](StoreTxn& txn) -> Result<void> {
     auto stored = txn.find_user(username);
     if (!stored) return std::unexpected(stored.error());
     // Changed by someone else since it was checked: make the caller retry.
-    if (stored->id != user->id || stored->password_hash != checked_hash) {
+    if (stored->id != user_id || stored->password_hash != checked_hash) {
       return fail(Errc::conflict, "the account changed meanwhile; try again");
     }
-    stored->password_hash = std::move(*hash);
+    stored->password_hash = std::move(hash);
     stored->version += 1;
     stored->updated_at = unix_now();
     stored->token_generation += 1;

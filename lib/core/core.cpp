@@ -68,6 +68,7 @@ Core::Core(CoreSettings settings, std::shared_ptr<Store> store, TokenService tok
     return service_user(*client);
   });
   guard_.use_directory(directory_.get());
+  accounts_.use_directory(directory_.get());
   // A role a directory refresh found changed: the stored account follows
   // (authctl list, the admin API; the guard applies it at once anyway).
   directory_->on_role_changed([this](const std::string& username, const std::string& stable_id, Role role) {

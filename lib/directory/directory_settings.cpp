@@ -1,5 +1,6 @@
 // The directory_* settings, checked once at start, and the pure parts of the
-// directory client: filter escaping (RFC 4515), DN comparison, groups to role.
+// directory client: filter escaping (RFC 4515), DN comparison, groups to role,
+// reading ids and account flags, AD's unicodePwd values.
 #include <charconv>
 #include <cstdint>
 #include <fstream>
@@ -154,6 +155,14 @@ std::vector<settings::Setting> directory_settings(DirectorySettings& s) {
                        "in and the directory is not asked for that name; directory = while the directory has the "
                        "name, the local account cannot sign in by password and the directory user is refused "
                        "until an operator renames or deletes the local account (the log says so)."),
+      settings::choice("directory_password_change", s.password_change,
+                       {{"off", DirectoryPasswordChange::off}, {"user", DirectoryPasswordChange::user}},
+                       "Whether a directory user changes their password through authd (PUT /me/password, the "
+                       "pages): user = authd binds as the user's entry with the current password and has the "
+                       "directory change it as that user, under the directory's password policy (OpenLDAP: the "
+                       "Password Modify operation of RFC 3062, which the user's entry must be allowed to use on "
+                       "its own password; Active Directory: unicodePwd, over ldaps:// or StartTLS only); off = "
+                       "409, the directory manages the password. A reset by mail is refused either way."),
       settings::seconds("directory_network_timeout", s.network_timeout, 1, 60,
                         "Seconds to connect to one server before the next is tried."),
       settings::seconds("directory_operation_timeout", s.operation_timeout, 1, 120,
@@ -352,6 +361,51 @@ bool directory_account_disabled(std::string_view user_account_control, std::stri
   };
   constexpr std::uint32_t kAccountDisable = 0x2, kLockout = 0x10;
   return (flags(user_account_control) & kAccountDisable) != 0 || (flags(computed) & kLockout) != 0;
+}
+
+bool unicode_pwd_value(std::string_view utf8, std::string& out) {
+  out.clear();
+  out.reserve(2 * utf8.size() + 4);
+  const auto unit = [&out](std::uint32_t u) {
+    out += static_cast<char>(u & 0xff);
+    out += static_cast<char>(u >> 8);
+  };
+  unit('"');
+  for (std::size_t i = 0; i < utf8.size();) {
+    const auto lead = static_cast<unsigned char>(utf8[i]);
+    // The sequence's length and the least code point it may encode
+    // (longer forms of a smaller one are refused, as are surrogates).
+    std::size_t length = 0;
+    std::uint32_t code = 0, least = 0;
+    if (lead < 0x80) {
+      length = 1, code = lead;
+    } else if ((lead & 0xe0) == 0xc0) {
+      length = 2, code = lead & 0x1f, least = 0x80;
+    } else if ((lead & 0xf0) == 0xe0) {
+      length = 3, code = lead & 0x0f, least = 0x800;
+    } else if ((lead & 0xf8) == 0xf0) {
+      length = 4, code = lead & 0x07, least = 0x10000;
+    } else {
+      return false;
+    }
+    if (length > utf8.size() - i) return false;
+    for (std::size_t k = 1; k < length; ++k) {
+      const auto next = static_cast<unsigned char>(utf8[i + k]);
+      if ((next & 0xc0) != 0x80) return false;
+      code = (code << 6) | (next & 0x3f);
+    }
+    if (code == 0 || code < least || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return false;
+    if (code >= 0x10000) {
+      code -= 0x10000;
+      unit(0xd800 + (code >> 10));
+      unit(0xdc00 + (code & 0x3ff));
+    } else {
+      unit(code);
+    }
+    i += length;
+  }
+  unit('"');
+  return true;
 }
 
 }  // namespace authd

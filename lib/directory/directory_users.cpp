@@ -55,6 +55,30 @@ Result<std::optional<DirectoryEntry>> DirectoryUsers::sign_in(std::string_view u
   return found;
 }
 
+Result<DirectoryEntry> DirectoryUsers::change_password(std::string_view username, std::string_view stable_id,
+                                                       std::string_view current, std::string_view next,
+                                                       std::int64_t now) {
+  auto changed = client_.change_password(username, stable_id, current, next);
+  if (!changed) {
+    const Error& error = changed.error();
+    if (error.code == Errc::unavailable) {
+      down_ = true;
+      events_.warning("directory: " + error.message);
+      // The servers' names and errors are for the log, not the user.
+      return std::unexpected(Error::retry_later(Errc::unavailable, error.retry_after.value_or(5),
+                                                "the directory cannot be reached: the password cannot be changed now"));
+    }
+    if (error.code != Errc::invalid_login && error.code != Errc::invalid_input) {
+      events_.warning("directory: " + std::string(username) + " cannot change their password through authd " +
+                      "(directory_password_change = user): " + error.message);
+    }
+    return changed;
+  }
+  down_ = false;
+  remember(*changed, canonical(changed->username.empty() ? username : changed->username), now);
+  return changed;
+}
+
 void DirectoryUsers::remember(const DirectoryEntry& entry, std::string_view key, std::int64_t now) {
   {
     std::unique_lock lock(states_mutex_);

@@ -7,7 +7,9 @@
 
 #include <ldap.h>
 
+#include <cstring>  // explicit_bzero
 #include <memory>
+#include <utility>
 
 #include "authd/directory.hpp"
 
@@ -46,6 +48,25 @@ bool server_failed(int rc) {
 
 std::string value_text(const berval* value) { return std::string(value->bv_val, value->bv_len); }
 
+// Active Directory's capability in the root DSE's supportedCapabilities
+// (LDAP_CAP_ACTIVE_DIRECTORY_OID, [MS-ADTS]).
+constexpr std::string_view kActiveDirectoryCapability = "1.2.840.113556.1.4.800";
+
+// How the server changes a user's password.
+enum class PasswordProtocol { password_modify, active_directory, none };
+
+// A server's diagnostic message as shown to the user: printable ASCII, at
+// most 200 characters.
+std::string shown_diagnostic(const char* text) {
+  std::string out;
+  for (const char* c = text ? text : ""; *c && out.size() < 200; ++c) {
+    const auto b = static_cast<unsigned char>(*c);
+    out += b >= 0x20 && b < 0x7f ? *c : ' ';
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
 // One open, bound connection to the first server that answered.
 class Connection {
  public:
@@ -55,11 +76,19 @@ class Connection {
   Result<std::optional<DirectoryEntry>> find(std::string_view username) const;
   // A simple bind as `dn`. Errors: invalid_login, unavailable.
   Result<void> bind(const std::string& dn, std::string_view password) const;
+  // What the server offers for a password change (its root DSE).
+  Result<PasswordProtocol> password_protocol() const;
+  // The bound user's password changed from `current` to `next` (entry `dn`).
+  Result<void> change_password(PasswordProtocol protocol, const std::string& dn, std::string_view current,
+                               std::string_view next) const;
 
  private:
   Connection(const DirectorySettings& settings, LdapPtr ld, std::string url)
       : settings_(&settings), ld_(std::move(ld)), url_(std::move(url)) {}
   Result<std::vector<std::string>> search_groups(const std::string& dn) const;
+  // The answer to the request `msgid` (a password change): its result code
+  // and the server's diagnostic message.
+  Result<std::pair<int, std::string>> result_of(int msgid) const;
   std::vector<std::string> values(LDAPMessage* entry, const std::string& attribute) const;
 
   const DirectorySettings* settings_;
@@ -218,6 +247,130 @@ Result<void> Connection::bind(const std::string& dn, std::string_view password) 
   return fail(Errc::invalid_login, "the directory refused the password");
 }
 
+Result<PasswordProtocol> Connection::password_protocol() const {
+  char extensions[] = "supportedExtension";
+  char capabilities[] = "supportedCapabilities";
+  char* attributes[] = {extensions, capabilities, nullptr};
+  timeval limit = to_timeval(settings_->operation_timeout);
+  LDAPMessage* raw = nullptr;
+  const int rc = ldap_search_ext_s(ld_.get(), "", LDAP_SCOPE_BASE, "(objectClass=*)", attributes, 0, nullptr, nullptr,
+                                   &limit, 1, &raw);
+  MessagePtr result(raw);
+  if (server_failed(rc)) return fail(Errc::unavailable, url_ + ": reading the root DSE failed: " + ldap_err2string(rc));
+  LDAPMessage* root = rc == LDAP_SUCCESS ? ldap_first_entry(ld_.get(), result.get()) : nullptr;
+  if (!root) return PasswordProtocol::none;
+  for (const auto& capability : values(root, capabilities)) {
+    if (capability == kActiveDirectoryCapability) return PasswordProtocol::active_directory;
+  }
+  for (const auto& extension : values(root, extensions)) {
+    if (extension == LDAP_EXOP_MODIFY_PASSWD) return PasswordProtocol::password_modify;
+  }
+  return PasswordProtocol::none;
+}
+
+Result<std::pair<int, std::string>> Connection::result_of(int msgid) const {
+  timeval limit = to_timeval(settings_->operation_timeout);
+  LDAPMessage* raw = nullptr;
+  const int got = ldap_result(ld_.get(), msgid, LDAP_MSG_ALL, &limit, &raw);
+  MessagePtr result(raw);
+  if (got <= 0 || !result) {
+    if (got == 0) ldap_abandon_ext(ld_.get(), msgid, nullptr, nullptr);
+    return fail(Errc::unavailable, url_ + ": the password change got no answer");
+  }
+  int code = LDAP_OTHER;
+  char* raw_text = nullptr;
+  const int rc = ldap_parse_result(ld_.get(), result.get(), &code, nullptr, &raw_text, nullptr, nullptr, 0);
+  TextPtr text(raw_text);
+  if (rc != LDAP_SUCCESS) return fail(Errc::unavailable, url_ + ": an unreadable answer: " + ldap_err2string(rc));
+  return std::pair<int, std::string>(code, shown_diagnostic(text.get()));
+}
+
+Result<void> Connection::change_password(PasswordProtocol protocol, const std::string& dn, std::string_view current,
+                                         std::string_view next) const {
+  int msgid = -1;
+  int rc = LDAP_SUCCESS;
+  // AD's values, wiped when they go.
+  std::string old_value, new_value;
+  struct Wipe {
+    std::string& bytes;
+    ~Wipe() { explicit_bzero(bytes.data(), bytes.size()); }
+  } wipe_old{old_value}, wipe_new{new_value};
+  if (protocol == PasswordProtocol::password_modify) {
+    // No userIdentity: the bound user's own password (RFC 3062 §2).
+    berval old_password{static_cast<ber_len_t>(current.size()), const_cast<char*>(current.data())};
+    berval new_password{static_cast<ber_len_t>(next.size()), const_cast<char*>(next.data())};
+    rc = ldap_passwd(ld_.get(), nullptr, &old_password, &new_password, nullptr, nullptr, &msgid);
+  } else if (protocol == PasswordProtocol::active_directory) {
+    // AD takes unicodePwd over an encrypted connection only.
+    if (!ldap_tls_inplace(ld_.get())) {
+      return fail(Errc::conflict, "Active Directory changes a password over TLS only: use ldaps:// (or StartTLS)");
+    }
+    if (!unicode_pwd_value(current, old_value)) return fail(Errc::invalid_login, "a current password that is not UTF-8");
+    if (!unicode_pwd_value(next, new_value)) return fail_field("new_password", "new_password must be UTF-8 text");
+    berval old_berval{static_cast<ber_len_t>(old_value.size()), old_value.data()};
+    berval new_berval{static_cast<ber_len_t>(new_value.size()), new_value.data()};
+    berval* old_values[] = {&old_berval, nullptr};
+    berval* new_values[] = {&new_berval, nullptr};
+    char attribute[] = "unicodePwd";
+    LDAPMod remove{};
+    remove.mod_op = LDAP_MOD_DELETE | LDAP_MOD_BVALUES;
+    remove.mod_type = attribute;
+    remove.mod_vals.modv_bvals = old_values;
+    LDAPMod add{};
+    add.mod_op = LDAP_MOD_ADD | LDAP_MOD_BVALUES;
+    add.mod_type = attribute;
+    add.mod_vals.modv_bvals = new_values;
+    LDAPMod* changes[] = {&remove, &add, nullptr};
+    rc = ldap_modify_ext(ld_.get(), dn.c_str(), changes, nullptr, nullptr, &msgid);
+  } else {
+    return fail(Errc::conflict, "the directory offers no password change authd knows (neither RFC 3062's Password "
+                                "Modify nor Active Directory's unicodePwd)");
+  }
+  if (rc != LDAP_SUCCESS) return fail(Errc::unavailable, url_ + ": the password change failed: " + ldap_err2string(rc));
+  auto answer = result_of(msgid);
+  if (!answer) return std::unexpected(answer.error());
+  const auto& [code, diagnostic] = *answer;
+  const std::string why = diagnostic.empty() ? std::string(ldap_err2string(code)) : diagnostic;
+  switch (code) {
+    case LDAP_SUCCESS: return {};
+    // The directory's password policy (ppolicy's quality, length, history,
+    // minimum age; AD's complexity, length, history, minimum age). The
+    // message starts with the field's name: the pages mark the field by it.
+    case LDAP_CONSTRAINT_VIOLATION:
+    case LDAP_INVALID_SYNTAX:
+      return fail_field("new_password", "new_password refused by the directory: " + why);
+    case LDAP_INVALID_CREDENTIALS: return fail(Errc::invalid_login, "the directory refused the current password");
+    // The directory lets this user change no password (its ACL, or an
+    // operation it does not take here).
+    case LDAP_INSUFFICIENT_ACCESS:
+    case LDAP_UNWILLING_TO_PERFORM:
+    case LDAP_STRONG_AUTH_REQUIRED:
+    case LDAP_CONFIDENTIALITY_REQUIRED:
+    case LDAP_PROTOCOL_ERROR:
+    case LDAP_UNAVAILABLE_CRITICAL_EXTENSION:
+    case LDAP_NO_SUCH_ATTRIBUTE:
+      return fail(Errc::conflict, "the directory does not let this account change its password (" + why +
+                                      "): change it there");
+    default:
+      if (server_failed(code)) return fail(Errc::unavailable, url_ + ": the password change failed: " + why);
+      return fail(Errc::internal, url_ + ": the password change failed: " + why);
+  }
+}
+
+// The checks of a username and password before either reaches a server.
+Result<void> check_credentials(const DirectorySettings& settings, std::string_view username, std::string_view password) {
+  // An empty password would be an unauthenticated bind (RFC 4513 §5.1.2),
+  // which servers answer with success: never asked.
+  if (password.empty()) return fail(Errc::invalid_login, "an empty password");
+  if (password.find('\0') != std::string_view::npos || username.find('\0') != std::string_view::npos) {
+    return fail(Errc::invalid_login, "a NUL byte in the credentials");
+  }
+  if (username.empty() || username.size() > settings.username_max_length) {
+    return fail(Errc::invalid_login, "a username the directory is not asked for");
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<std::optional<DirectoryEntry>> DirectoryClient::find(std::string_view username) const {
@@ -229,15 +382,7 @@ Result<std::optional<DirectoryEntry>> DirectoryClient::find(std::string_view use
 Result<std::optional<DirectoryEntry>> DirectoryClient::authenticate(std::string_view username,
                                                                    std::string_view password,
                                                                    const BeforeBind& before_bind) const {
-  // An empty password would be an unauthenticated bind (RFC 4513 §5.1.2),
-  // which servers answer with success: never asked.
-  if (password.empty()) return fail(Errc::invalid_login, "an empty password");
-  if (password.find('\0') != std::string_view::npos || username.find('\0') != std::string_view::npos) {
-    return fail(Errc::invalid_login, "a NUL byte in the credentials");
-  }
-  if (username.empty() || username.size() > settings_.username_max_length) {
-    return fail(Errc::invalid_login, "a username the directory is not asked for");
-  }
+  if (auto checked = check_credentials(settings_, username, password); !checked) return std::unexpected(checked.error());
   auto connection = Connection::open(settings_);
   if (!connection) return std::unexpected(connection.error());
   auto entry = connection->find(username);
@@ -248,6 +393,30 @@ Result<std::optional<DirectoryEntry>> DirectoryClient::authenticate(std::string_
   if (auto bound = connection->bind((*entry)->dn, password); !bound) return std::unexpected(bound.error());
   if ((*entry)->locked) return fail(Errc::invalid_login, "the directory account is locked");
   return entry;
+}
+
+Result<DirectoryEntry> DirectoryClient::change_password(std::string_view username, std::string_view stable_id,
+                                                        std::string_view current, std::string_view next) const {
+  if (auto checked = check_credentials(settings_, username, current); !checked) return std::unexpected(checked.error());
+  if (next.empty() || next.find('\0') != std::string_view::npos) {
+    return fail_field("new_password", "new_password must be non-empty text without NUL bytes");
+  }
+  auto connection = Connection::open(settings_);
+  if (!connection) return std::unexpected(connection.error());
+  auto entry = connection->find(username);
+  if (!entry) return std::unexpected(entry.error());
+  // The password goes to the entry the account is linked to, or nowhere.
+  if (!*entry || (*entry)->stable_id != stable_id) {
+    return fail(Errc::invalid_login, "the directory has no longer this account's entry under its name");
+  }
+  auto protocol = connection->password_protocol();
+  if (!protocol) return std::unexpected(protocol.error());
+  if (auto bound = connection->bind((*entry)->dn, current); !bound) return std::unexpected(bound.error());
+  if ((*entry)->locked) return fail(Errc::invalid_login, "the directory account is locked");
+  if (auto changed = connection->change_password(*protocol, (*entry)->dn, current, next); !changed) {
+    return std::unexpected(changed.error());
+  }
+  return std::move(**entry);
 }
 
 Result<std::vector<Result<std::optional<DirectoryEntry>>>> DirectoryClient::find_each(

@@ -15,6 +15,11 @@ Result<std::optional<DirectoryEntry>> DirectoryClient::authenticate(std::string_
   return not_built();
 }
 
+Result<DirectoryEntry> DirectoryClient::change_password(std::string_view, std::string_view, std::string_view,
+                                                        std::string_view) const {
+  return not_built();
+}
+
 Result<std::vector<Result<std::optional<DirectoryEntry>>>> DirectoryClient::find_each(
     const std::vector<std::string>&) const {
   return not_built();

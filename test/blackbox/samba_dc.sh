@@ -20,7 +20,9 @@
 # address of its own in 127.0.0.0/8, which only fails when something listens
 # on those ports on every address (the start says so). Samba refuses simple
 # binds over ldap:// (ldap server require strong auth): the tests use
-# ldaps:// with a certificate for SAMBA_ADDR from a test CA. Needs root
+# ldaps:// with a certificate for SAMBA_ADDR from a test CA. A changed
+# password's old one stops at once (old password allowed period = 0: by
+# default Samba takes it, simple binds included, for 60 minutes). Needs root
 # (samba-tool keeps NT ACLs in extended attributes).
 
 SAMBA_REALM=AUTHD.TEST
@@ -75,6 +77,7 @@ samba_dc_setup() {
 	tls keyfile = $d/server.key
 	tls certfile = $d/server.pem
 	tls cafile = $d/ca.pem
+	old password allowed period = 0
 EOF
 }
 

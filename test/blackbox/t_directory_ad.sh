@@ -13,7 +13,11 @@
 #  - the same person under two names (sAMAccountName, userPrincipalName):
 #    one account, keyed by objectGUID in the form AD's tools show;
 #  - a role given through a nested group (groupA in groupB, groupB mapped):
-#    found with the matching rule in chain 1.2.840.113556.1.4.1941.
+#    found with the matching rule in chain 1.2.840.113556.1.4.1941;
+#  - a password change (directory_password_change = user) by someone who holds
+#    the session but not the current password, or to a password the domain's
+#    policy refuses: refused; the change is AD's (unicodePwd, as the user,
+#    over LDAPS): the old password stops signing in.
 # Runs on lighttpd and LMDB only (t_directory_ldap.sh covers the directory
 # users' store on PostgreSQL; the DC's provisioning costs about 10 s).
 source "$(dirname "$0")/harness.sh"
@@ -38,7 +42,7 @@ unicodePwd:: $(ad_unicode_pwd 'Service-Pass-123')
 userAccountControl: 66048
 
 EOF
-  for who in alice erin lena dora; do
+  for who in alice erin lena dora paul; do
     cat <<EOF
 dn: CN=${who^} Example,$U
 objectClass: user
@@ -59,6 +63,7 @@ member: CN=Alice Example,$U
 member: CN=Erin Example,$U
 member: CN=Lena Example,$U
 member: CN=Dora Example,$U
+member: CN=Paul Example,$U
 
 dn: CN=groupB,$U
 objectClass: group
@@ -66,7 +71,7 @@ sAMAccountName: groupB
 member: CN=groupA,$U
 EOF
 } | ad_modify -a
-expect_eq "the service account, four people and two groups added over LDAPS" 0 "$?"
+expect_eq "the service account, five people and two groups added over LDAPS" 0 "$?"
 printf '%s\n' 'Service-Pass-123' >"$SAMBA_DIR/service.pw"
 chmod 0600 "$SAMBA_DIR/service.pw"
 
@@ -90,6 +95,7 @@ export AUTHD_DIRECTORY_GROUP_BASE=$B
 export AUTHD_DIRECTORY_EDITOR_GROUPS="CN=groupB,$U"
 export AUTHD_DIRECTORY_CACHE_TTL=2
 export AUTHD_DIRECTORY_STALE_LIMIT=30
+export AUTHD_DIRECTORY_PASSWORD_CHANGE=user
 # The throttle sooner than by default, and a delay that outlasts the script
 # (the step "a second name gives no attempts of its own").
 export AUTHD_SIGNIN_USER_THRESHOLD=3 AUTHD_SIGNIN_FIRST_DELAY=60
@@ -169,6 +175,42 @@ expect_status 200 "alice's token still works"
 signin erin "$(pw erin)"
 expect_status 500 "erin (disabled) cannot sign in"
 
+step "directory_password_change = user: AD's unicodePwd, changed as the user over LDAPS"
+# The domain's default minimum password age (1 day) would refuse a change
+# of a password set today.
+ad_modify <<EOF
+dn: $B
+changetype: modify
+replace: minPwdAge
+minPwdAge: 0
+EOF
+expect_eq "ldapmodify: the domain lets a password change today" 0 "$?"
+token_of paul "paul signs in" PAUL
+change_password() {  # AUTHORIZATION CURRENT NEW
+  http PUT /me/password -H "$1" -H 'Content-Type: application/json' \
+    --data-binary "$(jq -nc --arg c "$2" --arg n "$3" '{current_password: $c, new_password: $n}')"
+}
+change_password "$PAUL" 'Not-His-Pass-1' 'Paul-New-Pass-2'
+expect_status 500 "a wrong current password: Invalid Login, as for a local user"
+change_password "$PAUL" "$(pw paul)" 'paul'
+expect_status 400 "a new password the domain's complexity policy refuses"
+expect_match "the 400 gives the domain's reason" '^new_password refused by the directory: .*password is too short' "$(json .error)"
+change_password "$PAUL" "$(pw paul)" 'Paul-New-Pass-2'
+expect_status 200 "AD changes paul's password"
+NEW_PAUL="Authorization: Bearer $(json .token)"
+http GET /records -H "$NEW_PAUL"
+expect_status 200 "the token the change gave works"
+http GET /records -H "$PAUL"
+expect_denied "paul's token from before the change ends" 401
+signin paul "$(pw paul)"
+expect_status 500 "the old password no longer signs in"
+signin paul 'Paul-New-Pass-2'
+expect_status 200 "the new password signs in"
+signin paul@authd.test 'Paul-New-Pass-2'
+expect_status 200 "the new password signs in by userPrincipalName"
+expect_eq "the audit line of the change" ok \
+  "$(jq -r 'select(.event == "password_changed" and .username == "paul") | .outcome' "$AUTHD_AUDIT_LOG" 2>/dev/null)"
+
 step "a second name gives a guesser no attempts of its own"
 # alice answers to alice and alice@authd.test: guesses alternating between
 # the two names count for the account, so the throttle holds both names
@@ -192,6 +234,6 @@ expect_match "the audit line names the directory account" '"event":"throttled".*
   "$(cat "$AUTHD_AUDIT_LOG" 2>/dev/null)"
 
 step "no password in the logs"
-expect_eq "authd.log holds no directory password" 0 "$(grep -c 'Dir-Pass\|Service-Pass' "$STATE_DIR/authd.log")"
+expect_eq "authd.log holds no directory password" 0 "$(grep -c 'Dir-Pass\|Service-Pass\|New-Pass' "$STATE_DIR/authd.log")"
 
 finish

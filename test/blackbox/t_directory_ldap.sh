@@ -15,7 +15,11 @@
 #    are untouched; the first of two servers down: the second answers;
 #  - a server whose certificate another CA signed (ldaps://, and StartTLS,
 #    which ldap:// to a host that is not loopback must use): refused;
-#  - a directory user's password, role or account changed in authd: 409 / refused.
+#  - a directory user's password, role or account changed in authd: 409 / refused;
+#  - with directory_password_change = user, a password change by someone who
+#    holds the session but not the current password, or to a password the
+#    directory's policy refuses: refused; the change is the directory's (the
+#    old password stops signing in, the old tokens end).
 # Runs on lighttpd and on PostgreSQL only (its subject is authd's logic, not
 # the front server).
 source "$(dirname "$0")/harness.sh"
@@ -245,7 +249,47 @@ expect_status 200 "the directory back: bob signs in"
 http GET /records -H "$WENDY"
 expect_status 200 "wendy's token still works"
 
+step "directory_password_change = user: the directory changes the password, as the user"
+authd_stop
+export AUTHD_DIRECTORY_PASSWORD_CHANGE=user
+authd_start || fail "authd restarts with directory_password_change = user"
+ldap_modify <<EOF
+dn: cn=default,ou=policies,$S
+changetype: modify
+add: pwdMinLength
+pwdMinLength: 12
+-
+add: pwdCheckQuality
+pwdCheckQuality: 2
+EOF
+expect_eq "ldapmodify: the password policy wants 12 characters" 0 "$?"
+token_of wendy "wendy signs in" WENDY
+change_password() {  # AUTHORIZATION CURRENT NEW
+  http PUT /me/password -H "$1" -H "$CT" \
+    --data-binary "$(jq -nc --arg c "$2" --arg n "$3" '{current_password: $c, new_password: $n}')"
+}
+change_password "$WENDY" 'not her password' 'wendy second secret'
+expect_status 500 "a wrong current password: Invalid Login, as for a local user"
+change_password "$WENDY" "$(pw wendy)" 'short one'
+expect_status 400 "a new password the directory's policy refuses (pwdMinLength 12)"
+expect_match "the 400 says the directory refused it" '^new_password refused by the directory: Password fails quality' \
+  "$(json .error)"
+change_password "$WENDY" "$(pw wendy)" 'wendy second secret'
+expect_status 200 "the directory changes wendy's password"
+NEW_WENDY="Authorization: Bearer $(json .token)"
+http GET /records -H "$NEW_WENDY"
+expect_status 200 "the token the change gave works"
+http GET /records -H "$WENDY"
+expect_denied "wendy's token from before the change ends" 401
+signin wendy "$(pw wendy)"
+expect_status 500 "the old password no longer signs in"
+signin wendy 'wendy second secret'
+expect_status 200 "the new password signs in"
+expect_eq "the directory has the new password (ldapwhoami as wendy)" 0 \
+  "$(ldapwhoami -x -H "$SLAPD_URL" -D "uid=wendy,ou=people,$S" -w 'wendy second secret' >/dev/null 2>&1; echo $?)"
+
 step "no password in the logs"
-expect_eq "authd.log holds no directory password" 0 "$(grep -c 'directory password\|service secret' "$STATE_DIR/authd.log")"
+expect_eq "authd.log holds no directory password" 0 \
+  "$(grep -c 'directory password\|service secret\|second secret\|short one' "$STATE_DIR/authd.log")"
 
 finish

@@ -1,11 +1,15 @@
 // Directory users' accounts in authd (Accounts::sign_in_directory): linked
 // by the entry's stable id, never to a local account of the same name, and
-// their password, role and deletion refused in authd (409, docs/directory.md).
+// their password, role and deletion refused in authd (409, docs/directory.md);
+// their password changed through the directory only with
+// directory_password_change = user (the changes themselves:
+// test/blackbox/t_directory_ldap.sh, t_directory_ad.sh).
 #include <gtest/gtest.h>
 
 #include <optional>
 
 #include "authd/accounts.hpp"
+#include "authd/directory.hpp"
 #include "test_support.hpp"
 
 namespace authd {
@@ -92,6 +96,47 @@ TEST_F(DirectoryAccountsTest, PasswordRoleAndDeletionAreTheDirectorys) {
   ASSERT_FALSE(removed);
   EXPECT_EQ(removed.error().code, Errc::conflict);
   EXPECT_TRUE(accounts_->remove("alice", /*force=*/true)) << "an operator's --force removes it";
+}
+
+// A directory that refuses connections (nothing listens on port 1).
+DirectorySettings unreachable_directory(DirectoryPasswordChange change) {
+  DirectorySettings s;
+  s.urls = {"ldap://127.0.0.1:1"};
+  s.user_base = "dc=example,dc=org";
+  s.default_role = Role::user;
+  s.network_timeout = std::chrono::seconds(1);
+  s.password_change = change;
+  return s;
+}
+
+TEST_F(DirectoryAccountsTest, APasswordChangeGoesToTheDirectoryOnlyWhenAllowed) {
+  const auto before = accounts_->sign_in_directory(alice());
+  ASSERT_TRUE(before);
+  DirectoryUsers off(unreachable_directory(DirectoryPasswordChange::off), no_events());
+  accounts_->use_directory(&off);
+  auto refused = accounts_->change_password("alice", "her password", "a new password");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, Errc::conflict);
+  EXPECT_EQ(refused.error().message, kDirectoryManagesPassword);
+
+  DirectoryUsers on(unreachable_directory(DirectoryPasswordChange::user), no_events());
+  accounts_->use_directory(&on);
+  auto down = accounts_->change_password("alice", "her password", "a new password");
+  ASSERT_FALSE(down);
+  EXPECT_EQ(down.error().code, Errc::unavailable) << down.error().message;
+  EXPECT_EQ(down.error().message, "the directory cannot be reached: the password cannot be changed now")
+      << "the servers' names stay in the log";
+  EXPECT_TRUE(down.error().retry_after);
+  // Refused before any server is asked.
+  EXPECT_EQ(accounts_->change_password("alice", "", "a new password").error().code, Errc::invalid_login);
+  auto empty = accounts_->change_password("alice", "her password", "");
+  ASSERT_FALSE(empty);
+  EXPECT_EQ(empty.error().code, Errc::invalid_input);
+  EXPECT_EQ(empty.error().field, "new_password");
+  // Nothing changed in authd: the tokens live on.
+  EXPECT_EQ(accounts_->find("alice")->token_generation, before->token_generation);
+  EXPECT_EQ(accounts_->find("alice")->version, before->version);
+  accounts_->use_directory(nullptr);
 }
 
 TEST_F(DirectoryAccountsTest, ARefreshedRoleIsStoredForTheLinkedEntryOnly) {

@@ -104,6 +104,33 @@ TEST(DirectoryAccounts, ActiveDirectoryDisabledOrLockedOut) {
   EXPECT_FALSE(directory_account_disabled("5x", "zz"));          // unreadable: not set
 }
 
+TEST(DirectoryPasswords, UnicodePwdIsTheQuotedPasswordInUtf16le) {
+  std::string value;
+  ASSERT_TRUE(unicode_pwd_value("Ab-1", value));
+  EXPECT_EQ(value, std::string("\"\0A\0b\0-\0" "1\0\"\0", 12));
+  // é (2 bytes), € (3), 𝄞 (4: a surrogate pair D834 DD1E).
+  ASSERT_TRUE(unicode_pwd_value("\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e", value));
+  EXPECT_EQ(value, std::string("\"\0\xe9\0\xac\x20\x34\xd8\x1e\xdd\"\0", 12));
+  ASSERT_TRUE(unicode_pwd_value("", value));
+  EXPECT_EQ(value, std::string("\"\0\"\0", 4));
+}
+
+TEST(DirectoryPasswords, UnicodePwdRefusesWhatIsNotUtf8) {
+  std::string value;
+  EXPECT_FALSE(unicode_pwd_value(std::string("a\0b", 3), value));  // NUL
+  EXPECT_FALSE(unicode_pwd_value("\xff", value));                  // no such lead byte
+  EXPECT_FALSE(unicode_pwd_value("\xc3", value));                  // cut short
+  EXPECT_FALSE(unicode_pwd_value("\xc3(", value));                 // not a continuation
+  EXPECT_FALSE(unicode_pwd_value("\xc0\xaf", value));              // overlong '/'
+  EXPECT_FALSE(unicode_pwd_value("\xed\xa0\x80", value));          // a surrogate (D800)
+  EXPECT_FALSE(unicode_pwd_value("\xf4\x90\x80\x80", value));      // past U+10FFFF
+}
+
+TEST(DirectoryPasswords, ChangesAreOffByDefault) {
+  DirectorySettings s;
+  EXPECT_EQ(s.password_change, DirectoryPasswordChange::off);
+}
+
 // Loads the directory table from `values` (name -> value), then its checks.
 Result<void> load(DirectorySettings& s, const std::map<std::string, std::string>& values) {
   settings::Loader loader;

@@ -46,6 +46,7 @@ enum class PasswordRefusal {
 };
 
 class RefreshTokens;
+class DirectoryUsers;
 struct MailSettings;
 namespace mail {
 class Templates;
@@ -133,7 +134,15 @@ class Accounts {
   // "new_password"). In one write: the new hash, __v + 1, and the token
   // generation + 1, which ends every token issued before, and every pending
   // reset or verification link of the account is deleted. Returns the user.
+  // A directory user's password is the directory's: with
+  // directory_password_change = user (use_directory) the directory checks
+  // `current` and takes `next` (DirectoryUsers::change_password: its
+  // refusals as invalid_login, invalid_input naming "new_password",
+  // conflict, unavailable), then the same write without a hash; else
+  // conflict (kDirectoryManagesPassword).
   Result<User> change_password(std::string_view username, std::string_view current, std::string_view next);
+  // The directory users' passwords go through (Core sets it; none = refused).
+  void use_directory(DirectoryUsers* directory) noexcept { directory_ = directory; }
 
   // Operator changes. Errors: not_found, storage_full, internal.
   Result<User> find(std::string_view username) const;
@@ -156,9 +165,16 @@ class Accounts {
   const CredentialPolicy& policy() const noexcept { return policy_; }
 
  private:
+  Result<User> change_directory_password(const User& user, std::string_view current, std::string_view next);
+  // The write that ends a password change of the account `user_id` whose
+  // stored hash is still `checked_hash` (else conflict: changed meanwhile).
+  Result<User> store_password_change(std::string_view username, const std::string& user_id,
+                                     const std::string& checked_hash, std::string hash);
+
   Store& store_;
   const PasswordHasher& hasher_;
   CredentialPolicy policy_;
+  DirectoryUsers* directory_ = nullptr;
 };
 
 // The policy after `user`'s password changed (PUT /me/password, POST

@@ -50,6 +50,10 @@ enum class DirectoryGroups { member_of, search };
 // directory has the name; the directory account is refused too until an
 // operator renames or deletes the local one).
 enum class NameClash { local, directory };
+// Whether a directory user may change their password through authd (PUT
+// /me/password): off = refused (409, the directory manages it); user = authd
+// has the directory change it as the user (DirectoryClient::change_password).
+enum class DirectoryPasswordChange { off, user };
 
 struct DirectorySettings {
   std::vector<std::string> urls;  // tried in order; empty = no directory users
@@ -72,6 +76,7 @@ struct DirectorySettings {
   std::array<std::vector<std::string>, 4> role_groups;
   std::optional<Role> default_role;  // in no mapped group: this role, or nullopt = refused
   NameClash name_clash = NameClash::local;
+  DirectoryPasswordChange password_change = DirectoryPasswordChange::off;
   std::chrono::seconds network_timeout{5};
   std::chrono::seconds operation_timeout{10};
   std::chrono::seconds cache_ttl{60};
@@ -113,6 +118,11 @@ std::string directory_id_text(std::string_view attribute, std::string_view value
 // has ACCOUNTDISABLE (0x2), or msDS-User-Account-Control-Computed has
 // UF_LOCKOUT (0x10). Each is the attribute's decimal text, "" when absent.
 bool directory_account_disabled(std::string_view user_account_control, std::string_view computed);
+// Active Directory's unicodePwd value of a password (MS-ADTS, "unicodePwd"):
+// the password between double quotes, in UTF-16LE, into `out`. False (and
+// `out` not to be used) for text that is not UTF-8: an invalid or overlong
+// sequence, a surrogate, a NUL.
+bool unicode_pwd_value(std::string_view utf8, std::string& out);
 
 // A user's entry as the directory has it now.
 struct DirectoryEntry {
@@ -146,6 +156,20 @@ class DirectoryClient {
   // wrong password, a locked account.
   Result<std::optional<DirectoryEntry>> authenticate(std::string_view username, std::string_view password,
                                                      const BeforeBind& before_bind = {}) const;
+  // A directory user's own password change (directory_password_change =
+  // user): the entry `username` names, which must be the one whose stable id
+  // is `stable_id`, is bound with `current`, and the directory replaces the
+  // password by `next` as that user (never as the service account): the
+  // Password Modify extended operation (RFC 3062) where the server offers
+  // it, else Active Directory's unicodePwd (the old value deleted, the new
+  // one added, over TLS only). The directory's password policy decides.
+  // Returns the entry. Errors: invalid_login (wrong current password, a
+  // locked account, another entry under the name, hostile input),
+  // invalid_input naming new_password (the directory refused the new
+  // password: its words), conflict (this directory lets the user change no
+  // password, or not over this connection), unavailable (no server answered).
+  Result<DirectoryEntry> change_password(std::string_view username, std::string_view stable_id,
+                                         std::string_view current, std::string_view next) const;
   // Several finds on one connection (the refresher). Error: unavailable when
   // no server answered (the entries' own errors are in the list).
   Result<std::vector<Result<std::optional<DirectoryEntry>>>> find_each(const std::vector<std::string>& usernames) const;
@@ -177,6 +201,14 @@ class DirectoryUsers {
   // DirectoryClient::authenticate, remembered for the guard when it succeeds.
   Result<std::optional<DirectoryEntry>> sign_in(std::string_view username, std::string_view password,
                                                 std::int64_t now, const DirectoryClient::BeforeBind& before_bind = {});
+
+  // DirectoryClient::change_password; the entry is remembered for the
+  // guard when it succeeds, and the operator is told (Events::warning) when
+  // the directory refuses the change itself (conflict), fails (internal) or
+  // cannot be reached (unavailable, then with a message that names no
+  // server). The caller checks settings().password_change.
+  Result<DirectoryEntry> change_password(std::string_view username, std::string_view stable_id,
+                                         std::string_view current, std::string_view next, std::int64_t now);
 
   // The role the directory gives `username` (the account whose stable id
   // is `stable_id`) as last checked, never waiting on a server: nullopt =
