@@ -276,10 +276,18 @@ HandlerResult oidc_token(App& app, const http::Request& request, const RouteCont
                     "grant_type must be authorization_code, refresh_token, client_credentials or "
                     "urn:ietf:params:oauth:grant-type:device_code"});
   }
-  if (!has_grant(caller->client, kAuthorizationCodeGrant)) {
-    return refused({400, "unauthorized_client", not_registered_for(kAuthorizationCodeGrant)});
+  if (grant_type == "authorization_code") {
+    if (!has_grant(caller->client, kAuthorizationCodeGrant)) {
+      return refused({400, "unauthorized_client", not_registered_for(kAuthorizationCodeGrant)});
+    }
+    return authorization_code(app, request, form, caller->client);
   }
-  if (grant_type == "authorization_code") return authorization_code(app, request, form, caller->client);
+  // A refresh token comes from either grant that signs a person in (with
+  // offline_access): a device's refreshes like a web application's (RFC 8628
+  // §3.5). A service client never holds one.
+  if (!has_grant(caller->client, kAuthorizationCodeGrant) && !has_grant(caller->client, kDeviceCodeGrant)) {
+    return refused({400, "unauthorized_client", "the client is not registered for a grant that issues refresh tokens"});
+  }
   return refresh_grant(app, request, form, caller->client);
 }
 
