@@ -129,6 +129,9 @@ test_pkgs+=(slapd ldap-utils)
 # (samba-tool domain provision into a temporary directory, samba serving LDAP
 # only; /etc/samba and the system's smbd, nmbd and samba-ad-dc are never used).
 test_pkgs+=(samba)
+# The device grant from the command line (t_oidc_device.sh): oidc-agent's
+# oidc-gen --flow device and oidc-token, with an agent of the test's own.
+test_pkgs+=(oidc-agent-cli)
 
 # Packages satisfied by a command on PATH, however it was installed.
 declare -A pkg_command=([nodejs]=node [npm]=npm)

@@ -2,14 +2,17 @@
 # The device authorization grant (RFC 8628, docs/openid-provider.md), driven
 # by a relying party nobody here wrote: npm openid-client's
 # initiateDeviceAuthorization and pollDeviceAuthorizationGrant (test/oidc/rp.mjs
-# device), while curl with alice's `auth` cookie is her browser at /device.
+# device), and by Debian's oidc-agent (oidc-gen --flow device, oidc-token; the
+# step says skip when it is not installed), while curl with alice's `auth`
+# cookie is her browser at /device.
 # Attacks it stops: a device allowed without the person being asked (the page
 # names the application, what it asks for and the code before anything is
 # allowed); guessing someone else's user code (five wrong codes, then 429,
 # audited); a device that polls too fast (slow_down), polls after a denial or
-# with a used, made-up or another client's device code; a client not
-# registered for the grant, or asking for a scope it was not given; a code
-# allowed from another site's form (403) or without a session (401).
+# with a used, made-up or another client's device code, or refreshes with
+# another client's refresh token; a client not registered for the grant, or
+# asking for a scope it was not given; a code allowed from another site's form
+# (403) or without a session (401).
 source "$(dirname "$0")/harness.sh"
 export AUTHD_OIDC_PROVIDER=true AUTHD_REFRESH_TOKEN_TTL=3600 AUTHD_OIDC_DEVICE_POLL_INTERVAL=1
 AUDIT_DIR=$(mktemp -d)
@@ -78,6 +81,52 @@ expect_ne "and a refresh token (offline_access)" null "$(jq -r .refresh_token <<
 expect_match "audited" "\"oidc_device\".*client $TV allowed" "$(cat "$AUTHD_AUDIT_LOG")"
 page POST /device --data-urlencode "user_code=$USER_CODE"
 expect_status 400 "a used code is no code"
+
+step "a device's refresh token refreshes (RFC 8628 §3.5), for its own client only"
+RT=$(jq -r .refresh_token <<<"$RESULT")
+refresh() { http POST /token "$@" --data-urlencode grant_type=refresh_token --data-urlencode "refresh_token=$RT"; }
+refresh -u "$WIKI:$WIKI_SECRET"
+expect_json "another client presents it: invalid_grant" .error invalid_grant
+refresh --data-urlencode "client_id=$TV"
+expect_status 200 "TV, registered for device_code only, refreshes its own"
+TOKEN=$(json .access_token) auth_get /userinfo
+expect_json "the new access token is alice's" .preferred_username alice
+
+step "Debian's oidc-agent: oidc-gen --flow device, then oidc-token (and its refresh)"
+if ! command -v oidc-gen >/dev/null || ! command -v oidc-agent >/dev/null; then
+  echo "skip: oidc-agent is not installed (Debian package oidc-agent-cli; scripts/deps.sh test)"
+else
+  # An agent of this test's own: its socket and account files in $W, no
+  # keyring, no D-Bus; the account file is encrypted with a throw-away password.
+  export OIDC_CONFIG_DIR=$W/oidc-agent OIDC_ENCRYPTION_PW=throw-away-test-password
+  mkdir -m 700 "$OIDC_CONFIG_DIR"
+  AGENT=$(oidc-agent --json --socket-path="$W/agent.sock")
+  export OIDC_SOCK=$W/agent.sock
+  AGENT_PID=$(jq -r .dpid <<<"$AGENT")
+  [[ $AGENT_PID =~ ^[0-9]+$ ]] && at_exit kill "$AGENT_PID"
+  expect_eq "the agent listens in the test's directory" "$OIDC_SOCK" "$(jq -r .socket <<<"$AGENT")"
+  timeout 30 oidc-gen tv --issuer "$BASE_URL" --client-id "$TV" --client-secret= --flow device \
+    --scope "openid profile offline_access" --pw-env --no-url-call --prompt none </dev/null >"$W/gen.out" 2>&1 &
+  GEN=$!
+  for ((i = 0; i < 100; i++)); do grep -qs 'enter the code' "$W/gen.out" && break; sleep 0.1; done
+  CODE=$(sed -n 's/.*enter the code: \([A-Z-]*\).*/\1/p' "$W/gen.out")
+  expect_match "oidc-gen shows a user code" '^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$' "$CODE"
+  expect_match "and where to type it" "^$BASE_URL/device\$" "$(grep -m1 '/device' "$W/gen.out")"
+  page POST /device --data-urlencode "user_code=$CODE" --data-urlencode decision=allow
+  expect_status 200 "alice allows it"
+  wait "$GEN"
+  expect_eq "oidc-gen finishes (exit 0)" 0 "$?"
+  expect_match "and says so" 'Everything setup correctly' "$(cat "$W/gen.out")"
+  AT=$(oidc-token tv)
+  TOKEN=$AT auth_get /userinfo
+  expect_json "oidc-token's access token is alice's at /userinfo" .preferred_username alice
+  NEW=$(oidc-token --force-new tv)
+  expect_eq "oidc-token --force-new: the agent refreshes, a new token" new \
+    "$([[ -n $NEW && $NEW != "$AT" ]] && echo new)"
+  TOKEN=$NEW auth_get /userinfo
+  expect_json "and that one is alice's too" .preferred_username alice
+  expect_match "the refresh audited" "refresh_token for client $TV" "$(cat "$AUTHD_AUDIT_LOG")"
+fi
 
 step "polling by hand: pending, slow_down, denied, used"
 device_start() { http POST /device_authorization -u "$BOX:$BOX_SECRET" "$@"; }
