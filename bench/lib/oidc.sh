@@ -3,8 +3,8 @@
 # "oidc", issue 43; sourced; uses run.sh's say/die/check/status_of, $STATE,
 # $AUTHCTL_BIN, $AUTHD_BIN, BENCH_* and bench/lib/fronts.sh, measure.sh).
 #
-# authd as OpenID provider (oidc_provider = true, refresh tokens on) with
-# BENCH_NGINX_AUTHD_WORKERS threads behind the nginx of the nginx part
+# authd as OpenID provider (oidc_provider = true, refresh tokens on) with its
+# default threads (OIDC_WORKERS below) behind the nginx of the nginx part
 # (FastCGI keep-alive, `keepalive K` + fastcgi_keep_conn on), every client
 # authenticated with client_secret_basic (the keyed hash of the secret):
 #
@@ -83,11 +83,16 @@ oidc_refresh_tokens() {
   done
 }
 
+# authd's own default for its store threads (workers = 0): on LMDB with
+# sync_writes, eight per core run the writes, and the more wait for a flush,
+# the more share it (group commit). Shown as the rows' threads.
+OIDC_WORKERS=$((8 * $(nproc)))
+
 oidc_row() {  # ID TITLE EXPECTED METHOD PATH [wrk args]
   local id=$1 title=$2 expected=$3 method=$4 path=$5
   shift 5
   BACKEND_PGID=$FCGI_PID FRONT_PGID=$FRONT_PID ROW_FRONT=nginx ROW_BACKEND="authd (OpenID provider)" ROW_CEILING='' \
-  ROW_THREADS=$BENCH_NGINX_AUTHD_WORKERS ROW_KEEP=$K ROW_USERS='' BENCH_EXPECT=${BENCH_EXPECT:-$expected} \
+  ROW_THREADS=$OIDC_WORKERS ROW_KEEP=$K ROW_USERS='' BENCH_EXPECT=${BENCH_EXPECT:-$expected} \
     run_scenario "$id" "$title" "$expected" "$BENCH_CONNECTIONS" "$BENCH_DURATION" "$method" "$path" "$@"
   local bad
   bad=$(jq '(.lua.failed // 0) + (.lua.starved // 0) + .errors.status + .errors.connect + .errors.read + .errors.write
@@ -97,11 +102,10 @@ oidc_row() {  # ID TITLE EXPECTED METHOD PATH [wrk args]
 
 oidc_phase() {
   [[ -n $OIDC_BASIC && -n $CC_BASIC ]] || die "the oidc part's clients were not registered"
-  AUTHD_OIDC_PROVIDER=true AUTHD_REFRESH_TOKEN_TTL=86400 start_fcgi "$AUTHD_BIN" "$STATE/authd-oidc.log" \
-    "$BENCH_NGINX_AUTHD_WORKERS"
+  AUTHD_OIDC_PROVIDER=true AUTHD_REFRESH_TOKEN_TTL=86400 start_fcgi "$AUTHD_BIN" "$STATE/authd-oidc.log" 0
   start_front nginx fastcgi "$K"
   wait_for_status /records 401
-  say "OpenID provider: nginx (pid $FRONT_PID) on $BASE, authd (pid $FCGI_PID) with $BENCH_NGINX_AUTHD_WORKERS threads, $K kept connections"
+  say "OpenID provider: nginx (pid $FRONT_PID) on $BASE, authd (pid $FCGI_PID) with its default $OIDC_WORKERS store threads, $K kept connections"
   OIDC_SESSION=$(signin_token benchuser)
   [[ -n $OIDC_SESSION ]] || die "the oidc part's sign-in failed"
 

@@ -112,7 +112,8 @@ std::vector<settings::Setting> server_settings(ServerSettings& s) {
                         "the reads its caches cannot answer; on LMDB with sync_writes the writes (sign-out, "
                         "refresh, /token, records), whose commits flush to the disk, writes arriving together "
                         "sharing one flush. With LMDB and sync_writes = false every request is answered on the "
-                        "event loops. 0 = two per CPU core."),
+                        "event loops. 0 = two per CPU core on PostgreSQL, eight on LMDB (its store threads "
+                        "mostly wait for the flush, and the more wait, the more writes share one)."),
       settings::integer("hash_workers", s.hash_workers, 0, 64,
                         "Password hashing and identity-provider calls run on their own bounded lanes so that they "
                         "never take every request thread: at most this many argon2id hashes run at once; 0 = one "
