@@ -21,7 +21,8 @@
 # ID-token key rotated by authctl signs the next ID tokens of both nodes.
 # Directory users (a real slapd, slapd.sh) on both nodes, the attack being a
 # node that keeps its own, older idea of a directory account: a token from A
-# works on B; a group membership removed and an account locked (ppolicy
+# works on B (also when first used there after directory_cache_ttl: B asks
+# the directory, no 503); a group membership removed and an account locked (ppolicy
 # pwdAccountLockedTime) in the directory are enforced by both nodes within
 # directory_cache_ttl, for the access token and the refresh token alike; a
 # TOTP factor enrolled on A (kept with the entry's stable id) is asked for
