@@ -164,7 +164,9 @@ std::vector<settings::Setting> directory_settings(DirectorySettings& s) {
                        "its own password; Active Directory: unicodePwd, over ldaps:// or StartTLS only); off = "
                        "409, the directory manages the password. A reset by mail is refused either way."),
       settings::seconds("directory_network_timeout", s.network_timeout, 1, 60,
-                        "Seconds to connect to one server before the next is tried."),
+                        "Seconds to connect to one server before the next is tried; also the longest a request "
+                        "waits (PostgreSQL: on a store thread) for the first check of a directory user this "
+                        "process has not checked yet, before it answers 503."),
       settings::seconds("directory_operation_timeout", s.operation_timeout, 1, 120,
                         "Seconds one search or bind may take."),
       settings::seconds("directory_cache_ttl", s.cache_ttl, 1, 86400,

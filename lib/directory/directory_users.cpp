@@ -33,6 +33,7 @@ DirectoryUsers::~DirectoryUsers() {
     stopping_ = true;
   }
   wake_.notify_all();
+  checked_.notify_all();
   if (refresher_.joinable()) refresher_.join();
 }
 
@@ -135,6 +136,30 @@ Result<std::optional<Role>> DirectoryUsers::role_now(std::string_view username, 
   return std::unexpected(Error::retry_later(Errc::unavailable, 1, "the directory account is being checked"));
 }
 
+Result<std::optional<Role>> DirectoryUsers::await_role(std::string_view username, std::string_view stable_id,
+                                                       std::int64_t updated_at, std::int64_t now) const {
+  const std::string key = canonical(username);
+  const auto deadline = std::chrono::steady_clock::now() + settings_.network_timeout;
+  for (;;) {
+    std::uint64_t seen = 0;
+    {
+      std::lock_guard lock(queue_mutex_);
+      seen = checks_done_;
+    }
+    auto role = role_now(username, stable_id, updated_at, now);  // asks for the check when it is missing
+    if (role || role.error().code != Errc::unavailable || down_.load()) return role;
+    {
+      std::shared_lock lock(states_mutex_);
+      const auto found = states_.find(key);
+      if (found != states_.end() && found->second->checked_at > 0) return role;  // checked, but stale: no wait helps
+    }
+    std::unique_lock lock(queue_mutex_);
+    if (!checked_.wait_until(lock, deadline, [&] { return stopping_ || checks_done_ != seen; }) || stopping_) {
+      return role;
+    }
+  }
+}
+
 void DirectoryUsers::start_refresher() const {
   auto* self = const_cast<DirectoryUsers*>(this);  // the thread owns the refreshing, never the caller
   std::call_once(started_, [self] { self->refresher_ = std::thread([self] { self->refresh_loop(); }); });
@@ -151,6 +176,11 @@ void DirectoryUsers::refresh_loop() {
     refresh_due(static_cast<std::int64_t>(
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
             .count()));
+    {
+      std::lock_guard lock(queue_mutex_);
+      ++checks_done_;
+    }
+    checked_.notify_all();
   }
 }
 

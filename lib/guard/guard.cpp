@@ -50,6 +50,14 @@ Result<Role> Guard::current_role(const User& user, std::int64_t now) const {
   // Cached, checked every directory_cache_ttl / 2 off this thread.
   if (!directory_ || !directory_->enabled()) return fail(Errc::invalid_token, "directory users are off");
   auto role = directory_->role_now(user.username, stable_id, user.updated_at, now);
+  if (!role && role.error().code == Errc::unavailable && store_.waits_on_network()) {
+    // Not checked by this process yet (another node's sign-in): an event loop
+    // answering from memory hands the request to a store thread (MemoryOnly),
+    // which waits for the check rather than answer 503. With a store that
+    // never waits (LMDB) the event loop answers: 503 with Retry-After.
+    if (MemoryOnly::refuse_wait()) return std::unexpected(MemoryOnly::refusal());
+    role = directory_->await_role(user.username, stable_id, user.updated_at, now);
+  }
   if (!role) return std::unexpected(role.error());
   return role->value_or(user.role);
 }

@@ -19,12 +19,32 @@
 # is killed (SIGKILL) mid-POST is delivered by the other node once the
 # sender's lease (backchannel_logout_lease, 5 s here) has run out. An
 # ID-token key rotated by authctl signs the next ID tokens of both nodes.
+# Directory users (a real slapd, slapd.sh) on both nodes, the attack being a
+# node that keeps its own, older idea of a directory account: a token from A
+# works on B (also when first used there after directory_cache_ttl: B asks
+# the directory, no 503); a group membership removed and an account locked (ppolicy
+# pwdAccountLockedTime) in the directory are enforced by both nodes within
+# directory_cache_ttl, for the access token and the refresh token alike; a
+# TOTP factor enrolled on A (kept with the entry's stable id) is asked for
+# and accepted at sign-in on B; authctl directory test answers the same with
+# either node's configuration.
 source "$(dirname "$0")/harness.sh"
 source "$_HARNESS_DIR/pg_nodes.sh"
 # shellcheck source=oidc_rp.sh
 source "$_HARNESS_DIR/oidc_rp.sh"
+# shellcheck source=slapd.sh
+source "$_HARNESS_DIR/slapd.sh"
 
 pg_nodes_database
+slapd_setup
+at_exit slapd_cleanup
+slapd_start
+export AUTHD_DIRECTORY_URLS=$SLAPD_URL AUTHD_DIRECTORY_BIND_DN=$SLAPD_SERVICE_DN \
+  AUTHD_DIRECTORY_BIND_PASSWORD_FILE=$SLAPD_DIR/service.pw AUTHD_DIRECTORY_USER_BASE=$SLAPD_SUFFIX \
+  AUTHD_DIRECTORY_ADMIN_GROUPS="cn=admins,ou=groups,$SLAPD_SUFFIX" \
+  AUTHD_DIRECTORY_EDITOR_GROUPS="cn=editors,ou=groups,$SLAPD_SUFFIX" \
+  AUTHD_DIRECTORY_WRITER_GROUPS="cn=writers,ou=groups,$SLAPD_SUFFIX" \
+  AUTHD_DIRECTORY_CACHE_TTL=2 AUTHD_DIRECTORY_STALE_LIMIT=30
 
 export AUTHD_OIDC_PROVIDER=true AUTHD_REFRESH_TOKEN_TTL=3600 \
   AUTHD_BACKCHANNEL_LOGOUT_LEASE=5
@@ -182,6 +202,122 @@ http GET "$B/userinfo" -H "Authorization: Bearer $DEVICE_ACCESS"
 expect_eq "alice's, as B's userinfo says" "alice $DEVICE_SUB" "$(json '"\(.preferred_username) \(.sub)"')"
 poll "$B"
 expect_json "then the device code is used on B too" .error invalid_grant
+
+step "directory users on both nodes: one sign-in, one directory state, one second factor"
+S=$SLAPD_SUFFIX
+dpw() { printf '%s directory password' "$1"; }
+http POST "$A/signin" -H "$(basic "wendy:$(dpw wendy)")"
+expect_status 200 "wendy (writers) signs in on A"
+WENDY=$(json .token); WENDY_SIGNED_IN=$(date +%s)
+http POST "$A/signin" -H "$(basic "bob:$(dpw bob)")"
+expect_status 200 "bob (directory group editors) signs in on A"
+BOB=$(json .token)
+http POST "$B/records" -H "Authorization: Bearer $BOB" -H 'Content-Type: application/json' --data-binary '{"t":"by bob"}'
+expect_status 201 "A's token creates a record on B"
+DIR_ID=$(json ._id)
+http PUT "$B/records/$DIR_ID" -H "Authorization: Bearer $BOB" -H 'Content-Type: application/json' --data-binary '{"t":"bob on B"}'
+expect_status 200 "and updates it there (editor)"
+http POST "$A/signin" -H "$(basic "eve:$(dpw eve)")"
+expect_status 200 "eve (admins) signs in on A"
+EVE=$(json .token); EVE_REFRESH=$(cookie_of refresh)
+expect_ne "with a refresh token" "" "$EVE_REFRESH"
+refresh_on() { http POST "$1/token/refresh" -H 'Content-Type: application/json' --data-binary "{\"refresh_token\":\"$2\"}"; }
+refresh_on "$B" "$EVE_REFRESH"
+expect_status 200 "eve's refresh token from A refreshes on B"
+EVE_REFRESH=$(json .refresh_token)
+for n in A B; do
+  node=${NODE_URL[${n,}]}
+  http GET "$node/me" -H "Authorization: Bearer $EVE"
+  expect_json "eve's token: admin on $n" .role admin
+done
+
+status_of() { curl --silent --noproxy '*' --max-time 10 -o /dev/null -w '%{http_code}' "$@"; }
+# Polls every 50 ms until `curl ARGS` answers WANT; prints the milliseconds
+# since the directory changed (CHANGED, $EPOCHREALTIME), or "timeout" past
+# directory_cache_ttl (2 s) and a poll's slack.
+within_ttl() {
+  local want=$1 got ms
+  shift
+  while :; do
+    got=$(status_of "$@")
+    ms=$(( (${EPOCHREALTIME/./} - ${CHANGED/./}) / 1000 ))
+    [[ $got == "$want" ]] && { echo "$ms"; return 0; }
+    ((ms > 2300)) && { echo "timeout (last $got)"; return 1; }
+    sleep 0.05
+  done
+}
+ldap_modify <<EOF
+dn: cn=editors,ou=groups,$S
+changetype: modify
+delete: member
+member: uid=bob,ou=people,$S
+
+dn: uid=eve,ou=people,$S
+changetype: modify
+add: pwdAccountLockedTime
+pwdAccountLockedTime: 000001010000Z
+EOF
+expect_eq "ldapmodify: bob out of editors, eve locked" 0 "$?"
+CHANGED=$EPOCHREALTIME
+for n in A B; do
+  node=${NODE_URL[${n,}]}
+  took=$(within_ttl 403 -X PUT -H "Authorization: Bearer $BOB" -H 'Content-Type: application/json' -d '{"t":2}' "$node/records/$DIR_ID")
+  expect_match "bob (a writer now) may not update on $n within directory_cache_ttl (after $took ms)" '^[0-9]+$' "$took"
+  took=$(within_ttl 401 -H "Authorization: Bearer $EVE" "$node/records")
+  expect_match "eve's token (locked) refused on $n within directory_cache_ttl (after $took ms)" '^[0-9]+$' "$took"
+done
+http GET "$A/me" -H "Authorization: Bearer $BOB"
+expect_json "bob's role on A" .role writer
+for n in A B; do
+  node=${NODE_URL[${n,}]}
+  refresh_on "$node" "$EVE_REFRESH"
+  expect_status 401 "eve's refresh token (locked) refused on $n"
+done
+ldap_modify <<EOF
+dn: uid=eve,ou=people,$S
+changetype: modify
+delete: pwdAccountLockedTime
+EOF
+expect_eq "ldapmodify: eve unlocked" 0 "$?"
+CHANGED=$EPOCHREALTIME
+took=$(within_ttl 200 -X POST -H 'Content-Type: application/json' -d "{\"refresh_token\":\"$EVE_REFRESH\"}" "$B/token/refresh")
+expect_match "unlocked: the same refresh token works on B again within directory_cache_ttl (after $took ms)" '^[0-9]+$' "$took"
+
+# B has not checked wendy, and her sign-in is older than directory_cache_ttl
+# now (whole seconds): B asks the directory before it answers (a store
+# thread waits for the check), instead of a 503 her client would have to retry.
+while (($(date +%s) <= WENDY_SIGNED_IN + 2)); do sleep 0.1; done
+http GET "$B/records" -H "Authorization: Bearer $WENDY"
+expect_status 200 "wendy's token from A, first used on B after directory_cache_ttl: answered"
+http POST "$A/me/mfa/totp" -H "Authorization: Bearer $WENDY" -H 'Content-Type: application/json' --data-binary '{}'
+expect_status 200 "wendy begins a TOTP enrolment on A"
+SECRET=$(json .secret)
+# Confirmed with this step's code; B gets the next step's (a step either
+# side of the server's is accepted, each once): no waiting for a fresh step.
+http POST "$A/me/mfa/totp/confirm" -H "Authorization: Bearer $WENDY" -H 'Content-Type: application/json' \
+  --data-binary "{\"code\":\"$(oathtool --totp -b "$SECRET")\"}"
+expect_status 200 "and confirms it with oathtool's code"
+WENDY_UUID=$(ldapsearch -x -LLL -H "$SLAPD_LDAPI" -D "$SLAPD_ROOT_DN" -w "$SLAPD_ROOT_PW" -b "uid=wendy,ou=people,$S" \
+  -s base entryUUID | sed -n 's/^entryUUID: //p')
+http GET "$B/admin/users/wendy" -H "Authorization: Bearer $ROOT"
+expect_json "her account is linked to the entry's entryUUID (B's admin API)" \
+  "any(.links[]; . == \"directory:$WENDY_UUID\")" true
+http POST "$B/signin" -H "$(basic "wendy:$(dpw wendy)")"
+expect_status 401 "on B, her password alone: the second factor is asked for"
+expect_json "MFA Required" .error "MFA Required"
+MFA=$(json .mfa_token)
+http POST "$B/signin/mfa" -H 'Content-Type: application/json' \
+  --data-binary "$(jq -nc --arg t "$MFA" --arg c "$(oathtool --totp -b --now="@$(($(date +%s) + 30))" "$SECRET")" '{mfa_token:$t,code:$c}')"
+expect_status 200 "B accepts the code of the factor enrolled on A"
+http GET "$B/me" -H "Authorization: Bearer $(json .token)"
+expect_json "wendy signed in on B" .username wendy
+
+for node in a b; do
+  AUTHD_STATE_DIR=${NODE_DIR[$node]} "$AUTHCTL_BIN" directory test bob >"$SLAPD_DIR/test-$node.out" 2>&1
+  expect_eq "authctl directory test bob with node $node's configuration: exit 0" 0 "$?"
+done
+expect_eq "the same answer for both nodes" "$(cat "$SLAPD_DIR/test-a.out")" "$(cat "$SLAPD_DIR/test-b.out")"
+expect_match "bob's groups and role as the directory has them now" 'role +writer' "$(cat "$SLAPD_DIR/test-a.out")"
 
 step "back-channel logout: a sign-out on either node reaches the relying party once"
 BCL_PORT=$(pick_port) || fail "a free port for the logout receiver"

@@ -3,7 +3,8 @@
 // their password, role and deletion refused in authd (409, docs/directory.md);
 // their password changed through the directory only with
 // directory_password_change = user (the changes themselves:
-// test/blackbox/t_directory_ldap.sh, t_directory_ad.sh).
+// test/blackbox/t_directory_ldap.sh, t_directory_ad.sh); and how long
+// DirectoryUsers::await_role waits for a check.
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -149,6 +150,29 @@ TEST_F(DirectoryAccountsTest, ARefreshedRoleIsStoredForTheLinkedEntryOnly) {
   ASSERT_TRUE(accounts_->follow_directory_role("bob", "", Role::user));
   EXPECT_EQ(accounts_->find("bob")->role, Role::admin) << "a local account is never changed";
   EXPECT_TRUE(accounts_->follow_directory_role("nobody", alice().stable_id, Role::user));
+}
+
+// The guard's wait off the event loop (Guard::current_role on a store
+// thread): an account this process has not checked, signed in long ago,
+// waits for the refresher's check; with the directory down that check fails
+// and the answer is unavailable (503) once it has, not after a hang.
+TEST(DirectoryUsersTest, AwaitRoleWaitsForTheCheckOnlyWhileItCanHelp) {
+  DirectoryUsers users(unreachable_directory(DirectoryPasswordChange::off), no_events());
+  const std::int64_t now = 1'800'000'000;
+  const std::string id = "e0364a1c-7f67-1041-8701-0b1c45281597";
+  auto recent = users.await_role("alice", id, now - 1, now);
+  ASSERT_TRUE(recent) << recent.error().message;
+  EXPECT_FALSE(*recent) << "signed in less than directory_cache_ttl ago: the stored role, no wait";
+  auto at_once = users.role_now("bob", id, now - 3600, now);
+  ASSERT_FALSE(at_once);
+  EXPECT_EQ(at_once.error().code, Errc::unavailable) << "role_now never waits";
+  const auto started = std::chrono::steady_clock::now();
+  auto waited = users.await_role("carol", id, now - 3600, now);
+  const auto took = std::chrono::steady_clock::now() - started;
+  ASSERT_FALSE(waited);
+  EXPECT_EQ(waited.error().code, Errc::unavailable);
+  EXPECT_TRUE(waited.error().retry_after);
+  EXPECT_LT(took, std::chrono::seconds(3)) << "bounded by directory_network_timeout (1 s here)";
 }
 
 }  // namespace

@@ -10,10 +10,13 @@
 //   // found: the entry (dn, stable id, groups, role), nullopt = no such entry;
 //   // errors: invalid_login (wrong password, >1 match, hostile input, no role), unavailable (no server answered)
 //   auto role = directory.role_now("alice", stable_id, updated_at, now);  // the guard's check: never waits
+//   role = directory.await_role("alice", stable_id, updated_at, now);    // off the event loop: may wait
 //
 // Every call that talks to a server runs on the caller's thread (a sign-in
 // on the password lane) or on the refresher thread DirectoryUsers starts at
-// the first sign-in; role_now only reads the cache the refresher keeps.
+// the first sign-in; role_now only reads the cache the refresher keeps, and
+// await_role waits (bounded) for the refresher's check of an account this
+// process has not checked yet.
 #pragma once
 
 #include <array>
@@ -220,6 +223,14 @@ class DirectoryUsers {
   Result<std::optional<Role>> role_now(std::string_view username, std::string_view stable_id,
                                        std::int64_t updated_at, std::int64_t now) const;
 
+  // role_now, but for an account this process has not checked yet and not
+  // recent (another node's sign-in, or one before a restart), waits for the
+  // refresher's check of it, up to network_timeout, instead of answering
+  // unavailable at once; no wait while the directory is down. For a thread
+  // that may wait on the network: never an event loop.
+  Result<std::optional<Role>> await_role(std::string_view username, std::string_view stable_id,
+                                         std::int64_t updated_at, std::int64_t now) const;
+
  private:
   struct State {
     std::string stable_id;
@@ -243,6 +254,8 @@ class DirectoryUsers {
   std::unordered_map<std::string, std::unique_ptr<State>> states_;  // by canonical (lower-case) username
   mutable std::mutex queue_mutex_;
   mutable std::condition_variable wake_;
+  mutable std::condition_variable checked_;  // await_role: a refresh round ended (checks_done_ + 1)
+  std::uint64_t checks_done_ = 0;             // under queue_mutex_
   mutable std::vector<std::pair<std::string, std::string>> asked_;  // (key, stable id) never checked here
   bool stopping_ = false;
   std::atomic<bool> down_{false};  // the latest refresh reached no server

@@ -39,10 +39,11 @@ class Guard {
   // else check() answers mfa_required (mfa_required_roles).
   void require_second_factor(std::vector<Role> roles) { second_factor_roles_ = std::move(roles); }
   // Directory users (user.hpp's is_directory_user) are re-authenticated
-  // against `directory`'s cached state too (DirectoryUsers::role_now: never
-  // waits): gone, locked or in no mapped group is invalid_token, a role the
-  // groups changed counts at once, and with directory users off they are
-  // refused. Without this call they are refused as well.
+  // against `directory`'s cached state too (DirectoryUsers::role_now; an
+  // event loop never waits, see current_role): gone, locked or in no mapped
+  // group is invalid_token, a role the groups changed counts at once, and
+  // with directory users off they are refused. Without this call they are
+  // refused as well.
   void use_directory(const DirectoryUsers* directory) noexcept { directory_ = directory; }
 
   // Service clients (the client_credentials grant): a token whose subject
@@ -81,7 +82,11 @@ class Guard {
 
   // The role `user` (as just read from the store) has now: a local user's
   // stored one; a directory user's as the directory last gave it (the same
-  // re-authentication as a token's, never waiting). For what hands out
+  // re-authentication as a token's). An account this process has not checked
+  // yet and not signed in recently: with a store that waits on the network,
+  // refused on an event loop (MemoryOnly, the request moves to a store
+  // thread) and awaited elsewhere (DirectoryUsers::await_role, bounded);
+  // otherwise unavailable at once. For what hands out
   // tokens or answers for a user without an access token: a refresh, an
   // introspected refresh token. Errors: invalid_token (a directory user gone,
   // locked or disabled, in no group that gives a role, or directory users
