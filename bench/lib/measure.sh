@@ -30,23 +30,32 @@
 CLK_TCK=$(getconf CLK_TCK)
 CPU_SOURCE=stat
 read -r _cpu_ns _ _ <"/proc/$$/schedstat" 2>/dev/null && ((${_cpu_ns:-0} > 0)) && CPU_SOURCE=schedstat
+# add_process_cpu STAT UTIME STIME: adds to the caller's `total` the CPU time
+# (us) of the process whose /proc/PID/stat is STAT (its threads' schedstat,
+# else UTIME + STIME from that file). No subshell: it runs inside the /proc
+# scans, whose own CPU is counted as wrk's.
+add_process_cpu() {
+  local task ns
+  if [[ $CPU_SOURCE == schedstat ]]; then
+    for task in "${1%/stat}"/task/*/schedstat; do
+      { read -r ns _ <"$task"; } 2>/dev/null || continue
+      total=$((total + ns / 1000))
+    done
+  else
+    total=$((total + ($2 + $3) * 1000000 / CLK_TCK))
+  fi
+}
+
 group_cpu_us() {
   local pgid=$1
   [[ -n $pgid ]] || { echo 0; return; }
-  local f st total=0 fields task ns
+  local f st total=0 fields
   for f in /proc/[0-9]*/stat; do
     { read -r st <"$f"; } 2>/dev/null || continue
     st=${st##*) }
     read -ra fields <<<"$st"
     [[ " $pgid " == *" ${fields[2]} "* ]] || continue
-    if [[ $CPU_SOURCE == schedstat ]]; then
-      for task in "${f%/stat}"/task/*/schedstat; do
-        { read -r ns _ <"$task"; } 2>/dev/null || continue
-        total=$((total + ns / 1000))
-      done
-    else
-      total=$((total + (fields[11] + fields[12]) * 1000000 / CLK_TCK))
-    fi
+    add_process_cpu "$f" "${fields[11]}" "${fields[12]}"
   done
   echo "$total"
 }
@@ -206,21 +215,14 @@ db_pid() {  # the postmaster's pid of ROW_DB=postgresql:DIR
 
 # CPU time (us) of process PID and its children so far (the PostgreSQL server).
 db_cpu_us() {
-  local pid=$1 f st fields task ns total=0
+  local pid=$1 f st fields total=0
   [[ -n $pid ]] || { echo 0; return; }
   for f in /proc/[0-9]*/stat; do
     { read -r st <"$f"; } 2>/dev/null || continue
     st=${st##*) }
     read -ra fields <<<"$st"
     [[ $f == "/proc/$pid/stat" || ${fields[1]} == "$pid" ]] || continue
-    if [[ $CPU_SOURCE == schedstat ]]; then
-      for task in "${f%/stat}"/task/*/schedstat; do
-        { read -r ns _ <"$task"; } 2>/dev/null || continue
-        total=$((total + ns / 1000))
-      done
-    else
-      total=$((total + (fields[11] + fields[12]) * 1000000 / CLK_TCK))
-    fi
+    add_process_cpu "$f" "${fields[11]}" "${fields[12]}"
   done
   echo "$total"
 }
