@@ -194,6 +194,13 @@ add_user() {
   printf '%s' "$2" | authctl add "$1" "$3" >/dev/null 2>&1
 }
 
+# change_password AUTHORIZATION CURRENT NEW: PUT /me/password with that
+# header (e.g. "Authorization: Bearer $T") and the two passwords.
+change_password() {
+  http PUT /me/password -H "$1" -H 'Content-Type: application/json' \
+    --data-binary "$(jq -nc --arg c "$2" --arg n "$3" '{current_password: $c, new_password: $n}')"
+}
+
 signin() {
   local user=$1 password=$2
   shift 2

@@ -158,6 +158,15 @@ ldap_modify() {
   ldapmodify -x -H "$SLAPD_LDAPI" -D "$SLAPD_ROOT_DN" -w "$SLAPD_ROOT_PW" >>"$SLAPD_DIR/modify.log" 2>&1
 }
 
+# ldap_unlock UID: the ppolicy lock (pwdAccountLockedTime) of uid=UID taken off.
+ldap_unlock() {
+  ldap_modify <<EOF
+dn: uid=$1,ou=people,$SLAPD_SUFFIX
+changetype: modify
+delete: pwdAccountLockedTime
+EOF
+}
+
 # The people and groups of the tests: alice (admins), bob (editors), wendy
 # (writers), carol (no group), eve (admins; locked by a test), two entries
 # with uid twin, far (a referral elsewhere). A groupOfNames must keep a

@@ -186,10 +186,6 @@ minPwdAge: 0
 EOF
 expect_eq "ldapmodify: the domain lets a password change today" 0 "$?"
 token_of paul "paul signs in" PAUL
-change_password() {  # AUTHORIZATION CURRENT NEW
-  http PUT /me/password -H "$1" -H 'Content-Type: application/json' \
-    --data-binary "$(jq -nc --arg c "$2" --arg n "$3" '{current_password: $c, new_password: $n}')"
-}
 change_password "$PAUL" 'Not-His-Pass-1' 'Paul-New-Pass-2'
 expect_status 500 "a wrong current password: Invalid Login, as for a local user"
 change_password "$PAUL" "$(pw paul)" 'paul'

@@ -219,11 +219,7 @@ expect_status 401 "/userinfo refuses its access token"
 refresh_eve() { http POST /token -u "$FORUM:$FORUM_SECRET" --data-urlencode grant_type=refresh_token --data-urlencode "refresh_token=$EVE_REFRESH"; }
 refresh_eve
 expect_json "no refresh for eve (locked)" .error invalid_grant
-ldap_modify <<EOF
-dn: uid=eve,ou=people,$S
-changetype: modify
-delete: pwdAccountLockedTime
-EOF
+ldap_unlock eve
 expect_eq "ldapmodify: eve unlocked" 0 "$?"
 wait_ttl
 refresh_eve
@@ -264,10 +260,6 @@ pwdCheckQuality: 2
 EOF
 expect_eq "ldapmodify: the password policy wants 12 characters" 0 "$?"
 token_of wendy "wendy signs in" WENDY
-change_password() {  # AUTHORIZATION CURRENT NEW
-  http PUT /me/password -H "$1" -H "$CT" \
-    --data-binary "$(jq -nc --arg c "$2" --arg n "$3" '{current_password: $c, new_password: $n}')"
-}
 change_password "$WENDY" 'not her password' 'wendy second secret'
 expect_status 500 "a wrong current password: Invalid Login, as for a local user"
 change_password "$WENDY" "$(pw wendy)" 'short one'

@@ -273,11 +273,7 @@ for n in A B; do
   refresh_on "$node" "$EVE_REFRESH"
   expect_status 401 "eve's refresh token (locked) refused on $n"
 done
-ldap_modify <<EOF
-dn: uid=eve,ou=people,$S
-changetype: modify
-delete: pwdAccountLockedTime
-EOF
+ldap_unlock eve
 expect_eq "ldapmodify: eve unlocked" 0 "$?"
 CHANGED=$EPOCHREALTIME
 took=$(within_ttl 200 -X POST -H 'Content-Type: application/json' -d "{\"refresh_token\":\"$EVE_REFRESH\"}" "$B/token/refresh")
