@@ -19,7 +19,23 @@ std::string at_hash(std::string_view access_token) {
   return crypto::base64url_encode(std::span<const unsigned char>(digest.data(), digest.size() / 2));
 }
 
+namespace {
+
+// Text a claim can hold: jansson makes no string of bytes that are not
+// UTF-8 (a claim set to none would leave the token without it, unsaid), and
+// a NUL would make a token that no parser of ours reads back.
+bool json_text(std::string_view text) {
+  return text.find('\0') == std::string_view::npos && Json::string(text).is_string();
+}
+
+}  // namespace
+
 Result<std::string> sign_id_token(KeyRing& ring, const IdToken& token, std::int64_t now) {
+  for (const std::string_view text : {std::string_view(token.issuer), std::string_view(token.subject),
+                                      std::string_view(token.audience), std::string_view(token.nonce),
+                                      std::string_view(token.amr), std::string_view(token.sid)}) {
+    if (!json_text(text)) return fail(Errc::invalid_input, "an ID token's claim is not UTF-8 text without NUL");
+  }
   const auto keys = ring.keys(KeyRing::Check::always, now);
   const auto key = keys->by_kid.find(keys->current);
   if (key == keys->by_kid.end()) return fail(Errc::unavailable, "no ID-token key loaded yet (the key store is unreachable)");

@@ -425,6 +425,14 @@ browse "$AUTHZ&client_id=$WIKI&redirect_uri=$CB&code_challenge=$CHALLENGE&code_c
 expect_match "plain PKCE refused to the client" "^$CB\?error=invalid_request&.*state=s1&iss=" "$LOCATION"
 browse "$AUTHZ&client_id=$APP&redirect_uri=$CB"
 expect_match "public client without PKCE refused" "^$CB\?error=invalid_request" "$LOCATION"
+browse "$AUTHZ&client_id=$WIKI&redirect_uri=$CB&code_challenge=$CHALLENGE&code_challenge_method=S256&nonce=n%FF1"
+# (lighttpd refuses such a query itself, 400; behind the other fronts authd
+# answers invalid_request to the client.)
+if [[ $STATUS != 400 ]]; then
+  expect_match "a nonce that is not UTF-8 (it could not be in the ID token): invalid_request" \
+    "^$CB\?error=invalid_request&error_description=nonce" "$LOCATION"
+fi
+expect_eq "a nonce that is not UTF-8: no code" "" "$(grep -o '[?&]code=' <<<"$LOCATION" || true)"
 browse "$BASE_URL/authorize?response_type=code&scope=profile&client_id=$WIKI&redirect_uri=$CB"
 expect_match "scope without openid" "^$CB\?error=invalid_scope" "$LOCATION"
 COOKIE= browse "$AUTHZ&client_id=$WIKI&redirect_uri=$CB&prompt=none"

@@ -96,6 +96,25 @@ TEST(LogoutToken, BackChannelLogoutClaimsTypAndNoNonce) {
   EXPECT_TRUE(verify_id_token_hint(**ring, *token, "https://id.example", kNow));
 }
 
+// A claim that is not UTF-8 cannot be JSON text: the token is refused, not
+// signed without that claim (found by fuzz_id_token_hint: an audience with a
+// stray byte gave a token with no aud).
+TEST(IdToken, AClaimThatIsNotUtf8IsRefusedNotDropped) {
+  test::TempStore db;
+  auto ring = KeyRing::open(store_key_storage(db.store(), "id_token_signing"), crypto::KeyAlgorithm::ed25519);
+  ASSERT_TRUE(ring);
+  IdToken token{.issuer = "i", .subject = "u1", .audience = "c", .nonce = "n", .amr = "pwd", .auth_time = 0,
+                .access_token = {}, .sid = {}};
+  ASSERT_TRUE(sign_id_token(**ring, token, kNow));
+  for (std::string IdToken::*field : {&IdToken::subject, &IdToken::audience, &IdToken::nonce, &IdToken::sid}) {
+    IdToken bad = token;
+    bad.*field = std::string("cli") + static_cast<char>(0x81) + "ent";
+    auto refused = sign_id_token(**ring, bad, kNow);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().code, Errc::invalid_input);
+  }
+}
+
 TEST(IdToken, AtHashIsTheLeftHalfOfSha256) {
   // OpenID Connect Core §3.1.3.6; 16 bytes -> 22 base64url characters.
   EXPECT_EQ(at_hash("jHkWEdUXMU1BwAsC4vtUsZwnNFfWi8dZ4ZZyKSLc3jY").size(), 22u);

@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include "authd/authorization_codes.hpp"
+#include "authd/json.hpp"
 #include "api/oidc/oidc.hpp"
 
 namespace authd::handlers::oidc {
@@ -80,6 +81,11 @@ std::optional<RequestRefusal> refused_parameters(const OidcClient& client, const
   }
   if (param(query, "state").size() > 1024 || param(query, "nonce").size() > 1024) {
     return RequestRefusal{"invalid_request", "state or nonce too long"};
+  }
+  // The nonce goes into the ID token as JSON text, which bytes that are not
+  // UTF-8 cannot be: refused here, before a code is issued for it.
+  if (!Json::string(param(query, "nonce")).is_string()) {
+    return RequestRefusal{"invalid_request", "nonce is not UTF-8 text"};
   }
   return std::nullopt;
 }
